@@ -1,0 +1,142 @@
+/**
+ * Plans and operations: what each API plan may call, how fast, and how many records a request can
+ * reach. These are the decisions of Part A of the facts file, shared by the client (which refuses
+ * before sending) and the simulator (which answers as the real service does).
+ *
+ * @example
+ * import { Plan } from "explorer-etl"
+ * Plan.limits.standard.callsPerSecond // 10
+ * Plan.allows("free", "topholders")   // false: a PRO operation
+ */
+import { Schema } from "effect"
+
+/** The plans of the explorer API, lowest first. */
+export const plans = ["free", "lite", "standard", "advanced", "professional", "proplus"] as const
+
+/** A plan name as the config, the CLI and the simulator's key table take it. */
+export const Plan = Schema.Literal(...plans)
+/** @see Plan */
+export type Plan = typeof Plan.Type
+
+/** Calls per second and per day of each plan (Part A.1). */
+export const limits: Readonly<Record<Plan, { readonly callsPerSecond: number; readonly callsPerDay: number }>> = {
+  free: { callsPerSecond: 3, callsPerDay: 100_000 },
+  lite: { callsPerSecond: 5, callsPerDay: 100_000 },
+  standard: { callsPerSecond: 10, callsPerDay: 200_000 },
+  advanced: { callsPerSecond: 20, callsPerDay: 500_000 },
+  professional: { callsPerSecond: 30, callsPerDay: 1_000_000 },
+  proplus: { callsPerSecond: 30, callsPerDay: 1_500_000 }
+}
+
+/** The rate of the operations throttled to 2 calls/s whatever the plan (Part A.2). */
+export const THROTTLED_CALLS_PER_SECOND = 2
+
+/** exportaddresstags is also capped at 100 calls a day (facts §3.2). */
+export const EXPORT_ADDRESS_TAGS_PER_DAY = 100
+
+/** 1-based rank of a plan, for "at least" comparisons. */
+export const rank = (plan: Plan): number => plans.indexOf(plan)
+
+/** Whether `plan` is `minimum` or higher. */
+export const atLeast = (plan: Plan, minimum: Plan): boolean => rank(plan) >= rank(minimum)
+
+/**
+ * How an operation pages:
+ * - `none`: one answer, no page/offset;
+ * - `list`: block-ordered lists (txlist, getLogs, …) with the plan-dependent window;
+ * - `paged`: page-numbered lists without block order, window 10,000 on every plan;
+ * - `limit`: topholders, whose `offset` is the number of holders (≤ 1,000), no page.
+ */
+export type Paging = "none" | "list" | "paged" | "limit"
+
+/** What the library knows of one named operation. */
+export interface Operation {
+  readonly module: string
+  readonly action: string
+  /** The lowest plan that may call it. */
+  readonly minimumPlan: Plan
+  /** Throttled to 2 calls/s on top of the plan rate (Part A.2). */
+  readonly throttled: boolean
+  readonly paging: Paging
+  /** Served to free keys on paid-only chains too (getsourcecode, getabi). */
+  readonly allChains: boolean
+}
+
+const op = (
+  module: string,
+  action: string,
+  minimumPlan: Plan,
+  throttled: boolean,
+  paging: Paging,
+  allChains = false
+): Operation => ({ module, action, minimumPlan, throttled, paging, allChains })
+
+/** The named operations, keyed by action (actions are unique across modules). */
+export const operations = {
+  eth_gasPrice: op("proxy", "eth_gasPrice", "free", false, "none"),
+  tokeninfo: op("token", "tokeninfo", "standard", true, "none"),
+  tokenbalancehistory: op("account", "tokenbalancehistory", "standard", true, "none"),
+  addresstokennftbalance: op("account", "addresstokennftbalance", "standard", true, "paged"),
+  topholders: op("token", "topholders", "standard", true, "limit"),
+  getsourcecode: op("contract", "getsourcecode", "free", false, "none", true),
+  dailygasused: op("stats", "dailygasused", "standard", false, "none"),
+  balance: op("account", "balance", "free", false, "none"),
+  balancehistory: op("account", "balancehistory", "standard", true, "none"),
+  addresstokenbalance: op("account", "addresstokenbalance", "standard", true, "paged"),
+  txlist: op("account", "txlist", "free", false, "list"),
+  txlistinternal: op("account", "txlistinternal", "free", false, "list"),
+  tokentx: op("account", "tokentx", "free", false, "list"),
+  tokennfttx: op("account", "tokennfttx", "free", false, "list"),
+  token1155tx: op("account", "token1155tx", "free", false, "list"),
+  fundedby: op("account", "fundedby", "standard", true, "none"),
+  getblocknobytime: op("block", "getblocknobytime", "free", false, "none"),
+  getabi: op("contract", "getabi", "free", false, "none", true),
+  tokenholderlist: op("token", "tokenholderlist", "standard", false, "list"),
+  getLogs: op("logs", "getLogs", "free", false, "list"),
+  dailytx: op("stats", "dailytx", "standard", false, "none"),
+  ethsupply: op("stats", "ethsupply", "free", false, "none"),
+  getaddresstag: op("nametag", "getaddresstag", "proplus", true, "none"),
+  exportaddresstags: op("nametag", "exportaddresstags", "proplus", true, "none"),
+  getlabelmasterlist: op("nametag", "getlabelmasterlist", "proplus", false, "none")
+} as const satisfies Record<string, Operation>
+
+/** The action name of a named operation. */
+export type OperationName = keyof typeof operations
+
+/** The operation of a module/action pair, or `undefined` for one the library does not name. */
+export const operationOf = (module: string, action: string): Operation | undefined => {
+  const found = (operations as Record<string, Operation>)[action]
+  return found !== undefined && found.module === module ? found : undefined
+}
+
+/**
+ * The lowest plan for a call. Same as `minimumPlan`, except txlistinternal by block range (no
+ * `address`, no `txhash`), which became a PRO operation on 2026-07-01 (facts §2.12, §3.3).
+ */
+export const requiredPlan = (operation: Operation, params: Readonly<Record<string, unknown>>): Plan =>
+  operation.action === "txlistinternal" && params.address === undefined && params.txhash === undefined
+    ? "standard"
+    : operation.minimumPlan
+
+/** Whether `plan` may call `action` (with these params). */
+export const allows = (plan: Plan, action: OperationName, params: Readonly<Record<string, unknown>> = {}): boolean =>
+  atLeast(plan, requiredPlan(operations[action], params))
+
+/** Per-request record cap of getLogs and topholders, on every plan. */
+export const HARD_ROW_CAP = 1_000
+
+/**
+ * The result window: the largest `page × offset` a request may ask for (Part A.3).
+ * `list` operations: 1,000 on free, 10,000 on paid plans; `paged` ones: 10,000 on every plan.
+ */
+export const resultWindow = (plan: Plan, operation: Operation): number =>
+  operation.paging === "list" && plan === "free" ? 1_000 : 10_000
+
+/**
+ * The most rows one request returns (the "effective cap" a full page reaches): 1,000 for getLogs and
+ * topholders, otherwise the result window.
+ */
+export const rowsPerRequest = (plan: Plan, operation: Operation): number =>
+  operation.action === "getLogs" || operation.paging === "limit"
+    ? HARD_ROW_CAP
+    : Math.min(resultWindow(plan, operation), 10_000)
