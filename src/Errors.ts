@@ -182,3 +182,6 @@ export const ExplorerError = Schema.Union(
   DecodeError,
   TransportError
 )
+
+/** Every error a stream of explorer-etl can fail with: the client's, plus a block too dense to export exactly. */
+export type StreamError = ExplorerError | DenseBlockError

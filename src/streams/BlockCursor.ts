@@ -1,0 +1,200 @@
+/**
+ * The block-cursor paging engine shared by every block-ordered data set (logs, transactions,
+ * internal transactions, token transfers).
+ *
+ * Why not page++: the API refuses pages past its result window (page × offset ≤ 1,000 or 10,000),
+ * and a page can end in the middle of a block. The engine therefore always asks for ascending order
+ * with offset = the plan's per-request cap and moves a block cursor:
+ *
+ * - a short page (fewer rows than the cap) ends the (sub-)range: every row is emitted;
+ * - a full page whose last block L is past the cursor: the rows of blocks before L are emitted, the
+ *   rows of L are dropped, and the next request restarts at L, so L is read whole by one request;
+ * - a full page made only of the cursor's own block (a block denser than a page): the engine pages
+ *   inside that block (page 2, 3, …) while the window allows, and fails with `DenseBlockError` naming
+ *   the block when even the window cannot prove it read the block whole — never truncating silently;
+ * - "Query Timeout" answers split the block range in halves; after each finished sub-range the span
+ *   doubles again (re-widening after sparse pages).
+ *
+ * De-duplicating on a key is no substitute: token-transfer rows have no log index, a transaction can
+ * hold identical twin transfers, and internal transactions share their parent's hash.
+ */
+import { Chunk, Effect, Option, Stream } from "effect"
+import { DecodeError, DenseBlockError, type QueryTimeoutError, type StreamError } from "../Errors.js"
+import * as Progress from "./Progress.js"
+
+/** One request of the engine: an ascending block range and a page of it. */
+export interface BlockPageRequest {
+  readonly fromBlock: number
+  readonly toBlock: number
+  readonly page: number
+  readonly offset: number
+}
+
+/** A batch of rows the engine emits: every row with a block ≤ `completeThrough` has now been emitted. */
+export interface BlockBatch<A> {
+  readonly rows: ReadonlyArray<A>
+  readonly completeThrough: number
+}
+
+/** What the engine needs to page one block-ordered query. */
+export interface BlockCursorOptions<A, E> {
+  readonly chainId: number
+  readonly module: string
+  readonly action: string
+  readonly fromBlock: number
+  /** The last block of the query (`latest` already resolved). */
+  readonly toBlock: number
+  /** Rows one request returns at most: a page holding this many rows is "full". */
+  readonly rowsPerRequest: number
+  /** The result window: the largest page × offset the plan allows. */
+  readonly window: number
+  readonly blockOf: (row: A) => number
+  /** One request, ascending order. Must not retry query timeouts itself when `splitOnTimeout` is on. */
+  readonly fetch: (request: BlockPageRequest) => Effect.Effect<ReadonlyArray<A>, E>
+  /** Split the block range on `QueryTimeoutError` (default true). */
+  readonly splitOnTimeout?: boolean
+  readonly progress?: Progress.ProgressRef | undefined
+}
+
+interface State<A> {
+  /** Every row of blocks before `cursor` has been emitted. */
+  readonly cursor: number
+  /** Last block of the current sub-range (narrower than the query after a query timeout). */
+  readonly subEnd: number
+  /** Width of the sub-range to use after the current one finishes. */
+  readonly span: number
+  readonly page: number
+  /** Rows of block `cursor` read by earlier pages of the current request (dense-block mode). */
+  readonly carry: ReadonlyArray<A>
+}
+
+const isQueryTimeout = (e: unknown): e is QueryTimeoutError =>
+  typeof e === "object" && e !== null && "_tag" in e && e._tag === "QueryTimeoutError"
+
+/**
+ * The engine as a stream of batches, each ending on a complete block: what sinks need to checkpoint
+ * exactly (`completeThrough` advances through empty stretches too).
+ */
+export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<BlockBatch<A>, E | StreamError> => {
+  const { rowsPerRequest: cap, window, blockOf } = options
+  const where = { chainId: options.chainId, module: options.module, action: options.action }
+  const splitOnTimeout = options.splitOnTimeout ?? true
+  const total = options.toBlock - options.fromBlock + 1
+
+  const tick = (f: (p: Progress.Progress) => Progress.Progress) => Progress.update(options.progress, f)
+
+  // Fetch one page, halving the sub-range on query timeouts until a single block still times out.
+  const fetchPage = (state: State<A>): Effect.Effect<readonly [ReadonlyArray<A>, State<A>], E | StreamError> =>
+    tick((p) => ({ ...p, calls: p.calls + 1 })).pipe(
+      Effect.zipRight(
+        options.fetch({ fromBlock: state.cursor, toBlock: state.subEnd, page: state.page, offset: cap })
+      ),
+      Effect.map((rows) => [rows, state] as const),
+      Effect.catchIf(
+        (e): e is E & QueryTimeoutError => splitOnTimeout && isQueryTimeout(e) && state.subEnd > state.cursor,
+        () => {
+          const half = Math.max(1, Math.floor((state.subEnd - state.cursor + 1) / 2))
+          return fetchPage({ ...state, subEnd: state.cursor + half - 1, span: half })
+        }
+      )
+    )
+
+  const checkOrder = (rows: ReadonlyArray<A>, state: State<A>): Effect.Effect<void, DecodeError> => {
+    let previous = state.cursor
+    for (const row of rows) {
+      const block = blockOf(row)
+      if (block < previous || block > state.subEnd) {
+        return new DecodeError({
+          ...where,
+          transient: false,
+          detail: `the answer for blocks ${state.cursor}..${state.subEnd} holds block ${block} out of order or range`
+        })
+      }
+      previous = block
+    }
+    return Effect.void
+  }
+
+  const step = (
+    state: State<A>
+  ): Effect.Effect<readonly [Chunk.Chunk<BlockBatch<A>>, Option.Option<State<A>>], E | StreamError> =>
+    Effect.gen(function*() {
+      const [rows, at] = yield* fetchPage(state)
+      yield* checkOrder(rows, at)
+      let emit: ReadonlyArray<A>
+      let completeThrough: number
+      let next: Option.Option<State<A>>
+      if (rows.length < cap) {
+        // The sub-range is exhausted: everything read is complete.
+        emit = at.carry.length === 0 ? rows : [...at.carry, ...rows]
+        completeThrough = at.subEnd
+        if (at.subEnd >= options.toBlock) {
+          next = Option.none()
+        } else {
+          const span = Math.min(at.span * 2, total)
+          const cursor = at.subEnd + 1
+          next = Option.some({
+            cursor,
+            subEnd: Math.min(options.toBlock, cursor + span - 1),
+            span,
+            page: 1,
+            carry: []
+          })
+        }
+      } else {
+        // A full page holds `cap` ≥ 1 rows, so the last one exists.
+        const last = blockOf(rows[rows.length - 1] as A)
+        if (last > at.cursor) {
+          // Drop the rows of the last block: the next request restarts there and reads it whole.
+          const kept = rows.filter((row) => blockOf(row) < last)
+          emit = at.carry.length === 0 ? kept : [...at.carry, ...kept]
+          completeThrough = last - 1
+          next = Option.some({ cursor: last, subEnd: at.subEnd, span: at.span, page: 1, carry: [] })
+        } else {
+          // The whole page is the cursor's block: page inside it while the window allows.
+          const carry = [...at.carry, ...rows]
+          if ((at.page + 1) * cap > window) {
+            return yield* new DenseBlockError({
+              ...where,
+              blockNumber: at.cursor,
+              rowsSeen: carry.length,
+              detail: `paging stopped at the result window of ${window} rows (page × offset); ` +
+                `the block cannot be proven complete, so the export stops rather than drop rows`
+            })
+          }
+          emit = []
+          completeThrough = at.cursor - 1
+          next = Option.some({ ...at, page: at.page + 1, carry })
+        }
+      }
+      yield* tick((p) => ({
+        ...p,
+        pages: p.pages + 1,
+        rows: p.rows + emit.length,
+        completeThrough: Math.max(p.completeThrough ?? completeThrough, completeThrough),
+        completeness: Option.isNone(next) ? "complete" : p.completeness
+      }))
+      const batch: BlockBatch<A> = { rows: emit, completeThrough }
+      return [Chunk.of(batch), next] as const
+    })
+
+  if (options.toBlock < options.fromBlock) {
+    return Stream.fromEffect(
+      tick((p) => ({ ...p, fromBlock: options.fromBlock, targetBlock: options.toBlock, completeness: "complete" }))
+    ).pipe(Stream.drain)
+  }
+  const initial: State<A> = {
+    cursor: options.fromBlock,
+    subEnd: options.toBlock,
+    span: total,
+    page: 1,
+    carry: []
+  }
+  return Stream.fromEffect(
+    tick((p) => ({ ...p, fromBlock: options.fromBlock, targetBlock: options.toBlock, completeThrough: options.fromBlock - 1 }))
+  ).pipe(Stream.drain, Stream.concat(Stream.paginateChunkEffect(initial, step)))
+}
+
+/** The engine as a stream of rows, each exactly once, in ascending block order. */
+export const rows = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<A, E | StreamError> =>
+  batches(options).pipe(Stream.mapConcat((batch) => batch.rows))
