@@ -1,0 +1,652 @@
+/**
+ * Building blocks shared by every record schema, the response envelopes, and the small validators the
+ * client runs on its inputs before it sends a request.
+ *
+ * Conventions (the contract's "data conventions"):
+ * - the encoded side of every schema is exactly the server's JSON text; the decoded side is the useful type
+ *   (`bigint` for amounts and gas, `number` for blocks, timestamps and small counters, `boolean` for flags);
+ * - the numeric blocks accept only the *canonical* spelling the server writes (no leading zeros, lower-case
+ *   hex), so that whatever decodes also encodes back to the very same text: `encode(decode(x)) === x`;
+ * - `""` ↔ `null` is applied with {@link EmptyAsNull} only to typed fields (numbers, flags, addresses,
+ *   hashes) that the server is known to send empty; free-text fields stay `string`, `""` included.
+ *
+ * The blocks are `Schema.transformOrFail` from `Schema.String` with one regular-expression test each, and
+ * carry `arbitrary` annotations (so `Arbitrary.make(record)` yields valid records). Record decoding is on the
+ * hot path of every export: {@link decodeRecords} / {@link encodeRecords} give exactly what
+ * `Schema.decodeUnknown(Schema.Array(row))` / `Schema.encode(…)` give, several times faster, by running the
+ * blocks' own checks in one plain loop (and deferring to the schema on anything unusual).
+ *
+ * @example
+ * import { Schema } from "effect"
+ * import { DecimalBigInt, HexInt } from "explorer-etl"
+ * Schema.decodeUnknownSync(DecimalBigInt)("12345678901234567890") // 12345678901234567890n
+ * Schema.decodeUnknownSync(HexInt)("0x")                           // 0 (getLogs writes zero as "0x")
+ */
+import { Arbitrary, Effect, Either, ParseResult, Pretty, Schema } from "effect"
+
+// ---------------------------------------------------------------------------------------------------------
+// String codecs: one regular-expression test and one conversion per field, in a single transformation
+
+/** What a codec returns for text (or a value) it does not accept. */
+const INVALID: unique symbol = Symbol.for("explorer-etl/schemas/Invalid")
+
+/** The raw functions of a string-encoded building block (also used by {@link EmptyAsNull}). */
+interface StringCodec<A> {
+  readonly decode: (s: string) => A | typeof INVALID
+  /** Checks the value's type itself, so that the record codecs can call it on unchecked input. */
+  readonly encode: (a: unknown) => string | typeof INVALID
+  /** Words for error messages: "a decimal safe integer". */
+  readonly expected: string
+}
+
+/** Annotation under which a building block keeps its codec. */
+const CodecId: unique symbol = Symbol.for("explorer-etl/schemas/StringCodec")
+
+const fromCodec = <A>(
+  to: Schema.Schema<A>,
+  codec: StringCodec<A>,
+  identifier: string,
+  arbitrary: Arbitrary.LazyArbitrary<A>
+): Schema.Schema<A, string> =>
+  Schema.transformOrFail(Schema.String, to, {
+    strict: true,
+    decode: (s, _, ast) => {
+      const a = codec.decode(s)
+      return a === INVALID
+        ? ParseResult.fail(new ParseResult.Type(ast, s, `Expected ${codec.expected}, got ${JSON.stringify(s)}`))
+        : ParseResult.succeed(a)
+    },
+    encode: (a, _, ast) => {
+      const s = codec.encode(a)
+      return s === INVALID
+        ? ParseResult.fail(new ParseResult.Type(ast, a, `Cannot write ${String(a)} as ${codec.expected}`))
+        : ParseResult.succeed(s)
+    }
+  }).annotations({ identifier, arbitrary: () => arbitrary, [CodecId]: codec })
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER
+const arbitrarySafeInt: Arbitrary.LazyArbitrary<number> = (fc) => fc.integer({ min: 0, max: MAX_SAFE })
+const arbitraryBigInt: Arbitrary.LazyArbitrary<bigint> = (fc) =>
+  fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 64n }), fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }))
+
+// ---------------------------------------------------------------------------------------------------------
+// Numbers written as decimal strings
+
+const DECIMAL = /^(?:0|[1-9][0-9]*)$/
+const SIGNED_DECIMAL = /^-?(?:0|[1-9][0-9]*)$/
+
+const isSafeNatural = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0
+
+/**
+ * A non-negative integer written as a canonical decimal string (`"0"`, `"21000"`), decoded to a `number`.
+ * For block numbers, timestamps (unix seconds), nonces, indexes, confirmations, decimals. A value past
+ * `Number.MAX_SAFE_INTEGER` fails decoding: it is never rounded.
+ */
+export const DecimalInt: Schema.Schema<number, string> = fromCodec(
+  Schema.Number,
+  {
+    decode: (s) => {
+      if (s.length > 16 || !DECIMAL.test(s)) return INVALID
+      const n = Number(s)
+      return Number.isSafeInteger(n) ? n : INVALID
+    },
+    encode: (n) => (isSafeNatural(n) ? String(n) : INVALID),
+    expected: "a decimal safe integer"
+  },
+  "DecimalInt",
+  arbitrarySafeInt
+)
+
+/**
+ * A non-negative integer of any size written as a canonical decimal string, decoded to a `bigint`.
+ * For amounts in wei or raw token units, gas, gas prices, supplies, token ids.
+ */
+export const DecimalBigInt: Schema.Schema<bigint, string> = fromCodec(
+  Schema.BigIntFromSelf,
+  {
+    decode: (s) => (DECIMAL.test(s) ? BigInt(s) : INVALID),
+    encode: (n) => (typeof n === "bigint" && n >= 0n ? n.toString() : INVALID),
+    expected: "a decimal integer"
+  },
+  "DecimalBigInt",
+  arbitraryBigInt
+)
+
+// ---------------------------------------------------------------------------------------------------------
+// Numbers written as hex strings
+
+/** getLogs style: zero is the bare `"0x"`, other values have no leading zero. */
+const HEX_BARE_ZERO = /^0x(?:[1-9a-f][0-9a-f]*)?$/
+/** JSON-RPC quantity style: zero is `"0x0"`, other values have no leading zero. */
+const HEX_QUANTITY = /^0x(?:0|[1-9a-f][0-9a-f]*)$/
+
+/**
+ * A non-negative integer in getLogs hex (`"0x"` is zero, `"0x1a"` is 26), decoded to a `number` (safe
+ * integer). Encodes 0 back to `"0x"`. `"0x0"`, upper-case digits and leading zeros are rejected, since they
+ * could not be written back unchanged; JSON-RPC answers use {@link HexQuantity} instead.
+ */
+export const HexInt: Schema.Schema<number, string> = fromCodec(
+  Schema.Number,
+  {
+    decode: (s) => {
+      if (!HEX_BARE_ZERO.test(s)) return INVALID
+      const n = s.length === 2 ? 0 : Number.parseInt(s.slice(2), 16)
+      return Number.isSafeInteger(n) ? n : INVALID
+    },
+    encode: (n) => (isSafeNatural(n) ? (n === 0 ? "0x" : "0x" + n.toString(16)) : INVALID),
+    expected: "a hex safe integer (\"0x\" for zero)"
+  },
+  "HexInt",
+  arbitrarySafeInt
+)
+
+/**
+ * A non-negative integer of any size in getLogs hex (`"0x"` is zero), decoded to a `bigint`. For getLogs
+ * `gasPrice` and `gasUsed` (Gnosis answers `gasPrice` `"0x"`).
+ */
+export const HexBigInt: Schema.Schema<bigint, string> = fromCodec(
+  Schema.BigIntFromSelf,
+  {
+    decode: (s) => (HEX_BARE_ZERO.test(s) ? (s.length === 2 ? 0n : BigInt(s)) : INVALID),
+    encode: (n) => (typeof n === "bigint" && n >= 0n ? (n === 0n ? "0x" : "0x" + n.toString(16)) : INVALID),
+    expected: "a hex integer (\"0x\" for zero)"
+  },
+  "HexBigInt",
+  arbitraryBigInt
+)
+
+/**
+ * A JSON-RPC quantity (`"0x0"` is zero, `"0x1a"` is 26, no leading zeros), decoded to a `number` (safe
+ * integer). For `module=proxy` answers (block numbers, indexes).
+ */
+export const HexQuantity: Schema.Schema<number, string> = fromCodec(
+  Schema.Number,
+  {
+    decode: (s) => {
+      if (!HEX_QUANTITY.test(s)) return INVALID
+      const n = Number.parseInt(s.slice(2), 16)
+      return Number.isSafeInteger(n) ? n : INVALID
+    },
+    encode: (n) => (isSafeNatural(n) ? "0x" + n.toString(16) : INVALID),
+    expected: "a hex quantity (\"0x0\" for zero)"
+  },
+  "HexQuantity",
+  arbitrarySafeInt
+)
+
+/**
+ * A JSON-RPC quantity of any size (`"0x0"` is zero), decoded to a `bigint`. For wei amounts and gas in
+ * `module=proxy` answers, e.g. `eth_gasPrice`.
+ */
+export const HexQuantityBigInt: Schema.Schema<bigint, string> = fromCodec(
+  Schema.BigIntFromSelf,
+  {
+    decode: (s) => (HEX_QUANTITY.test(s) ? BigInt(s) : INVALID),
+    encode: (n) => (typeof n === "bigint" && n >= 0n ? "0x" + n.toString(16) : INVALID),
+    expected: "a hex quantity (\"0x0\" for zero)"
+  },
+  "HexQuantityBigInt",
+  arbitraryBigInt
+)
+
+// ---------------------------------------------------------------------------------------------------------
+// Flags, empties, JSON numbers
+
+/** `"1"` ↔ `true`, `"0"` ↔ `false` (e.g. `isError`, `Proxy`); any other text fails. */
+export const BooleanFromDigit: Schema.Schema<boolean, string> = fromCodec(
+  Schema.Boolean,
+  {
+    decode: (s) => (s === "1" ? true : s === "0" ? false : INVALID),
+    encode: (b) => (b === true ? "1" : b === false ? "0" : INVALID),
+    expected: "\"0\" or \"1\""
+  },
+  "BooleanFromDigit",
+  (fc) => fc.boolean()
+)
+
+/**
+ * Wraps a string-encoded schema so that the empty string decodes to `null` (and `null` encodes to `""`).
+ * For typed fields the API sometimes leaves empty: `nonce` and `blockHash` of GENESIS rows,
+ * `txreceipt_status` before Byzantium, `to` of contract creations, `contractAddress` of plain calls.
+ * Wrapping one of this module's blocks gives a single transformation (as fast as the block itself).
+ */
+export const EmptyAsNull = <A, I extends string>(inner: Schema.Schema<A, I>): Schema.Schema<A | null, string> => {
+  const innerType = Schema.typeSchema(inner)
+  const isInner = Schema.is(innerType)
+  const arbitrary: Arbitrary.LazyArbitrary<A | null> = (fc) => fc.option(Arbitrary.make(innerType), { nil: null })
+  // The decoded side as one guard rather than a `NullOr` union: one check per field instead of a union walk.
+  const to = Schema.declare((u: unknown): u is A | null => u === null || isInner(u), {
+    identifier: "NullOr",
+    arbitrary: () => arbitrary,
+    pretty: () => (a) => (a === null ? "null" : Pretty.make(innerType)(a)),
+    equivalence: () => (x, y) => (x === null || y === null ? x === y : Schema.equivalence(innerType)(x, y))
+  })
+  const codec = inner.ast.annotations[CodecId] as StringCodec<A> | undefined
+  if (codec !== undefined) {
+    return fromCodec(
+      to,
+      {
+        decode: (s) => (s === "" ? null : codec.decode(s)),
+        encode: (a) => (a === null ? "" : codec.encode(a)),
+        expected: `"" or ${codec.expected}`
+      },
+      "EmptyAsNull",
+      arbitrary
+    )
+  }
+  const decodeInner = ParseResult.decodeUnknown(inner)
+  const encodeInner = ParseResult.encodeUnknown(inner)
+  return Schema.transformOrFail(Schema.String, to, {
+    strict: true,
+    decode: (s, options) => (s === "" ? ParseResult.succeed(null) : decodeInner(s, options)),
+    encode: (a, options) => (a === null ? ParseResult.succeed("") : encodeInner(a, options))
+  }).annotations({ identifier: "EmptyAsNull", arbitrary: () => arbitrary })
+}
+
+/**
+ * An integer the API sends as a JSON number (dailytx `transactionCount`, fundedby `block`, nametag
+ * `reputation` and `lastupdatedtimestamp`). Also accepts the same value as a decimal string (as the
+ * exportaddresstags CSV writes it); decodes to a safe integer `number` and always encodes to the JSON number.
+ */
+export const JsonInt: Schema.Schema<number, number | string> = Schema.transformOrFail(
+  Schema.Union(Schema.Number, Schema.String),
+  Schema.Number,
+  {
+    strict: true,
+    decode: (u, _, ast) => {
+      const n = typeof u === "number" ? u : SIGNED_DECIMAL.test(u) && u.length <= 17 ? Number(u) : Number.NaN
+      return Number.isSafeInteger(n)
+        ? ParseResult.succeed(n)
+        : ParseResult.fail(new ParseResult.Type(ast, u, `Expected a safe integer, got ${JSON.stringify(u)}`))
+    },
+    encode: (n, _, ast) =>
+      Number.isSafeInteger(n)
+        ? ParseResult.succeed(n)
+        : ParseResult.fail(new ParseResult.Type(ast, n, `Expected a safe integer, got ${n}`))
+  }
+).annotations({ identifier: "JsonInt", arbitrary: () => (fc) => fc.integer({ min: -MAX_SAFE, max: MAX_SAFE }) })
+
+/**
+ * Any finite number the API sends as a JSON number (or as a plain decimal string), decoded to a `number`
+ * and encoded to the JSON number. For JSON-number fields that are not integers.
+ */
+export const JsonNumber: Schema.Schema<number, number | string> = Schema.transformOrFail(
+  Schema.Union(Schema.Number, Schema.String),
+  Schema.Number,
+  {
+    strict: true,
+    decode: (u, _, ast) => {
+      const n = typeof u === "number" ? u : /^-?[0-9]+(?:\.[0-9]+)?$/.test(u) ? Number(u) : Number.NaN
+      return Number.isFinite(n)
+        ? ParseResult.succeed(n)
+        : ParseResult.fail(new ParseResult.Type(ast, u, `Expected a finite number, got ${JSON.stringify(u)}`))
+    },
+    encode: (n, _, ast) =>
+      Number.isFinite(n)
+        ? ParseResult.succeed(n)
+        : ParseResult.fail(new ParseResult.Type(ast, n, `Expected a finite number, got ${n}`))
+  }
+).annotations({ identifier: "JsonNumber", arbitrary: () => (fc) => fc.double({ noNaN: true, noDefaultInfinity: true }) })
+
+// ---------------------------------------------------------------------------------------------------------
+// Addresses and hashes: permissive field schemas for records, strict validators for inputs
+
+const ADDRESS_FIELD = /^(?:0x[0-9a-fA-F]{40}|GENESIS)$/
+const HASH_FIELD = /^(?:0x[0-9a-fA-F]{64}|GENESIS_[0-9a-fA-F]{40})$/
+const HEX_DATA = /^0x[0-9a-fA-F]*$/
+const HASH32 = /^0x[0-9a-fA-F]{64}$/
+
+/** The codec of a string checked by a pattern (lets {@link EmptyAsNull} test it in one step). */
+const patternCodec = (regex: RegExp, expected: string): StringCodec<string> => {
+  return {
+    decode: (s) => (regex.test(s) ? s : INVALID),
+    encode: (s) => (typeof s === "string" && regex.test(s) ? s : INVALID),
+    expected
+  }
+}
+
+/**
+ * An address *field* of a record: `0x` + 40 hex digits in any case, or the pseudo-sender `"GENESIS"` of
+ * genesis allocations. Kept as the server's string (no checksumming, no lower-casing).
+ */
+export const AddressField = Schema.String.pipe(Schema.pattern(ADDRESS_FIELD)).annotations({
+  identifier: "AddressField",
+  [CodecId]: patternCodec(ADDRESS_FIELD, "an address or \"GENESIS\"")
+})
+/** @see AddressField */
+export type AddressField = typeof AddressField.Type
+
+/**
+ * A transaction or block hash *field* of a record: `0x` + 64 hex digits in any case, or the pseudo-hash
+ * `"GENESIS_<40 hex>"` of genesis allocations. Kept as the server's string.
+ */
+export const HashField = Schema.String.pipe(Schema.pattern(HASH_FIELD)).annotations({
+  identifier: "HashField",
+  [CodecId]: patternCodec(HASH_FIELD, "a 32-byte hash or \"GENESIS_<address>\"")
+})
+/** @see HashField */
+export type HashField = typeof HashField.Type
+
+/** Hex bytes of any length (`"0x"` for none), e.g. log `data`. */
+export const HexData = Schema.String.pipe(Schema.pattern(HEX_DATA)).annotations({
+  identifier: "HexData",
+  [CodecId]: patternCodec(HEX_DATA, "hex bytes")
+})
+/** @see HexData */
+export type HexData = typeof HexData.Type
+
+/** Input validator: an address, `0x` + 40 hex digits (either case; the checksum is not verified). */
+export const Address = Schema.String.pipe(Schema.pattern(/^0x[0-9a-fA-F]{40}$/)).annotations({ identifier: "Address" })
+/** @see Address */
+export type Address = typeof Address.Type
+
+/** Input validator: a 32-byte hash, `0x` + 64 hex digits (either case). Also the log topics of records. */
+export const Hash32 = Schema.String.pipe(Schema.pattern(HASH32)).annotations({
+  identifier: "Hash32",
+  [CodecId]: patternCodec(HASH32, "a 32-byte hash")
+})
+/** @see Hash32 */
+export type Hash32 = typeof Hash32.Type
+
+/** Input validator: a transaction hash (a {@link Hash32}). */
+export const TxHash = Hash32.annotations({ identifier: "TxHash" })
+/** @see TxHash */
+export type TxHash = typeof TxHash.Type
+
+/** Input validator: a log topic (a {@link Hash32}). */
+export const Topic = Hash32.annotations({ identifier: "Topic" })
+/** @see Topic */
+export type Topic = typeof Topic.Type
+
+// ---------------------------------------------------------------------------------------------------------
+// Other input validators
+
+const isLeapYear = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const
+
+/** Whether `s` is a real calendar date written `yyyy-MM-dd` (proleptic Gregorian, years 0001–9999). */
+export const isIsoDate = (s: string): boolean => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
+  if (m === null) return false
+  const year = Number(m[1])
+  const month = Number(m[2])
+  const day = Number(m[3])
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false
+  const days = month === 2 && isLeapYear(year) ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0)
+  return day <= days
+}
+
+/** Input validator: a calendar date `yyyy-MM-dd` (startdate/enddate of the daily stats); `2026-02-30` fails. */
+export const IsoDate = Schema.String.pipe(
+  Schema.filter(isIsoDate, { description: "a real calendar date written yyyy-MM-dd" })
+).annotations({
+  identifier: "IsoDate",
+  arbitrary: () => (fc) =>
+    fc.date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("2099-12-31T00:00:00Z"), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10))
+})
+/** @see IsoDate */
+export type IsoDate = typeof IsoDate.Type
+
+/** Input validator: a block number the client may send (a non-negative safe integer). */
+export const BlockNumberInput = Schema.NonNegativeInt.annotations({ identifier: "BlockNumberInput" })
+/** @see BlockNumberInput */
+export type BlockNumberInput = typeof BlockNumberInput.Type
+
+/** Input validator: the `sort` parameter of the list operations. */
+export const Sort = Schema.Literal("asc", "desc").annotations({ identifier: "Sort" })
+/** @see Sort */
+export type Sort = typeof Sort.Type
+
+/** Input validator: the `closest` parameter of getblocknobytime. */
+export const Closest = Schema.Literal("before", "after").annotations({ identifier: "Closest" })
+/** @see Closest */
+export type Closest = typeof Closest.Type
+
+/** Input validator: a getLogs topic operator (`topic0_1_opr` …). */
+export const TopicOperator = Schema.Literal("and", "or").annotations({ identifier: "TopicOperator" })
+/** @see TopicOperator */
+export type TopicOperator = typeof TopicOperator.Type
+
+// ---------------------------------------------------------------------------------------------------------
+// Response bodies
+
+/**
+ * The envelope of every non-proxy answer (and of gateway errors on proxy calls): `status` `"1"`/`"0"`,
+ * `message` (`"OK"`, `"NOTOK"`, `"No transactions found"` …) and `result`, whose shape depends on the
+ * operation and on success (records, a string, an error text, `[]`, `null`). The client classifies it and
+ * then decodes `result` with the operation's record schema.
+ */
+export const Envelope = Schema.Struct({
+  status: Schema.String,
+  message: Schema.String,
+  result: Schema.Unknown
+}).annotations({ identifier: "Envelope" })
+/** @see Envelope */
+export type Envelope = typeof Envelope.Type
+
+/** The `id` of a JSON-RPC body (the server sends numbers such as 1, 73, 83). */
+export const JsonRpcId = Schema.Union(Schema.Number, Schema.String, Schema.Null).annotations({ identifier: "JsonRpcId" })
+/** @see JsonRpcId */
+export type JsonRpcId = typeof JsonRpcId.Type
+
+/** The `error` object of a failed JSON-RPC answer; `code` is a JSON number, `data` the revert bytes if any. */
+export const JsonRpcError = Schema.Struct({
+  code: Schema.Number,
+  message: Schema.String,
+  data: Schema.optional(Schema.String)
+}).annotations({ identifier: "JsonRpcError" })
+/** @see JsonRpcError */
+export type JsonRpcError = typeof JsonRpcError.Type
+
+/**
+ * A successful `module=proxy` answer: `{ jsonrpc, id, result }`. `result` is usually a hex string or an
+ * object, and `null` for a missing object (unknown transaction hash).
+ */
+export const JsonRpcSuccess = Schema.Struct({
+  jsonrpc: Schema.String,
+  id: JsonRpcId,
+  result: Schema.Unknown
+}).annotations({ identifier: "JsonRpcSuccess" })
+/** @see JsonRpcSuccess */
+export type JsonRpcSuccess = typeof JsonRpcSuccess.Type
+
+/** A failed `module=proxy` answer: `{ jsonrpc, id, error: { code, message, data? } }`. */
+export const JsonRpcFailure = Schema.Struct({
+  jsonrpc: Schema.String,
+  id: JsonRpcId,
+  error: JsonRpcError
+}).annotations({ identifier: "JsonRpcFailure" })
+/** @see JsonRpcFailure */
+export type JsonRpcFailure = typeof JsonRpcFailure.Type
+
+/**
+ * Either JSON-RPC form (the failure is tried first, as it is the one with a required `error` key). A proxy
+ * call can also be answered with an {@link Envelope} (rate limit, key, chain errors): tell them apart by
+ * the presence of `jsonrpc`.
+ */
+export const JsonRpcResponse = Schema.Union(JsonRpcFailure, JsonRpcSuccess).annotations({ identifier: "JsonRpcResponse" })
+/** @see JsonRpcResponse */
+export type JsonRpcResponse = typeof JsonRpcResponse.Type
+
+// ---------------------------------------------------------------------------------------------------------
+// Fast paths for lists of records
+
+/** How one field of a record is read and written on the fast path. */
+type FieldStep =
+  | { readonly key: string; readonly optional: boolean; readonly kind: "string" }
+  | { readonly key: string; readonly optional: boolean; readonly kind: "codec"; readonly codec: StringCodec<unknown> }
+  | { readonly key: string; readonly optional: boolean; readonly kind: "codecArray"; readonly codec: StringCodec<unknown> }
+  | {
+    readonly key: string
+    readonly optional: boolean
+    readonly kind: "schema"
+    readonly decode: (u: unknown) => Either.Either<unknown, ParseResult.ParseIssue>
+    readonly encode: (u: unknown) => Either.Either<unknown, ParseResult.ParseIssue>
+  }
+
+/** Sentinel of the fast path: "not sure, let the schema do it". */
+const FALLBACK: unique symbol = Symbol.for("explorer-etl/schemas/Fallback")
+
+const compileSteps = (fields: Schema.Struct.Fields): ReadonlyArray<FieldStep> | undefined => {
+  const steps: Array<FieldStep> = []
+  for (const key of Object.keys(fields)) {
+    const field = fields[key]
+    let schema: Schema.Schema.Any
+    let optional = false
+    if (Schema.isSchema(field)) {
+      schema = field
+    } else if (
+      Schema.isPropertySignature(field) && "from" in field && Schema.isSchema(field.from) &&
+      field.ast._tag === "PropertySignatureDeclaration" && field.ast.isOptional && field.ast.defaultValue === undefined
+    ) {
+      // Schema.optional(x): the key may be missing (variants with defaults or renaming are left to the schema)
+      schema = field.from
+      optional = true
+    } else {
+      return undefined
+    }
+    const ast = schema.ast
+    const codec = ast.annotations[CodecId] as StringCodec<unknown> | undefined
+    // Schema.Array(block): no fixed elements, one rest element
+    const elementCodec = ast._tag === "TupleType" && ast.elements.length === 0 && ast.rest.length === 1
+      ? (ast.rest[0]?.type.annotations[CodecId] as StringCodec<unknown> | undefined)
+      : undefined
+    if (ast._tag === "StringKeyword") steps.push({ key, optional, kind: "string" })
+    else if (codec !== undefined) steps.push({ key, optional, kind: "codec", codec })
+    else if (elementCodec !== undefined) steps.push({ key, optional, kind: "codecArray", codec: elementCodec })
+    else {
+      steps.push({
+        key,
+        optional,
+        kind: "schema",
+        decode: ParseResult.decodeUnknownEither(schema as Schema.Schema<unknown, unknown>),
+        encode: ParseResult.encodeUnknownEither(schema as Schema.Schema<unknown, unknown>)
+      })
+    }
+  }
+  return steps
+}
+
+const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key)
+
+/** Maps every element of `input` field by field, or gives up with FALLBACK at the first doubt. */
+const runSteps = (
+  steps: ReadonlyArray<FieldStep>,
+  input: unknown,
+  decoding: boolean
+): Array<Record<string, unknown>> | typeof FALLBACK => {
+  if (!Array.isArray(input)) return FALLBACK
+  const out: Array<Record<string, unknown>> = new Array(input.length)
+  for (let r = 0; r < input.length; r++) {
+    const row: unknown = input[r]
+    if (typeof row !== "object" || row === null || Array.isArray(row)) return FALLBACK
+    const record = row as Record<string, unknown>
+    const result: Record<string, unknown> = {}
+    for (const step of steps) {
+      const v = record[step.key]
+      if (v === undefined) {
+        if (step.optional && !hasOwn(record, step.key)) continue
+        return FALLBACK
+      }
+      switch (step.kind) {
+        case "string":
+          if (typeof v !== "string") return FALLBACK
+          result[step.key] = v
+          break
+        case "codec": {
+          if (decoding) {
+            if (typeof v !== "string") return FALLBACK
+            const a = step.codec.decode(v)
+            if (a === INVALID) return FALLBACK
+            result[step.key] = a
+          } else {
+            const s = step.codec.encode(v)
+            if (s === INVALID) return FALLBACK
+            result[step.key] = s
+          }
+          break
+        }
+        case "codecArray": {
+          if (!Array.isArray(v)) return FALLBACK
+          const items: Array<unknown> = new Array(v.length)
+          for (let i = 0; i < v.length; i++) {
+            const item: unknown = v[i]
+            const x = decoding ? (typeof item === "string" ? step.codec.decode(item) : INVALID) : step.codec.encode(item)
+            if (x === INVALID) return FALLBACK
+            items[i] = x
+          }
+          result[step.key] = items
+          break
+        }
+        case "schema": {
+          const e = decoding ? step.decode(v) : step.encode(v)
+          if (Either.isLeft(e)) return FALLBACK
+          result[step.key] = e.right
+          break
+        }
+      }
+    }
+    out[r] = result
+  }
+  return out
+}
+
+/**
+ * The fast path of {@link decodeRecords} / {@link encodeRecords} on its own: plain functions that return
+ * the decoded (or encoded) list, or `undefined` whenever they leave the work to the schema (unusual input,
+ * invalid values, fields of kinds they do not know). What they return equals what the schema gives.
+ */
+export const recordsFastPath = <Fields extends Schema.Struct.Fields>(row: Schema.Struct<Fields>): {
+  readonly decode: (input: unknown) => ReadonlyArray<Schema.Struct<Fields>["Type"]> | undefined
+  readonly encode: (records: ReadonlyArray<Schema.Struct<Fields>["Type"]>) => ReadonlyArray<Schema.Struct<Fields>["Encoded"]> | undefined
+} => {
+  const steps = compileSteps(row.fields)
+  return {
+    decode: (input) => {
+      const out = steps === undefined ? FALLBACK : runSteps(steps, input, true)
+      // Every value was checked by the very building block the schema would have used.
+      return out === FALLBACK ? undefined : (out as unknown as ReadonlyArray<Schema.Struct<Fields>["Type"]>)
+    },
+    encode: (records) => {
+      const out = steps === undefined ? FALLBACK : runSteps(steps, records, false)
+      return out === FALLBACK ? undefined : (out as unknown as ReadonlyArray<Schema.Struct<Fields>["Encoded"]>)
+    }
+  }
+}
+
+/**
+ * The decoder of a list of records (`result` of a list operation): the same as
+ * `Schema.decodeUnknown(Schema.Array(row))`, same values, same errors, several times faster. Each field is
+ * read with its building block's own check and conversion in one plain loop; on any value the fast path is
+ * not sure of, the whole list goes through the schema, which then gives the usual `ParseError`.
+ *
+ * @example
+ * const decodeTransactions = decodeRecords(NormalTransaction)
+ * const rows = yield* decodeTransactions(envelope.result)   // ReadonlyArray<NormalTransaction>
+ */
+export const decodeRecords = <Fields extends Schema.Struct.Fields>(row: Schema.Struct<Fields>) => {
+  const fast = recordsFastPath(row)
+  const slow = Schema.decodeUnknown(Schema.Array(row))
+  return (
+    input: unknown
+  ): Effect.Effect<ReadonlyArray<Schema.Struct<Fields>["Type"]>, ParseResult.ParseError, Schema.Struct.Context<Fields>> => {
+    const out = fast.decode(input)
+    return out === undefined ? slow(input) : Effect.succeed(out)
+  }
+}
+
+/**
+ * The encoder of a list of records back to the server's JSON form: the same as
+ * `Schema.encode(Schema.Array(row))`, with the fast path of {@link decodeRecords}.
+ */
+export const encodeRecords = <Fields extends Schema.Struct.Fields>(row: Schema.Struct<Fields>) => {
+  const fast = recordsFastPath(row)
+  const slow = Schema.encode(Schema.Array(row))
+  return (
+    records: ReadonlyArray<Schema.Struct<Fields>["Type"]>
+  ): Effect.Effect<ReadonlyArray<Schema.Struct<Fields>["Encoded"]>, ParseResult.ParseError, Schema.Struct.Context<Fields>> => {
+    const out = fast.encode(records)
+    return out === undefined ? slow(records) : Effect.succeed(out)
+  }
+}

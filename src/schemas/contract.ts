@@ -1,0 +1,68 @@
+/**
+ * Records of the `contract` module: verified source and ABI.
+ *
+ * @example
+ * import { Schema } from "effect"
+ * import { ContractSource } from "explorer-etl"
+ * Schema.decodeUnknown(Schema.Array(ContractSource))(envelope.result)
+ */
+import { Schema } from "effect"
+import { AddressField, BooleanFromDigit, DecimalInt, EmptyAsNull } from "./common.js"
+
+/**
+ * The one row of `contract/getsourcecode`. An unverified contract still answers status `"1"` with this row:
+ * `ABI` is then the text `"Contract source code not verified"` and nearly every other field is `""`.
+ */
+export const ContractSource = Schema.Struct({
+  /**
+   * The source as verified, in one of several forms: plain text (single file or flattened), a JSON object of
+   * files (`{"A.sol":{"content":…}}`), or Solidity standard-JSON input wrapped in an extra pair of braces
+   * (`{{ … }}`); Vyper text for Vyper contracts. `""` when unverified.
+   */
+  SourceCode: Schema.String,
+  /** The ABI as a JSON *string*, or `"Contract source code not verified"`. */
+  ABI: Schema.String,
+  ContractName: Schema.String,
+  /** `"v0.8.9+commit.e5eed63a"`, `"vyper:0.2.12"`, … (`""` when unverified). */
+  CompilerVersion: Schema.String,
+  /** `"solc"`, `"solc-j"`, `"vyper"`; only in newer answers. */
+  CompilerType: Schema.optional(Schema.String),
+  /** Optimizer on (`"1"`) or off (`"0"`); `null` when unverified (the server sends `""`). */
+  OptimizationUsed: EmptyAsNull(BooleanFromDigit),
+  /** Optimizer runs; `null` when unverified. */
+  Runs: EmptyAsNull(DecimalInt),
+  /** ABI-encoded constructor arguments, hex **without** `0x`, `""` when none. */
+  ConstructorArguments: Schema.String,
+  /** `"Default"`, `"paris"`, … as sent. */
+  EVMVersion: Schema.String,
+  /** Linked libraries (`"Name:0xaddress"` list), `""` when none. */
+  Library: Schema.String,
+  /** Main file name; in the current docs only. */
+  ContractFileName: Schema.optional(Schema.String),
+  /** SPDX-ish license name, `"None"`, `"Unknown"`, or `""`. */
+  LicenseType: Schema.String,
+  /** Whether Etherscan flags the contract as a proxy. */
+  Proxy: BooleanFromDigit,
+  /** Implementation behind a proxy; `null` when none (the server sends `""`). */
+  Implementation: EmptyAsNull(AddressField),
+  /** Metadata hash URL (`"ipfs://…"`, `"bzzr://…"`), `""` when none. */
+  SwarmSource: Schema.String,
+  /** Address of a similar verified contract the source was matched from; only in newer answers. */
+  SimilarMatch: Schema.optional(Schema.String)
+}).annotations({ identifier: "ContractSource" })
+/** @see ContractSource */
+export type ContractSource = typeof ContractSource.Type
+/** Wire form of {@link ContractSource}. */
+export declare namespace ContractSource {
+  /** The record exactly as the server sends it. */
+  export type Encoded = typeof ContractSource.Encoded
+}
+
+/**
+ * The `result` of `contract/getabi`: the ABI as a JSON text, kept as the string the server sent (parse it
+ * with `JSON.parse` or `Schema.parseJson` where needed). An unverified contract is an error answer
+ * (status `"0"`), not a value of this schema.
+ */
+export const AbiJson = Schema.String.annotations({ identifier: "AbiJson" })
+/** @see AbiJson */
+export type AbiJson = typeof AbiJson.Type

@@ -1,0 +1,18 @@
+/**
+ * The record schemas of explorer-etl, one module per data group. Every record is a `Schema.Struct` whose
+ * encoded side is the server's JSON and whose decoded side has useful types (see common.ts).
+ *
+ * @example
+ * import { Schema } from "effect"
+ * import { Erc20Transfer } from "explorer-etl"
+ * Schema.decodeUnknown(Schema.Array(Erc20Transfer))(envelope.result)
+ */
+export * from "./account.js"
+export * from "./block.js"
+export * from "./common.js"
+export * from "./contract.js"
+export * from "./logs.js"
+export * from "./nametag.js"
+export * from "./proxy.js"
+export * from "./stats.js"
+export * from "./token.js"

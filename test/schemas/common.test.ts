@@ -1,0 +1,241 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Arbitrary, Either, FastCheck as fc, Schema } from "effect"
+import * as S from "../../src/schemas/index.js"
+
+const decode = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknownEither(schema)
+const ok = <A, I>(schema: Schema.Schema<A, I>, input: unknown): A => Schema.decodeUnknownSync(schema)(input)
+const fails = <A, I>(schema: Schema.Schema<A, I>, input: unknown): boolean => Either.isLeft(decode(schema)(input))
+const encodes = <A, I>(schema: Schema.Schema<A, I>, value: A): I => Schema.encodeSync(schema)(value)
+const encodeFails = <A, I>(schema: Schema.Schema<A, I>, value: A): boolean =>
+  Either.isLeft(Schema.encodeEither(schema)(value))
+
+describe("DecimalInt", () => {
+  it("decodes canonical decimals to numbers and back", () => {
+    expect(ok(S.DecimalInt, "0")).toBe(0)
+    expect(ok(S.DecimalInt, "23467053")).toBe(23467053)
+    expect(ok(S.DecimalInt, "9007199254740991")).toBe(Number.MAX_SAFE_INTEGER)
+    expect(encodes(S.DecimalInt, 1759129619)).toBe("1759129619")
+  })
+  it("rejects unsafe integers instead of rounding", () => {
+    expect(fails(S.DecimalInt, "9007199254740992")).toBe(true)
+    expect(fails(S.DecimalInt, "99999999999999999999")).toBe(true)
+    expect(encodeFails(S.DecimalInt, 2 ** 53)).toBe(true)
+    expect(encodeFails(S.DecimalInt, 1.5)).toBe(true)
+    expect(encodeFails(S.DecimalInt, -1)).toBe(true)
+  })
+  it("rejects what could not be written back unchanged, and non-decimals", () => {
+    for (const bad of ["", "007", "-1", "1.0", "1e3", " 1", "0x10", "abc"]) expect(fails(S.DecimalInt, bad)).toBe(true)
+    expect(fails(S.DecimalInt, 12)).toBe(true)
+  })
+  it("round-trips every safe non-negative integer", () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (n) => {
+      const s = encodes(S.DecimalInt, n)
+      return ok(S.DecimalInt, s) === n && s === String(n)
+    }))
+  })
+})
+
+describe("DecimalBigInt", () => {
+  it("keeps amounts past 2^53 exact", () => {
+    const wei = "172774397764084972158218"
+    expect(ok(S.DecimalBigInt, wei)).toBe(172774397764084972158218n)
+    expect(encodes(S.DecimalBigInt, ok(S.DecimalBigInt, wei))).toBe(wei)
+    expect(ok(S.DecimalBigInt, "9007199254740993")).toBe(2n ** 53n + 1n)
+  })
+  it("rejects non-canonical text and negative values", () => {
+    for (const bad of ["", "01", "-5", "1.5", "0x1"]) expect(fails(S.DecimalBigInt, bad)).toBe(true)
+    expect(encodeFails(S.DecimalBigInt, -1n)).toBe(true)
+  })
+  it("round-trips any non-negative bigint", () => {
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 2n ** 256n }), (n) => ok(S.DecimalBigInt, encodes(S.DecimalBigInt, n)) === n))
+  })
+})
+
+describe("HexInt / HexBigInt (getLogs hex)", () => {
+  it("\"0x\" is zero and zero encodes back to \"0x\"", () => {
+    expect(ok(S.HexInt, "0x")).toBe(0)
+    expect(encodes(S.HexInt, 0)).toBe("0x")
+    expect(ok(S.HexBigInt, "0x")).toBe(0n)
+    expect(encodes(S.HexBigInt, 0n)).toBe("0x")
+  })
+  it("non-zero values round-trip exactly", () => {
+    expect(ok(S.HexInt, "0x1a")).toBe(26)
+    expect(encodes(S.HexInt, 26)).toBe("0x1a")
+    expect(ok(S.HexInt, "0xc48174")).toBe(12878196)
+    expect(ok(S.HexBigInt, "0x2e90edd000")).toBe(200000000000n)
+    expect(encodes(S.HexBigInt, 200000000000n)).toBe("0x2e90edd000")
+  })
+  it("rejects forms that would not encode back unchanged, and unsafe numbers", () => {
+    for (const bad of ["0x0", "0x01", "0x1A", "1a", "", "0X1a", "0xg"]) {
+      expect(fails(S.HexInt, bad)).toBe(true)
+      expect(fails(S.HexBigInt, bad)).toBe(true)
+    }
+    expect(fails(S.HexInt, "0x20000000000000")).toBe(true) // 2^53
+    expect(ok(S.HexBigInt, "0x20000000000000")).toBe(2n ** 53n)
+  })
+  it("round-trips any value", () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (n) => ok(S.HexInt, encodes(S.HexInt, n)) === n))
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 2n ** 256n }), (n) => ok(S.HexBigInt, encodes(S.HexBigInt, n)) === n))
+  })
+})
+
+describe("HexQuantity / HexQuantityBigInt (JSON-RPC)", () => {
+  it("zero is \"0x0\"", () => {
+    expect(ok(S.HexQuantity, "0x0")).toBe(0)
+    expect(encodes(S.HexQuantity, 0)).toBe("0x0")
+    expect(encodes(S.HexQuantityBigInt, 0n)).toBe("0x0")
+    expect(fails(S.HexQuantity, "0x")).toBe(true)
+    expect(fails(S.HexQuantityBigInt, "0x00")).toBe(true)
+  })
+  it("eth_gasPrice result decodes to wei", () => {
+    expect(ok(S.GasPrice, "0x12dbf9ea00")).toBe(81000000000n)
+    expect(encodes(S.GasPrice, 81000000000n)).toBe("0x12dbf9ea00")
+  })
+})
+
+describe("EmptyAsNull", () => {
+  const NullableInt = S.EmptyAsNull(S.DecimalInt)
+  it("\"\" ↔ null", () => {
+    expect(ok(NullableInt, "")).toBeNull()
+    expect(encodes(NullableInt, null)).toBe("")
+  })
+  it("other values go through the inner schema", () => {
+    expect(ok(NullableInt, "8")).toBe(8)
+    expect(encodes(NullableInt, 8)).toBe("8")
+    expect(fails(NullableInt, "x")).toBe(true)
+    expect(fails(NullableInt, "9007199254740993")).toBe(true)
+  })
+  it("works for flags and addresses", () => {
+    const status = S.EmptyAsNull(S.BooleanFromDigit)
+    expect([ok(status, ""), ok(status, "1"), ok(status, "0")]).toStrictEqual([null, true, false])
+    const to = S.EmptyAsNull(S.AddressField)
+    expect(ok(to, "")).toBeNull()
+    expect(ok(to, "0xddbd2b932c763ba5b1b7ae3b362eac3e8d40121a")).toBe("0xddbd2b932c763ba5b1b7ae3b362eac3e8d40121a")
+  })
+})
+
+describe("EmptyAsNull around a schema of another origin", () => {
+  const NullableNumber = S.EmptyAsNull(Schema.NumberFromString)
+  it("\"\" ↔ null and other text through the inner schema", () => {
+    expect(ok(NullableNumber, "")).toBeNull()
+    expect(ok(NullableNumber, "1.5")).toBe(1.5)
+    expect(encodes(NullableNumber, null)).toBe("")
+    expect(encodes(NullableNumber, 1.5)).toBe("1.5")
+    expect(fails(NullableNumber, "x")).toBe(true)
+  })
+})
+
+describe("BooleanFromDigit", () => {
+  it("\"0\"/\"1\" ↔ false/true; anything else fails", () => {
+    expect(ok(S.BooleanFromDigit, "1")).toBe(true)
+    expect(ok(S.BooleanFromDigit, "0")).toBe(false)
+    expect(encodes(S.BooleanFromDigit, true)).toBe("1")
+    for (const bad of ["", "2", "true", 1]) expect(fails(S.BooleanFromDigit, bad)).toBe(true)
+  })
+})
+
+describe("JsonInt", () => {
+  it("accepts the JSON number and a decimal string, encodes the number", () => {
+    expect(ok(S.JsonInt, 498856)).toBe(498856)
+    expect(ok(S.JsonInt, "1721899658")).toBe(1721899658)
+    expect(ok(S.JsonInt, "-1")).toBe(-1)
+    expect(encodes(S.JsonInt, 498856)).toBe(498856)
+  })
+  it("rejects fractions, unsafe integers and text", () => {
+    for (const bad of [1.5, 2 ** 53, Number.NaN, "1.5", "", "x", "9007199254740993", null]) {
+      expect(fails(S.JsonInt, bad)).toBe(true)
+    }
+  })
+})
+
+describe("JsonNumber", () => {
+  it("accepts a JSON number or a decimal text, encodes the number", () => {
+    expect(ok(S.JsonNumber, 17.67)).toBe(17.67)
+    expect(ok(S.JsonNumber, "0.8464")).toBe(0.8464)
+    expect(encodes(S.JsonNumber, 17.67)).toBe(17.67)
+    for (const bad of [Number.POSITIVE_INFINITY, "2,408.028", "", "1e3"]) expect(fails(S.JsonNumber, bad)).toBe(true)
+  })
+})
+
+describe("address and hash fields (permissive) and input validators (strict)", () => {
+  const addr = "0xddbd2b932c763ba5b1b7ae3b362eac3e8d40121a"
+  const checksummed = "0x0000db5C8B030AE20308AC975898E09741E70000"
+  const hash = "0x40eb908387324f2b575b4879cd9d7188f69c8fc9d87c901b9e2daaea4b442170"
+  it("AddressField takes hex in any case and the GENESIS pseudo-sender", () => {
+    for (const good of [addr, checksummed, "GENESIS"]) expect(ok(S.AddressField, good)).toBe(good)
+    for (const bad of ["", "0x123", addr.slice(2), `${addr}0`, "genesis"]) expect(fails(S.AddressField, bad)).toBe(true)
+  })
+  it("HashField takes 32-byte hashes and GENESIS_<address>", () => {
+    for (const good of [hash, hash.toUpperCase().replace("0X", "0x"), `GENESIS_${addr.slice(2)}`]) {
+      expect(ok(S.HashField, good)).toBe(good)
+    }
+    for (const bad of ["", "GENESIS", hash.slice(0, 65), `GENESIS_${addr}`]) expect(fails(S.HashField, bad)).toBe(true)
+  })
+  it("Address accepts only 0x + 40 hex, either case", () => {
+    expect(ok(S.Address, addr)).toBe(addr)
+    expect(ok(S.Address, checksummed)).toBe(checksummed)
+    for (const bad of ["GENESIS", "", addr.slice(0, 41), `${addr}00`, "0xZZbd2b932c763ba5b1b7ae3b362eac3e8d40121a", hash]) {
+      expect(fails(S.Address, bad)).toBe(true)
+    }
+  })
+  it("Hash32 / TxHash / Topic accept only 0x + 64 hex", () => {
+    for (const schema of [S.Hash32, S.TxHash, S.Topic]) {
+      expect(ok(schema, hash)).toBe(hash)
+      for (const bad of [`GENESIS_${addr.slice(2)}`, addr, `${hash}0`, hash.slice(2)]) expect(fails(schema, bad)).toBe(true)
+    }
+  })
+})
+
+describe("other input validators", () => {
+  it("IsoDate accepts real calendar dates only", () => {
+    for (const good of ["2019-02-01", "2024-02-29", "2000-02-29", "2026-12-31"]) expect(ok(S.IsoDate, good)).toBe(good)
+    for (const bad of ["2026-02-30", "2023-02-29", "1900-02-29", "2026-13-01", "2026-00-10", "2026-04-31", "2026-1-01", "20260101", "2026-01-01T00:00:00Z", ""]) {
+      expect(fails(S.IsoDate, bad)).toBe(true)
+    }
+  })
+  it("IsoDate's arbitrary gives valid dates", () => {
+    fc.assert(fc.property(Arbitrary.make(S.IsoDate), (d) => S.isIsoDate(d)), { numRuns: 50 })
+  })
+  it("BlockNumberInput is a non-negative safe integer", () => {
+    expect(ok(S.BlockNumberInput, 0)).toBe(0)
+    expect(ok(S.BlockNumberInput, 23467053)).toBe(23467053)
+    for (const bad of [-1, 1.5, 2 ** 53, Number.NaN, "1"]) expect(fails(S.BlockNumberInput, bad)).toBe(true)
+  })
+  it("Sort, Closest and TopicOperator are the documented literals", () => {
+    expect(ok(S.Sort, "asc")).toBe("asc")
+    expect(ok(S.Closest, "after")).toBe("after")
+    expect(ok(S.TopicOperator, "or")).toBe("or")
+    expect(fails(S.Sort, "ASC")).toBe(true)
+    expect(fails(S.Closest, "nearest")).toBe(true)
+    expect(fails(S.TopicOperator, "xor")).toBe(true)
+  })
+})
+
+describe("envelopes", () => {
+  it("Envelope keeps any result untouched", () => {
+    for (const body of [
+      { status: "1", message: "OK", result: "172774397764084972158218" },
+      { status: "0", message: "No transactions found", result: [] },
+      { status: "0", message: "No data found", result: null },
+      { status: "0", message: "NOTOK", result: "Invalid API Key" }
+    ]) {
+      expect(encodes(S.Envelope, ok(S.Envelope, body))).toStrictEqual(body)
+    }
+    expect(fails(S.Envelope, { status: 1, message: "OK", result: "1" })).toBe(true)
+  })
+  it("JsonRpcResponse tells a failure from a success, with null results allowed", () => {
+    const failure = { jsonrpc: "2.0", id: 1, error: { code: 3, message: "execution reverted", data: "0x77209fe8" } }
+    const missing = { jsonrpc: "2.0", id: 1, result: null }
+    const decodedFailure = ok(S.JsonRpcResponse, failure)
+    expect("error" in decodedFailure && decodedFailure.error.code).toBe(3)
+    expect(encodes(S.JsonRpcResponse, decodedFailure)).toStrictEqual(failure)
+    expect(encodes(S.JsonRpcResponse, ok(S.JsonRpcResponse, missing))).toStrictEqual(missing)
+    expect(fails(S.JsonRpcFailure, missing)).toBe(true)
+    expect(fails(S.JsonRpcError, { code: "3", message: "x" })).toBe(true)
+  })
+  it("JsonRpcResult decodes the result with the given schema", () => {
+    const body = { jsonrpc: "2.0", id: 73, result: "0x1d9d2db2" }
+    expect(ok(S.GasPriceResponse, body).result).toBe(496840114n)
+    expect(encodes(S.GasPriceResponse, ok(S.GasPriceResponse, body))).toStrictEqual(body)
+  })
+})
