@@ -1,0 +1,456 @@
+/**
+ * What the explorer answers to one well-formed call (chain, module, action, params), after the
+ * gateway rules (key, rate limits, plan gating) have let it through. Shared by the HTTP server
+ * (`mode: request`, with the plan's page window) and the oracle (`mode: oracle`, every matching row,
+ * no window). Rows are rendered to wire JSON strings once, here.
+ */
+import * as Plan from "../Plan.js"
+import { type AddressTag, formatAddressTagsCsv, formatLabelMasterCsv, type LabelMaster } from "../schemas/nametag.js"
+import * as Texts from "../ServerTexts.js"
+import { abiOf, sourceRecord, unverifiedRecord } from "./contracts.js"
+import type { ChainData, Dataset, Holding, LabelRef } from "./dataset.js"
+import { hash2, quantityHex } from "./hash.js"
+import {
+  type ChainView,
+  type InternalTx,
+  type NormalTx,
+  renderErc1155Transfer,
+  renderErc20Transfer,
+  renderErc721Transfer,
+  renderInternalTx,
+  renderLog,
+  renderNormalTx,
+  type TokenTransfer
+} from "./rows.js"
+import { type LogSource, type RowSource, type Selection, walk } from "./sources.js"
+
+/** Query parameters of one call, names lower-cased, empty values dropped. */
+export type Params = Readonly<Record<string, string>>
+
+/** How the call is evaluated: as an HTTP request of a plan, or as the oracle (no window, all rows). */
+export type Mode =
+  | { readonly _tag: "request"; readonly plan: Plan.Plan }
+  | { readonly _tag: "oracle"; readonly countOnly: boolean }
+
+/** The answer of one call, before it is written as a body. */
+export type Outcome =
+  | { readonly _tag: "error"; readonly text: string }
+  | {
+    readonly _tag: "list"
+    readonly rows: ReadonlyArray<string>
+    readonly okMessage: string
+    readonly emptyMessage: string
+  }
+  | { readonly _tag: "value"; readonly json: string }
+  | { readonly _tag: "rpc"; readonly id: number; readonly result: string }
+  | { readonly _tag: "download"; readonly csv: string; readonly records: ReadonlyArray<string> }
+
+/** Modules the API knows (an unknown one answers "Error! Missing Or invalid Module name"). */
+export const KNOWN_MODULES: ReadonlySet<string> = new Set([
+  "account", "contract", "transaction", "block", "logs", "token", "gastracker", "stats", "proxy", "nametag"
+])
+
+/** The simulated operations: Plan's table plus proxy/eth_blockNumber. */
+export const operationFor = (module: string, action: string): Plan.Operation | undefined => {
+  if (module === "proxy" && action === "eth_blockNumber") {
+    return { module, action, minimumPlan: "free", throttled: false, paging: "none", allChains: false }
+  }
+  return Plan.operationOf(module, action)
+}
+
+class Refuse {
+  constructor(readonly text: string) {}
+}
+const refuse = (text: string): never => {
+  throw new Refuse(text)
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+const HASH = /^0x[0-9a-fA-F]{64}$/
+const UINT = /^\d+$/
+
+const address = (p: Params, name: string, text: string): string => {
+  const v = p[name]
+  return v !== undefined && ADDRESS.test(v) ? v.toLowerCase() : refuse(text)
+}
+const optionalAddress = (p: Params, name: string, text: string): string | undefined =>
+  p[name] === undefined ? undefined : address(p, name, text)
+const uint = (p: Params, name: string, fallback?: number): number => {
+  const v = p[name]
+  if (v === undefined) return fallback === undefined ? refuse(Texts.INVALID_PARAMETER) : fallback
+  if (!UINT.test(v)) return refuse(Texts.INVALID_PARAMETER)
+  const n = Number(v)
+  return Number.isSafeInteger(n) ? n : refuse(Texts.INVALID_PARAMETER)
+}
+const blockBound = (p: Params, name: string, fallback: number, latest: number): number =>
+  p[name] === "latest" ? latest : uint(p, name, fallback)
+const descending = (p: Params): boolean => {
+  const v = p.sort
+  if (v === undefined || v === "asc") return false
+  if (v === "desc") return true
+  return refuse(Texts.INVALID_PARAMETER)
+}
+
+interface Window {
+  readonly skip: number
+  readonly take: number
+}
+const ALL: Window = { skip: 0, take: Number.MAX_SAFE_INTEGER }
+
+/**
+ * page/offset of a paged operation. Defaults (Part A.4): page 1, offset = the most rows the plan
+ * lets one request return. `page × offset` above the window answers "Result window is too large…";
+ * the per-request cap (1,000 for getLogs) shortens a page but does not renumber pages.
+ */
+const pageWindow = (p: Params, op: Plan.Operation, mode: Mode): Window => {
+  if (mode._tag === "oracle") return ALL
+  const cap = Plan.rowsPerRequest(mode.plan, op)
+  const page = uint(p, "page", 1)
+  const offset = uint(p, "offset", cap)
+  if (page < 1 || offset < 1) refuse(Texts.INVALID_PARAMETER)
+  const window = Plan.resultWindow(mode.plan, op)
+  if (page * offset > window) refuse(Texts.resultWindowTooLarge(window))
+  return { skip: (page - 1) * offset, take: Math.min(offset, cap) }
+}
+
+const list = (rows: ReadonlyArray<string>, emptyMessage: string, okMessage = "OK"): Outcome => ({
+  _tag: "list",
+  rows,
+  okMessage,
+  emptyMessage
+})
+const value = (json: string): Outcome => ({ _tag: "value", json })
+const str = (s: string | number | bigint): string => "\"" + s + "\""
+
+/** Render the selected rows (or, for an oracle count, only count them: one "" per row). */
+const select = <R>(
+  sel: Selection<R>,
+  w: Window,
+  render: (r: R) => string,
+  mode: Mode
+): Array<string> => {
+  const out: Array<string> = []
+  if (mode._tag === "oracle" && mode.countOnly) {
+    walk(sel, w.skip, w.take, () => {
+      out.push("")
+    })
+    return out
+  }
+  walk(sel, w.skip, w.take, (s, i) => {
+    out.push(flatten(render((sel.sources[s] as RowSource<R>).get(i))))
+  })
+  return out
+}
+
+/**
+ * Make V8 flatten a row built by concatenation now (reading a character does): a page then holds
+ * 10,000 flat strings instead of half a million rope nodes that every young-generation GC would copy —
+ * measured 5× faster on a 10,000-row page.
+ */
+const flatten = (row: string): string => {
+  row.charCodeAt(row.length >> 1)
+  return row
+}
+
+const decimalAdjusted = (raw: bigint, decimals: number): string => {
+  if (decimals === 0) return raw.toString()
+  const s = raw.toString().padStart(decimals + 1, "0")
+  return s.slice(0, s.length - decimals) + "." + s.slice(s.length - decimals)
+}
+
+const DAY = 86_400
+const parseDate = (p: Params, name: string): number => {
+  const v = p[name]
+  const m = v === undefined ? null : /^(\d{4})-(\d{2})-(\d{2})$/.exec(v)
+  if (m === null) return refuse(Texts.INVALID_PARAMETER)
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))
+  const d = new Date(ms)
+  if (d.getUTCFullYear() !== Number(m[1]) || d.getUTCMonth() !== Number(m[2]) - 1 || d.getUTCDate() !== Number(m[3])) {
+    return refuse(Texts.INVALID_PARAMETER)
+  }
+  return ms / 1000 / DAY
+}
+const formatDay = (day: number): string => new Date(day * DAY * 1000).toISOString().slice(0, 10)
+
+/** Paging over a plain array. */
+const slice = <A>(rows: ReadonlyArray<A>, w: Window): ReadonlyArray<A> =>
+  w === ALL ? rows : rows.slice(w.skip, w.skip + w.take)
+
+const tagOf = (a: string, l: LabelRef | undefined): AddressTag => ({
+  address: a,
+  nametag: l?.nametag ?? "",
+  internal_nametag: "",
+  url: l?.url ?? "",
+  shortdescription: l?.shortdescription ?? "",
+  notes_1: l?.notes ?? "",
+  notes_2: "",
+  labels: l?.labels ?? [],
+  labels_slug: l?.labelsSlug ?? [],
+  reputation: l?.reputation ?? 0,
+  other_attributes: [],
+  lastupdatedtimestamp: l?.lastupdatedtimestamp ?? 0
+})
+
+const labelsOfChain = (c: ChainData): ReadonlyArray<LabelMaster> => {
+  const seen = new Map<string, { name: string; time: number }>()
+  for (const l of c.labels) {
+    l.labels.forEach((name, i) => {
+      const slug = l.labelsSlug[i] as string
+      const prev = seen.get(slug)
+      if (prev === undefined || prev.time < l.lastupdatedtimestamp) seen.set(slug, { name, time: l.lastupdatedtimestamp })
+    })
+  }
+  return [...seen].sort(([a], [b]) => (a < b ? -1 : 1)).map(([slug, { name, time }]) => ({
+    labelname: name,
+    labelslug: slug,
+    shortdescription: `${name} addresses`,
+    notes: "",
+    lastupdatedtimestamp: time
+  }))
+}
+
+const dailyValue = (c: ChainData, day: number, salt: number): number => hash2(hash2(c.root, salt), day) / 4294967296
+
+const holdingRow = (h: Holding, nft: boolean): string =>
+  "{\"TokenAddress\":" + str(h.token) + ",\"TokenName\":" + JSON.stringify(h.name) + ",\"TokenSymbol\":" +
+  JSON.stringify(h.symbol) + ",\"TokenQuantity\":" + str(h.quantity) +
+  (nft ? "" : ",\"TokenDivisor\":" + str(h.decimals) + ",\"TokenPriceUSD\":" + str(h.priceUsd)) + "}"
+
+/** The native gas price of a chain (proxy/eth_gasPrice), stable per data set. */
+export const gasPriceOf = (c: ChainData): bigint => (c.profile.gasPriceWei * BigInt(90 + (c.root % 40))) / 100n + BigInt(c.root % 1_000_000)
+
+const tokenTypes = { erc20: "ERC20", erc721: "ERC721", erc1155: "ERC1155" } as const
+
+/** Evaluate one call whose chain, module and action are valid and allowed. */
+export const evaluate = (dataset: Dataset, chainId: number, op: Plan.Operation, p: Params, mode: Mode): Outcome => {
+  try {
+    return run(dataset.chain(chainId), op, p, mode)
+  } catch (e) {
+    if (e instanceof Refuse) return { _tag: "error", text: e.text }
+    throw e
+  }
+}
+
+const run = (c: ChainData, op: Plan.Operation, p: Params, mode: Mode): Outcome => {
+  const view: ChainView = c.view
+  const latest = c.profile.latestBlock
+  switch (op.action) {
+    case "txlist": {
+      const a = address(p, "address", Texts.INVALID_ADDRESS)
+      const sel: Selection<NormalTx> = {
+        sources: c.txSources(a), fromBlock: uint(p, "startblock", 0), toBlock: uint(p, "endblock", latest), desc: descending(p)
+      }
+      return list(select(sel, pageWindow(p, op, mode), (t) => renderNormalTx(t, view), mode), Texts.NO_TRANSACTIONS_FOUND)
+    }
+    case "txlistinternal": {
+      const a = optionalAddress(p, "address", Texts.INVALID_ADDRESS)
+      const hash = p.txhash
+      if (a === undefined && hash !== undefined) {
+        if (!HASH.test(hash)) refuse(Texts.INVALID_PARAMETER)
+        const rows = c.internalByHash(hash.toLowerCase())
+        return list(slice(rows, pageWindow(p, op, mode)).map((t) => renderInternalTx(t, view, true)), Texts.NO_TRANSACTIONS_FOUND)
+      }
+      const sel: Selection<InternalTx> = {
+        sources: c.internalSources(a), fromBlock: uint(p, "startblock", 0), toBlock: uint(p, "endblock", latest), desc: descending(p)
+      }
+      return list(select(sel, pageWindow(p, op, mode), (t) => renderInternalTx(t, view, false), mode), Texts.NO_TRANSACTIONS_FOUND)
+    }
+    case "tokentx":
+    case "tokennfttx":
+    case "token1155tx": {
+      const a = optionalAddress(p, "address", Texts.INVALID_ADDRESS)
+      const contract = optionalAddress(p, "contractaddress", Texts.INVALID_CONTRACT_ADDRESS)
+      if (a === undefined && contract === undefined) refuse(Texts.INVALID_PARAMETER)
+      const standard = op.action === "tokentx" ? "erc20" : op.action === "tokennfttx" ? "erc721" : "erc1155"
+      const render = standard === "erc20" ? renderErc20Transfer : standard === "erc721" ? renderErc721Transfer : renderErc1155Transfer
+      const { sources, test } = c.transferSources(standard, a, contract)
+      const sel: Selection<TokenTransfer> = {
+        sources, test, fromBlock: uint(p, "startblock", 0), toBlock: uint(p, "endblock", latest), desc: descending(p)
+      }
+      return list(select(sel, pageWindow(p, op, mode), (t) => render(t, view), mode), Texts.NO_TRANSACTIONS_FOUND)
+    }
+    case "getLogs":
+      return getLogs(c, op, p, mode)
+    case "tokenholderlist": {
+      const token = address(p, "contractaddress", Texts.INVALID_CONTRACT_ADDRESS)
+      const rows = slice(c.holders(token), pageWindow(p, op, mode))
+      return list(rows.map((h) => "{\"TokenHolderAddress\":" + str(h.address) + ",\"TokenHolderQuantity\":" + str(h.quantity) + "}"), Texts.NO_RECORDS_FOUND)
+    }
+    case "topholders": {
+      const token = address(p, "contractaddress", Texts.INVALID_CONTRACT_ADDRESS)
+      const limit = mode._tag === "oracle" ? Number.MAX_SAFE_INTEGER : Math.min(uint(p, "offset", Plan.HARD_ROW_CAP), Plan.HARD_ROW_CAP)
+      if (limit < 1) refuse(Texts.INVALID_PARAMETER)
+      const decimals = c.tokenMeta(token)?.decimals ?? 0
+      const rows = c.holders(token).slice(0, limit).map((h) =>
+        "{\"TokenHolderAddress\":" + str(h.address) + ",\"TokenHolderQuantity\":" + str(decimalAdjusted(h.quantity, decimals)) +
+        ",\"TokenHolderAddressType\":" + (h.contract ? "\"C\"" : "\"E\"") + "}"
+      )
+      return list(rows, Texts.NO_RECORDS_FOUND, "Ok")
+    }
+    case "addresstokenbalance":
+    case "addresstokennftbalance": {
+      const a = address(p, "address", Texts.INVALID_ADDRESS)
+      const nft = op.action === "addresstokennftbalance"
+      const rows = slice(nft ? c.nftHoldings(a) : c.tokenHoldings(a), pageWindow(p, op, mode))
+      return list(rows.map((h) => holdingRow(h, nft)), Texts.NO_RECORDS_FOUND)
+    }
+    case "tokeninfo": {
+      const token = address(p, "contractaddress", Texts.INVALID_CONTRACT_ADDRESS)
+      const t = c.tokenMeta(token)
+      if (t === undefined) return list([], Texts.NO_RECORDS_FOUND)
+      const def = t.standard === "erc20" ? (c.world().erc20Defs.get(token)) : undefined
+      const slug = t.symbol.toLowerCase()
+      return list([JSON.stringify({
+        contractAddress: t.address, tokenName: t.name, symbol: t.symbol, divisor: String(t.decimals),
+        tokenType: tokenTypes[t.standard], totalSupply: String(c.totalSupply(token)),
+        blueCheckmark: def === undefined ? "false" : "true",
+        description: `${t.name} is a token of the explorer-etl simulator.`, website: `https://${slug}.example`,
+        email: "", blog: "", reddit: "", slack: "", facebook: "", twitter: `https://twitter.com/${slug}`, bitcointalk: "",
+        github: "", telegram: "", wechat: "", linkedin: "", discord: "", whitepaper: "",
+        tokenPriceUSD: def?.priceUsd ?? "0.000000000000000000", image: `https://${slug}.example/logo.png`
+      })], Texts.NO_RECORDS_FOUND)
+    }
+    case "tokenbalancehistory": {
+      const token = address(p, "contractaddress", Texts.INVALID_CONTRACT_ADDRESS)
+      const a = address(p, "address", Texts.INVALID_ADDRESS)
+      const block = Math.min(uint(p, "blockno"), latest)
+      return value(str(c.tokenBalanceAt(token, a, block)))
+    }
+    case "balance": {
+      const a = address(p, "address", Texts.INVALID_ADDRESS)
+      const tag = p.tag ?? "latest"
+      let block = latest
+      if (tag === "earliest") block = 0
+      else if (/^0x[0-9a-fA-F]+$/.test(tag)) {
+        block = parseInt(tag.slice(2), 16)
+        if (block > latest || block < latest - 128) refuse(Texts.INVALID_PARAMETER)
+      } else if (tag !== "latest" && tag !== "pending") refuse(Texts.INVALID_PARAMETER)
+      return value(str(c.nativeBalanceAt(a, block)))
+    }
+    case "balancehistory": {
+      const a = address(p, "address", Texts.INVALID_ADDRESS)
+      return value(str(c.nativeBalanceAt(a, Math.min(uint(p, "blockno"), latest))))
+    }
+    case "fundedby": {
+      const a = address(p, "address", Texts.INVALID_ADDRESS)
+      const f = c.isContract(a) ? undefined : c.funding(a)
+      if (f === undefined) return list([], Texts.NO_RECORDS_FOUND)
+      return value("{\"block\":" + f.block + ",\"timeStamp\":" + str(view.timestampOf(f.block)) + ",\"fundingAddress\":" +
+        str(f.fundingAddress) + ",\"fundingTxn\":" + str(f.fundingTxn) + ",\"value\":" + str(f.value) + "}")
+    }
+    case "getblocknobytime": {
+      const ts = uint(p, "timestamp")
+      const closest = p.closest ?? "before"
+      if (closest !== "before" && closest !== "after") refuse(Texts.INVALID_PARAMETER)
+      const t0 = view.timestampOf(0)
+      const bt = c.profile.blockTime
+      if (closest === "before") {
+        if (ts < t0) refuse(Texts.NO_CLOSEST_BLOCK)
+        return value(str(Math.min(latest, Math.floor((ts - t0) / bt))))
+      }
+      const b = ts <= t0 ? 0 : Math.ceil((ts - t0) / bt)
+      return b > latest ? refuse(Texts.NO_CLOSEST_BLOCK) : value(str(b))
+    }
+    case "getsourcecode": {
+      const a = address(p, "address", Texts.INVALID_ADDRESS)
+      const v = c.verified(a)
+      return value("[" + JSON.stringify(v === undefined ? unverifiedRecord : sourceRecord(v, c.root, a)) + "]")
+    }
+    case "getabi": {
+      const a = address(p, "address", Texts.INVALID_ADDRESS)
+      const v = c.verified(a)
+      return v === undefined ? refuse(Texts.SOURCE_NOT_VERIFIED) : value(JSON.stringify(abiOf(v)))
+    }
+    case "dailygasused":
+    case "dailytx": {
+      const start = parseDate(p, "startdate")
+      const end = parseDate(p, "enddate")
+      const desc = descending(p)
+      const first = Math.ceil(view.timestampOf(0) / DAY)
+      const last = Math.floor(view.timestampOf(latest) / DAY) - 1
+      const from = Math.max(start, first)
+      const to = Math.min(end, last)
+      const rows: Array<string> = []
+      const perDay = DAY / c.profile.blockTime
+      for (let k = 0; k <= to - from; k++) {
+        const day = desc ? to - k : from + k
+        const head = "{\"UTCDate\":" + str(formatDay(day)) + ",\"unixTimeStamp\":" + str(day * DAY)
+        if (op.action === "dailytx") {
+          rows.push(head + ",\"transactionCount\":" + Math.round(perDay * (c.profile.blockTime >= 12 ? 150 : 40) * (0.75 + 0.5 * dailyValue(c, day, 1))) + "}")
+        } else {
+          const gas = BigInt(Math.round(perDay)) * BigInt(Math.round((c.profile.blockTime >= 12 ? 15_000_000 : 9_000_000) * (0.8 + 0.4 * dailyValue(c, day, 2))))
+          rows.push(head + ",\"gasUsed\":" + str(gas) + "}")
+        }
+      }
+      return list(rows, Texts.NO_RECORDS_FOUND)
+    }
+    case "ethsupply":
+      return value(str(c.profile.supplyWei))
+    case "eth_gasPrice":
+      return { _tag: "rpc", id: 73, result: quantityHex(gasPriceOf(c)) }
+    case "eth_blockNumber":
+      return { _tag: "rpc", id: 83, result: quantityHex(latest) }
+    case "getaddresstag": {
+      const raw = p.address
+      if (raw === undefined) return refuse(Texts.INVALID_ADDRESS)
+      const addrs = raw.split(",").map((s) => s.trim())
+      if (addrs.length > 100 || addrs.some((a) => !ADDRESS.test(a))) refuse(Texts.INVALID_ADDRESS)
+      const tags = addrs.map((a) => a.toLowerCase()).map((a) => tagOf(a, c.labels.find((l) => l.address === a)))
+      return list(tags.map((t) => JSON.stringify(t)), Texts.NO_RECORDS_FOUND)
+    }
+    case "exportaddresstags": {
+      const label = p.label
+      if (label === undefined) return refuse(Texts.INVALID_PARAMETER)
+      if ((p.format ?? "csv") !== "csv") refuse(Texts.INVALID_PARAMETER)
+      const tagged = label === "all" ? c.labels : c.labels.filter((l) => l.labelsSlug.includes(label))
+      if (tagged.length === 0 && label !== "all") refuse(Texts.INVALID_PARAMETER)
+      const tags = tagged.map((l) => tagOf(l.address, l))
+      return { _tag: "download", csv: formatAddressTagsCsv(tags), records: tags.map((t) => JSON.stringify(t)) }
+    }
+    case "getlabelmasterlist": {
+      const labels = labelsOfChain(c)
+      return { _tag: "download", csv: formatLabelMasterCsv(labels), records: labels.map((l) => JSON.stringify(l)) }
+    }
+    default:
+      return refuse(Texts.INVALID_ACTION)
+  }
+}
+
+const TOPIC_PAIRS = ["0_1", "0_2", "0_3", "1_2", "1_3", "2_3"] as const
+
+const getLogs = (c: ChainData, op: Plan.Operation, p: Params, mode: Mode): Outcome => {
+  const latest = c.profile.latestBlock
+  const a = optionalAddress(p, "address", Texts.INVALID_ADDRESS)
+  const topics: Array<string | undefined> = [0, 1, 2, 3].map((k) => {
+    const t = p[`topic${k}`]
+    if (t === undefined) return undefined
+    return HASH.test(t) ? t.toLowerCase() : refuse(Texts.INVALID_PARAMETER)
+  })
+  const operators: Record<string, "and" | "or"> = {}
+  for (const pair of TOPIC_PAIRS) {
+    const v = p[`topic${pair}_opr`]
+    if (v === undefined) continue
+    if (v !== "and" && v !== "or") refuse(Texts.INVALID_PARAMETER)
+    operators[pair] = v as "and" | "or"
+  }
+  const present = [0, 1, 2, 3].filter((k) => topics[k] !== undefined)
+  if (a === undefined && present.length === 0) refuse(Texts.INVALID_PARAMETER)
+  const fromBlock = blockBound(p, "fromblock", 0, latest)
+  const toBlock = blockBound(p, "toblock", latest, latest)
+  const sources = c.logSources(a)
+  // Present topics combine left to right, each adjacent pair with its own operator (default "and").
+  const test = present.length === 0 ? undefined : (s: number, i: number): boolean => {
+    const src = sources[s] as LogSource
+    const first = present[0] as number
+    let result = src.topicAt(i, first) === topics[first]
+    for (let k = 1; k < present.length; k++) {
+      const prev = present[k - 1] as number
+      const cur = present[k] as number
+      const m = src.topicAt(i, cur) === topics[cur]
+      result = (operators[`${prev}_${cur}`] ?? "and") === "and" ? result && m : result || m
+    }
+    return result
+  }
+  const sel: Selection<import("./rows.js").Log> = { sources, test, fromBlock, toBlock, desc: false }
+  return list(select(sel, pageWindow(p, op, mode), (l) => renderLog(l, c.view), mode), Texts.NO_RECORDS_FOUND)
+}

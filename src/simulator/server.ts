@@ -1,0 +1,162 @@
+/**
+ * The HTTP side of the simulator: an @effect/platform router on NodeHttpServer, serving `/v2/api`
+ * (GET, and POST with a form body; `chainid` is read from the query string only), the download files,
+ * `/v2/chainlist`, and the V1 `/api` path (answered with the deprecation text). Handlers run on the
+ * real clock whatever clock the caller's runtime has (tests build the layer under TestClock).
+ */
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { ServeError } from "@effect/platform/HttpServerError"
+import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
+import { Clock, Console, Effect, Option, type Scope } from "effect"
+import { createServer } from "node:http"
+import * as Chain from "../Chain.js"
+import * as Plan from "../Plan.js"
+import * as Texts from "../ServerTexts.js"
+import { Core, demoKeys, type HttpAnswer, type OracleQuery, type SimulatorStats, type WireRecord } from "./core.js"
+import type { DatasetDescription } from "./dataset.js"
+import type { FaultOptions, SimulatorOptions } from "./options.js"
+import { SimulatorOracleError } from "./oracleError.js"
+
+/** The running simulator, as the `Simulator` service exposes it. */
+export interface SimulatorService {
+  /** Base URL, e.g. "http://127.0.0.1:40123" (the API is at `${baseUrl}/v2/api`). */
+  readonly baseUrl: string
+  /** The documented demo keys, one per plan. */
+  readonly demoKeys: Readonly<Record<Plan.Plan, string>>
+  /** Well-known entities of the data set. */
+  readonly dataset: DatasetDescription
+  /** Counters since start or the last `resetStats`. */
+  readonly stats: Effect.Effect<SimulatorStats>
+  readonly resetStats: Effect.Effect<void>
+  /** Replace the fault injection (per-query occurrence counts start again, so a replay is exact). */
+  readonly setFaults: (faults: FaultOptions) => Effect.Effect<void>
+  /**
+   * Every wire record the query matches, sorted as `sort` asks (default asc), ignoring page, offset
+   * and the result window: the exact content of a perfect export. Object results (fundedby) give one
+   * record; exportaddresstags / getlabelmasterlist give the records of the file behind the URL. Fails
+   * with the server's NOTOK text for a query the server would refuse (plan and key rules aside), or for
+   * a single-value operation (balance, ethsupply, eth_gasPrice…).
+   */
+  readonly oracle: (query: OracleQuery) => Effect.Effect<ReadonlyArray<WireRecord>, SimulatorOracleError>
+  /** How many records `oracle` would return, without building them (for million-row sets). */
+  readonly oracleCount: (query: OracleQuery) => Effect.Effect<number, SimulatorOracleError>
+}
+
+const liveClock = Clock.make()
+
+const toResponse = (a: Extract<HttpAnswer, { _tag: "body" }>) =>
+  HttpServerResponse.text(a.body, {
+    status: a.status,
+    contentType: a.contentType,
+    ...(a.headers === undefined ? {} : { headers: a.headers })
+  })
+
+const reset = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.suspend(() => {
+    const socket = NodeHttpServerRequest.toIncomingMessage(request).socket
+    if (typeof socket.resetAndDestroy === "function") socket.resetAndDestroy()
+    else socket.destroy()
+    // The closed socket interrupts this handler; the sleep only bounds it if it ever did not.
+    return Effect.sleep("10 seconds").pipe(Effect.as(HttpServerResponse.empty({ status: 502 })))
+  })
+
+const chainlist = (baseUrl: string): string =>
+  JSON.stringify({
+    comments: "List of API endpoints maintained by Etherscan EAAS. Available Status codes are (0)=Offline, (1)=Ok, (2)=Degraded",
+    totalcount: Chain.chains.length,
+    result: Chain.chains.map((c) => ({
+      chainname: c.name,
+      chainid: String(c.id),
+      blockexplorer: `${baseUrl}/`,
+      apiurl: `${baseUrl}/v2/api?chainid=${c.id}`,
+      status: 1,
+      comment: ""
+    }))
+  })
+
+const makeRouter = (core: Core) => {
+  const api = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const query = yield* HttpServerRequest.ParsedSearchParams
+    let raw: Readonly<Record<string, string | ReadonlyArray<string>>> = query
+    if (request.method === "POST") {
+      const body = yield* Effect.orElseSucceed(request.urlParamsBody, () => [] as ReadonlyArray<readonly [string, string]>)
+      const merged: Record<string, string | ReadonlyArray<string>> = {}
+      for (const [k, v] of body) if (k.toLowerCase() !== "chainid") merged[k] = v
+      for (const [k, v] of Object.entries(query)) if (merged[k] === undefined || k.toLowerCase() === "chainid") merged[k] = v
+      raw = merged
+    }
+    const ip = Option.getOrElse(request.remoteAddress, () => "unknown")
+    const { answer, latencyMs } = core.handle(raw, ip, Date.now())
+    if (latencyMs > 0) yield* Effect.sleep(latencyMs)
+    return answer._tag === "reset" ? yield* reset(request) : toResponse(answer)
+  })
+  return HttpRouter.empty.pipe(
+    HttpRouter.get("/v2/api", api),
+    HttpRouter.post("/v2/api", api),
+    HttpRouter.get(
+      "/downloads/:file",
+      Effect.map(HttpRouter.params, (p) => {
+        const a = core.download(p.file ?? "", Date.now())
+        return a._tag === "body" ? toResponse(a) : HttpServerResponse.empty({ status: 404 })
+      })
+    ),
+    HttpRouter.get("/v2/chainlist", Effect.sync(() => HttpServerResponse.text(chainlist(core.baseUrl), { contentType: "application/json" }))),
+    HttpRouter.get(
+      "/api",
+      Effect.succeed(
+        HttpServerResponse.text(JSON.stringify({ status: "0", message: "NOTOK", result: Texts.DEPRECATED_V1 }), { contentType: "application/json" })
+      )
+    )
+  )
+}
+
+const hostForUrl = (host: string): string => (host.includes(":") ? `[${host}]` : host)
+
+/** Start the simulator in the current scope and return its service. */
+export const make = (options: SimulatorOptions = {}): Effect.Effect<SimulatorService, ServeError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const core = new Core(options)
+    const host = options.host ?? "127.0.0.1"
+    const server = yield* NodeHttpServer.make(() => createServer(), { host, port: options.port ?? 0 })
+    const address = server.address
+    const shownHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host
+    core.baseUrl = address._tag === "TcpAddress" ? `http://${hostForUrl(shownHost)}:${address.port}` : `http://unix:${address.path}`
+    yield* server.serve(makeRouter(core).pipe(Effect.withClock(liveClock)))
+    const description = core.dataset.describe()
+    const oracleWith = (query: OracleQuery, countOnly: boolean) =>
+      Effect.suspend(() => {
+        const r = core.oracle(query, countOnly)
+        return "reason" in r ? Effect.fail(new SimulatorOracleError({ query: `${query.module}/${query.action}`, reason: r.reason })) : Effect.succeed(r)
+      })
+    const service: SimulatorService = {
+      baseUrl: core.baseUrl,
+      demoKeys,
+      dataset: description,
+      stats: Effect.sync(() => core.snapshot()),
+      resetStats: Effect.sync(() => core.resetStats()),
+      setFaults: (faults) => Effect.sync(() => core.setFaults(faults)),
+      oracle: (query) => Effect.map(oracleWith(query, false), (r) => r.records),
+      oracleCount: (query) => Effect.map(oracleWith(query, true), (r) => r.count)
+    }
+    return service
+  })
+
+/** The lines `serve` prints: base URL and the demo keys (never the extra `keys` of the options). */
+export const banner = (service: SimulatorService): string =>
+  [
+    `explorer-etl simulator listening on ${service.baseUrl}`,
+    `  API: ${service.baseUrl}/v2/api   (chains with data: ${service.dataset.chainIds.join(", ")})`,
+    "  demo keys (made up, one per plan):",
+    ...Plan.plans.map((p) => `    ${p.padEnd(13)} ${service.demoKeys[p]}`)
+  ].join("\n")
+
+/** Start the simulator, print its base URL and demo keys, and run until interrupted. */
+export const serve = (options: SimulatorOptions = {}): Effect.Effect<never, ServeError> =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const service = yield* make(options)
+      yield* Console.log(banner(service))
+      return yield* Effect.never
+    })
+  )
