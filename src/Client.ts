@@ -1,0 +1,916 @@
+/**
+ * The typed explorer client: one method per operation (named as the API's action), each checking
+ * its parameters and the plan's rules before sending, throttled per key, retrying transient
+ * failures, classifying every answer into a typed error, and decoding records with the schemas.
+ *
+ * Every call is a `GET {baseUrl}/v2/api?chainid=…&module=…&action=…&…&apikey=…`.
+ *
+ * @example
+ * import { Client, ExplorerClient } from "explorer-etl"
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Layer, Redacted } from "effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   const explorer = yield* ExplorerClient
+ *   const txs = yield* explorer.txlist({ address: "0x…", startBlock: 0, endBlock: 99_999_999, page: 1, offset: 100 })
+ *   const logs = yield* explorer.getLogs({ chainId: 137, address: "0x…", fromBlock: 1, toBlock: "latest" })
+ * })
+ * // Provide the client ONCE at the edge of the program (see Throttle.ts: one limiter per key).
+ * program.pipe(
+ *   Effect.provide(Client.layer({ apiKey: Redacted.make(process.env.MY_KEY ?? ""), plan: "standard" })),
+ *   Effect.provide(NodeHttpClient.layerUndici))
+ */
+import { HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
+import {
+  Config,
+  ConfigError,
+  Context,
+  Duration,
+  Effect,
+  Either,
+  Layer,
+  Metric,
+  Option,
+  ParseResult,
+  Redacted,
+  Ref,
+  Schedule,
+  Schema,
+  Scope
+} from "effect"
+import * as Chain from "./Chain.js"
+import * as ExplorerConfig from "./Config.js"
+import * as Errors from "./Errors.js"
+import * as Plan from "./Plan.js"
+import * as Schemas from "./schemas/index.js"
+import * as Throttle from "./Throttle.js"
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------------------------
+
+const withMessage = <S extends Schema.Schema.Any>(schema: S, message: string): S =>
+  schema.annotations({ message: () => message }) as S
+
+const AddressParam = withMessage(Schemas.Address, "must be an address: 0x followed by 40 hex digits")
+const HashParam = withMessage(Schemas.TxHash, "must be a transaction hash: 0x followed by 64 hex digits")
+const TopicParam = withMessage(Schemas.Topic, "must be a topic: 0x followed by 64 hex digits")
+const BlockParam = withMessage(Schema.Number.pipe(Schema.int(), Schema.nonNegative()), "must be a block number (an integer ≥ 0)")
+const BlockOrLatestParam = Schema.Union(BlockParam, Schema.Literal("latest"))
+const PageParam = withMessage(Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)), "must be an integer ≥ 1")
+const TimestampParam = withMessage(Schema.Number.pipe(Schema.int(), Schema.nonNegative()), "must be unix seconds (an integer ≥ 0)")
+const DateParam = withMessage(Schemas.IsoDate, "must be a calendar date written yyyy-MM-dd")
+const SortParam = withMessage(Schemas.Sort, "must be \"asc\" or \"desc\"")
+const ClosestParam = withMessage(Schemas.Closest, "must be \"before\" or \"after\"")
+const OperatorParam = withMessage(Schemas.TopicOperator, "must be \"and\" or \"or\"")
+const LimitParam = withMessage(
+  Schema.Number.pipe(Schema.int(), Schema.between(1, Plan.HARD_ROW_CAP)),
+  `must be an integer from 1 to ${Plan.HARD_ROW_CAP}`
+)
+const TagParam = withMessage(
+  Schema.Union(Schema.Literal("latest", "pending", "earliest"), Schema.String.pipe(Schema.pattern(/^0x[0-9a-fA-F]+$/))),
+  "must be \"latest\", \"pending\", \"earliest\" or a hex block number"
+)
+const LabelParam = withMessage(
+  Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]*$/)),
+  "must be a label slug (e.g. \"phish-hack\") or \"all\""
+)
+const FormatParam = withMessage(Schema.Literal("csv"), "must be \"csv\" (the only format the client can read)")
+
+/** Every call may name its chain; without it the client's `defaultChainId` is used. */
+const chainField = { chainId: Schema.optional(Schema.Number) }
+const pagingFields = { page: Schema.optional(PageParam), offset: Schema.optional(PageParam) }
+const blockRangeFields = {
+  startBlock: Schema.optional(BlockParam),
+  endBlock: Schema.optional(BlockParam),
+  ...pagingFields,
+  sort: Schema.optional(SortParam)
+}
+const transferFields = {
+  ...chainField,
+  address: Schema.optional(AddressParam),
+  contractAddress: Schema.optional(AddressParam),
+  ...blockRangeFields
+}
+const dailyFields = { ...chainField, startDate: DateParam, endDate: DateParam, sort: Schema.optional(SortParam) }
+
+/** getLogs topic operators: `"0_1"` is sent as `topic0_1_opr`; only between topics that are given. */
+export const TopicOperators = Schema.Struct({
+  "0_1": Schema.optional(OperatorParam),
+  "0_2": Schema.optional(OperatorParam),
+  "0_3": Schema.optional(OperatorParam),
+  "1_2": Schema.optional(OperatorParam),
+  "1_3": Schema.optional(OperatorParam),
+  "2_3": Schema.optional(OperatorParam)
+})
+/** @see TopicOperators */
+export type TopicOperators = typeof TopicOperators.Type
+
+/**
+ * The parameter schema of every operation (camelCase names; the client sends the API's names:
+ * `contractaddress`, `startblock`, `blockno`, `txhash`, `startdate`, `topic0_1_opr`, and topholders'
+ * `limit` as `offset`). Checked before sending; an unknown name is refused too.
+ */
+export const Params = {
+  eth_gasPrice: Schema.Struct({ ...chainField }),
+  tokeninfo: Schema.Struct({ ...chainField, contractAddress: AddressParam }),
+  tokenbalancehistory: Schema.Struct({ ...chainField, contractAddress: AddressParam, address: AddressParam, blockNo: BlockParam }),
+  addresstokennftbalance: Schema.Struct({ ...chainField, address: AddressParam, ...pagingFields }),
+  topholders: Schema.Struct({ ...chainField, contractAddress: AddressParam, limit: Schema.optional(LimitParam) }),
+  getsourcecode: Schema.Struct({ ...chainField, address: AddressParam }),
+  dailygasused: Schema.Struct(dailyFields),
+  balance: Schema.Struct({ ...chainField, address: AddressParam, tag: Schema.optional(TagParam) }),
+  balancehistory: Schema.Struct({ ...chainField, address: AddressParam, blockNo: BlockParam }),
+  addresstokenbalance: Schema.Struct({ ...chainField, address: AddressParam, ...pagingFields }),
+  txlist: Schema.Struct({ ...chainField, address: AddressParam, ...blockRangeFields }),
+  txlistinternal: Schema.Struct({
+    ...chainField,
+    address: Schema.optional(AddressParam),
+    txHash: Schema.optional(HashParam),
+    ...blockRangeFields
+  }),
+  tokentx: Schema.Struct(transferFields),
+  tokennfttx: Schema.Struct(transferFields),
+  token1155tx: Schema.Struct(transferFields),
+  fundedby: Schema.Struct({ ...chainField, address: AddressParam }),
+  getblocknobytime: Schema.Struct({ ...chainField, timestamp: TimestampParam, closest: Schema.optional(ClosestParam) }),
+  getabi: Schema.Struct({ ...chainField, address: AddressParam }),
+  tokenholderlist: Schema.Struct({ ...chainField, contractAddress: AddressParam, ...pagingFields }),
+  getLogs: Schema.Struct({
+    ...chainField,
+    address: Schema.optional(AddressParam),
+    fromBlock: Schema.optional(BlockOrLatestParam),
+    toBlock: Schema.optional(BlockOrLatestParam),
+    topic0: Schema.optional(TopicParam),
+    topic1: Schema.optional(TopicParam),
+    topic2: Schema.optional(TopicParam),
+    topic3: Schema.optional(TopicParam),
+    topicOperators: Schema.optional(TopicOperators),
+    ...pagingFields
+  }),
+  dailytx: Schema.Struct(dailyFields),
+  ethsupply: Schema.Struct({ ...chainField }),
+  getaddresstag: Schema.Struct({ ...chainField, address: AddressParam }),
+  exportaddresstags: Schema.Struct({ ...chainField, label: LabelParam, format: Schema.optional(FormatParam) }),
+  getlabelmasterlist: Schema.Struct({ ...chainField, format: Schema.optional(FormatParam) })
+} as const satisfies Record<Plan.OperationName, Schema.Schema.AnyNoContext>
+
+/** The parameters of an operation, e.g. `ParamsOf<"txlist">`. */
+export type ParamsOf<K extends Plan.OperationName> = Schema.Schema.Type<(typeof Params)[K]>
+
+/** The `result` schema of every operation (records decode with `onExcessProperty: "preserve"`). */
+export const Results = {
+  eth_gasPrice: Schemas.GasPrice,
+  tokeninfo: Schema.Array(Schemas.TokenInfo),
+  tokenbalancehistory: Schemas.WeiAmount,
+  addresstokennftbalance: Schema.Array(Schemas.NftBalance),
+  topholders: Schema.Array(Schemas.TopHolder),
+  getsourcecode: Schema.Array(Schemas.ContractSource),
+  dailygasused: Schema.Array(Schemas.DailyGasUsed),
+  balance: Schemas.WeiAmount,
+  balancehistory: Schemas.WeiAmount,
+  addresstokenbalance: Schema.Array(Schemas.TokenBalance),
+  txlist: Schema.Array(Schemas.NormalTransaction),
+  txlistinternal: Schema.Array(Schemas.InternalTransaction),
+  tokentx: Schema.Array(Schemas.Erc20Transfer),
+  tokennfttx: Schema.Array(Schemas.Erc721Transfer),
+  token1155tx: Schema.Array(Schemas.Erc1155Transfer),
+  fundedby: Schemas.FundedBy,
+  getblocknobytime: Schemas.BlockNumberResult,
+  getabi: Schemas.AbiJson,
+  tokenholderlist: Schema.Array(Schemas.TokenHolder),
+  getLogs: Schema.Array(Schemas.Log),
+  dailytx: Schema.Array(Schemas.DailyTxCount),
+  ethsupply: Schemas.EtherSupply,
+  getaddresstag: Schema.Array(Schemas.AddressTag),
+  exportaddresstags: Schema.Array(Schemas.AddressTag),
+  getlabelmasterlist: Schema.Array(Schemas.LabelMaster)
+} as const satisfies Record<Plan.OperationName, Schema.Schema.AnyNoContext>
+
+/** The decoded result of an operation, e.g. `ResultOf<"txlist">` = `ReadonlyArray<NormalTransaction>`. */
+export type ResultOf<K extends Plan.OperationName> = Schema.Schema.Type<(typeof Results)[K]>
+
+/** Per-call options (the second argument of every method). */
+export interface CallOptions {
+  /**
+   * Retry "Query Timeout occured…" answers (default: the client's `retry.queryTimeout`, true). The
+   * streams pass `false` and split the block range instead.
+   */
+  readonly retryQueryTimeout?: boolean | undefined
+  /** Retries of this call (default: the client's `retry.times`); `0` = a single attempt. */
+  readonly retries?: number | undefined
+}
+
+/** Arguments of the escape hatch {@link ExplorerClient.Service.request}. */
+export interface RequestArgs<A, I> {
+  readonly chainId?: number | undefined
+  readonly module: string
+  readonly action: string
+  /** Query parameters under the API's own names; `undefined` values are not sent. */
+  readonly params?: Readonly<Record<string, string | number | bigint | boolean | undefined>> | undefined
+  /** Decodes the answer's `result` (records keep unknown fields: `onExcessProperty: "preserve"`). */
+  readonly schema: Schema.Schema<A, I, never>
+}
+
+/** Counters of one client instance. */
+export interface Stats {
+  /** HTTP requests sent to the API (attempts, retries included; downloads not). */
+  readonly requests: number
+  /** Attempts after the first one of a call. */
+  readonly retries: number
+  /** Rate-limit answers received. */
+  readonly rateLimited: number
+}
+
+// ---------------------------------------------------------------------------------------------
+// The service
+// ---------------------------------------------------------------------------------------------
+
+type Method<K extends Plan.OperationName> = (
+  params: ParamsOf<K>,
+  options?: CallOptions
+) => Effect.Effect<ResultOf<K>, Errors.ExplorerError>
+type OptionalMethod<K extends Plan.OperationName> = (
+  params?: ParamsOf<K>,
+  options?: CallOptions
+) => Effect.Effect<ResultOf<K>, Errors.ExplorerError>
+
+/** The explorer client service. */
+export class ExplorerClient extends Context.Tag("explorer-etl/ExplorerClient")<ExplorerClient, ExplorerClient.Service>() {}
+
+/** Types of the {@link ExplorerClient} service. */
+export declare namespace ExplorerClient {
+  /** One method per operation (named as the action) plus `request`, `plan`, `defaultChainId`, `stats`. */
+  export interface Service {
+    /** The plan the client checks calls against. */
+    readonly plan: Plan.Plan
+    /** The chain of calls that pass no `chainId`. */
+    readonly defaultChainId: Chain.ChainId
+    /** `{baseUrl}/v2/api` (holds no key). */
+    readonly apiUrl: string
+    /** Counters of this instance (global Metric counters: {@link metrics}). */
+    readonly stats: Effect.Effect<Stats>
+    /**
+     * The escape hatch: any module/action. Named operations keep their plan rules and throttle;
+     * parameters are sent as given (not validated), `chainid`, `module`, `action`, `apikey` may not
+     * be among them.
+     */
+    readonly request: <A, I>(args: RequestArgs<A, I>, options?: CallOptions) => Effect.Effect<A, Errors.ExplorerError>
+    /** proxy/eth_gasPrice: wei per gas (JSON-RPC hex → bigint). */
+    readonly eth_gasPrice: OptionalMethod<"eth_gasPrice">
+    /** token/tokeninfo (PRO, 2/s): the token's rows (one). */
+    readonly tokeninfo: Method<"tokeninfo">
+    /** account/tokenbalancehistory (PRO, 2/s): raw token balance at `blockNo`. */
+    readonly tokenbalancehistory: Method<"tokenbalancehistory">
+    /** account/addresstokennftbalance (PRO, 2/s): NFT holdings, paged. */
+    readonly addresstokennftbalance: Method<"addresstokennftbalance">
+    /** token/topholders (PRO, 2/s; not on chain 999): the `limit` (≤ 1000) largest holders. */
+    readonly topholders: Method<"topholders">
+    /** contract/getsourcecode (every plan and chain): the source rows (unverified → a row whose ABI says so). */
+    readonly getsourcecode: Method<"getsourcecode">
+    /** stats/dailygasused (PRO): one row per day. */
+    readonly dailygasused: Method<"dailygasused">
+    /** account/balance: wei at `tag` (default latest). */
+    readonly balance: Method<"balance">
+    /** account/balancehistory (PRO, 2/s): wei at `blockNo`. */
+    readonly balancehistory: Method<"balancehistory">
+    /** account/addresstokenbalance (PRO, 2/s): ERC-20 holdings, paged. */
+    readonly addresstokenbalance: Method<"addresstokenbalance">
+    /** account/txlist: normal transactions of an address. */
+    readonly txlist: Method<"txlist">
+    /** account/txlistinternal: by address, by `txHash`, or by block range (PRO since 2026-07-01). */
+    readonly txlistinternal: Method<"txlistinternal">
+    /** account/tokentx: ERC-20 transfers by address and/or contract. */
+    readonly tokentx: Method<"tokentx">
+    /** account/tokennfttx: ERC-721 transfers by address and/or contract. */
+    readonly tokennfttx: Method<"tokennfttx">
+    /** account/token1155tx: ERC-1155 transfers by address and/or contract. */
+    readonly token1155tx: Method<"token1155tx">
+    /** account/fundedby (PRO, 2/s): the first funding of an address. */
+    readonly fundedby: Method<"fundedby">
+    /** block/getblocknobytime: the block before/after a timestamp. */
+    readonly getblocknobytime: Method<"getblocknobytime">
+    /** contract/getabi (every plan and chain): the ABI JSON text; unverified → NotOkError (`Errors.isNotVerified`). */
+    readonly getabi: Method<"getabi">
+    /** token/tokenholderlist (PRO): holders with raw quantities, paged. */
+    readonly tokenholderlist: Method<"tokenholderlist">
+    /** logs/getLogs: event logs by address and/or topics (≤ 1000 per page). */
+    readonly getLogs: Method<"getLogs">
+    /** stats/dailytx (PRO): transactions per day. */
+    readonly dailytx: Method<"dailytx">
+    /** stats/ethsupply: the native supply in wei. */
+    readonly ethsupply: OptionalMethod<"ethsupply">
+    /** nametag/getaddresstag (Pro Plus, 2/s): name tags and labels of an address. */
+    readonly getaddresstag: Method<"getaddresstag">
+    /** nametag/exportaddresstags (Pro Plus, 2/s): every tag of a label (follows the download URL, parses the CSV). */
+    readonly exportaddresstags: Method<"exportaddresstags">
+    /** nametag/getlabelmasterlist (Pro Plus): every label (a download URL or an inline array). */
+    readonly getlabelmasterlist: OptionalMethod<"getlabelmasterlist">
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Metrics
+// ---------------------------------------------------------------------------------------------
+
+/** Global counters of every client in the process (per instance: `stats`). */
+export const metrics = {
+  requests: Metric.counter("explorer_client_requests_total", {
+    description: "HTTP requests sent to the explorer API (retries included)",
+    incremental: true
+  }),
+  retries: Metric.counter("explorer_client_retries_total", {
+    description: "Attempts after the first one of a call",
+    incremental: true
+  }),
+  rateLimited: Metric.counter("explorer_client_rate_limited_total", {
+    description: "Rate-limit answers received from the explorer API",
+    incremental: true
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Implementation
+// ---------------------------------------------------------------------------------------------
+
+type Wire = Record<string, string>
+
+/** camelCase parameter → the API's name. */
+const WIRE_NAMES: Readonly<Record<string, string>> = {
+  contractAddress: "contractaddress",
+  startBlock: "startblock",
+  endBlock: "endblock",
+  blockNo: "blockno",
+  txHash: "txhash",
+  startDate: "startdate",
+  endDate: "enddate",
+  limit: "offset"
+}
+
+const toWire = (params: Readonly<Record<string, unknown>>): Wire => {
+  const wire: Wire = {}
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined || name === "chainId") continue
+    if (name === "topicOperators") {
+      for (const [pair, operator] of Object.entries(value as Readonly<Record<string, unknown>>)) {
+        if (operator !== undefined) wire[`topic${pair}_opr`] = String(operator)
+      }
+      continue
+    }
+    wire[WIRE_NAMES[name] ?? name] = String(value)
+  }
+  return wire
+}
+
+interface Problem {
+  readonly parameter: string
+  readonly detail: string
+}
+
+const problem = (parameter: string, detail: string): Option.Option<Problem> => Option.some({ parameter, detail })
+
+/** Checks between parameters that a Struct cannot express. */
+const crossCheck = (action: Plan.OperationName, p: Readonly<Record<string, unknown>>): Option.Option<Problem> => {
+  const num = (k: string): number | undefined => (typeof p[k] === "number" ? (p[k] as number) : undefined)
+  const start = num("startBlock")
+  const end = num("endBlock")
+  if (start !== undefined && end !== undefined && start > end) {
+    return problem("startBlock", `startBlock ${start} is after endBlock ${end}`)
+  }
+  const from = num("fromBlock")
+  const to = num("toBlock")
+  if (from !== undefined && to !== undefined && from > to) {
+    return problem("fromBlock", `fromBlock ${from} is after toBlock ${to}`)
+  }
+  if (typeof p.startDate === "string" && typeof p.endDate === "string" && p.startDate > p.endDate) {
+    return problem("startDate", `startDate ${p.startDate} is after endDate ${p.endDate}`)
+  }
+  switch (action) {
+    case "txlistinternal":
+      if (p.txHash !== undefined) {
+        for (const other of ["address", "startBlock", "endBlock"]) {
+          if (p[other] !== undefined) return problem("txHash", `txHash cannot be combined with ${other}`)
+        }
+      }
+      return Option.none()
+    case "tokentx":
+    case "tokennfttx":
+    case "token1155tx":
+      return p.address === undefined && p.contractAddress === undefined
+        ? problem("address", "give address, contractAddress, or both")
+        : Option.none()
+    case "getLogs": {
+      const topics = [0, 1, 2, 3].filter((i) => p[`topic${i}`] !== undefined)
+      if (p.address === undefined && topics.length === 0) {
+        return problem("address", "give address, at least one topic, or both")
+      }
+      const operators = (p.topicOperators ?? {}) as Readonly<Record<string, unknown>>
+      for (const [pair, operator] of Object.entries(operators)) {
+        if (operator === undefined) continue
+        const [a, b] = pair.split("_").map(Number)
+        if (!topics.includes(a ?? -1) || !topics.includes(b ?? -1)) {
+          return problem(`topicOperators.${pair}`, `an operator between topic${a} and topic${b} needs both topics`)
+        }
+      }
+      return Option.none()
+    }
+    default:
+      return Option.none()
+  }
+}
+
+/** page × offset and offset against the plan's window (Part A.3). */
+const windowCheck = (plan: Plan.Plan, operation: Plan.Operation, p: Readonly<Record<string, unknown>>): Option.Option<Problem> => {
+  if (operation.paging !== "list" && operation.paging !== "paged") return Option.none()
+  const rows = Plan.rowsPerRequest(plan, operation)
+  const window = Plan.resultWindow(plan, operation)
+  const offset = typeof p.offset === "number" ? p.offset : undefined
+  const page = typeof p.page === "number" ? p.page : 1
+  if (offset !== undefined && offset > rows) {
+    return problem("offset", `offset ${offset} is over the ${rows} rows a request may return on plan ${plan}`)
+  }
+  const effective = offset ?? rows
+  if (page * effective > window) {
+    return problem(
+      "page",
+      `page × offset = ${page} × ${effective} is over the result window of ${window} on plan ${plan}` +
+        (offset === undefined ? " (offset defaults to the largest allowed)" : "")
+    )
+  }
+  return Option.none()
+}
+
+const firstIssue = (error: ParseResult.ParseError): Problem => {
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+  const path = issue?.path.map(String) ?? []
+  return { parameter: path.length > 0 ? path.join(".") : "params", detail: issue?.message ?? "invalid parameters" }
+}
+
+const MAX_DETAIL = 500
+const clip = (text: string): string => (text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text)
+
+/** A redactor: removes the key (raw and URL-encoded) and the query of any URL from a text. */
+const makeScrub = (apiKey: Option.Option<Redacted.Redacted<string>>) => (text: string): string => {
+  let out = text.replace(/(https?:\/\/[^\s"'<>?#]*)[?#][^\s"'<>]*/gi, "$1")
+  if (Option.isSome(apiKey)) {
+    const key = Redacted.value(apiKey.value)
+    if (key !== "") {
+      out = out.split(key).join("<redacted>")
+      const encoded = encodeURIComponent(key)
+      if (encoded !== key) out = out.split(encoded).join("<redacted>")
+    }
+  }
+  return out
+}
+
+/** A `code` ("ECONNRESET", "UND_ERR_SOCKET"…) and the innermost message of an error chain. */
+const describeCause = (cause: unknown): { code?: string; message?: string } => {
+  let current: unknown = cause
+  let code: string | undefined
+  let message: string | undefined
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    const record = current as { code?: unknown; message?: unknown; cause?: unknown }
+    if (typeof record.code === "string" && /^[A-Z0-9_]+$/.test(record.code)) code = record.code
+    if (typeof record.message === "string" && record.message !== "") message = record.message
+    current = record.cause
+  }
+  return { ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { message } : {}) }
+}
+
+interface Call {
+  readonly chainId: Chain.ChainId
+  readonly module: string
+  readonly action: string
+  readonly operation: Plan.Operation | undefined
+  readonly wire: Wire
+}
+
+/**
+ * Builds the client from a resolved configuration. Needs an `HttpClient` (the library never picks
+ * the platform) and a `Scope` (the key's limiter lives as long as the client).
+ */
+export const makeWithConfig = (
+  config: ExplorerConfig.ExplorerConfig
+): Effect.Effect<ExplorerClient.Service, never, HttpClient.HttpClient | Scope.Scope> =>
+  Effect.gen(function*() {
+    // No trace headers to a third-party API, and no platform span: it would record url.full and
+    // url.query — with the API key in them. Our own spans carry chain/module/action only.
+    const http = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.withTracerPropagation(false),
+      HttpClient.withTracerDisabledWhen(() => true)
+    )
+    const throttle = yield* Throttle.make({
+      apiUrl: config.apiUrl,
+      apiKey: config.apiKey,
+      callsPerSecond: config.rate.callsPerSecond,
+      throttledPerSecond: config.rate.throttledPerSecond,
+      safetyMargin: config.rate.safetyMargin
+    })
+    const counters = yield* Ref.make<Stats>({ requests: 0, retries: 0, rateLimited: 0 })
+    const scrub = makeScrub(config.apiKey)
+    const apiOrigin = new URL(config.apiUrl).origin
+    const apiPath = new URL(config.apiUrl).pathname
+    const plan = config.plan
+
+    const contextOf = (call: Pick<Call, "chainId" | "module" | "action">): Errors.CallContext => ({
+      chainId: call.chainId,
+      module: call.module,
+      action: call.action
+    })
+
+    const transportError = (call: Call, error: HttpClientError.HttpClientError): Errors.TransportError => {
+      // Copy nothing of the request (its URL holds the key): only a reason, a code, a scrubbed message.
+      const { code, message } = describeCause(error.cause)
+      const what = error._tag === "RequestError"
+        ? error.reason === "Transport" ? "network error" : `could not send the request (${error.reason})`
+        : `could not read the answer (${error.reason})`
+      const extra = [code, message !== undefined ? clip(scrub(message)) : undefined].filter((s) => s !== undefined)
+      return new Errors.TransportError({
+        ...contextOf(call),
+        detail: extra.length > 0 ? `${what}: ${extra.join(" ")}` : what
+      })
+    }
+
+    /** One attempt: wait for the key's slot, send, read, classify. */
+    const sendOnce = (call: Call, throttled: boolean, attempt: number) =>
+      Effect.gen(function*() {
+        yield* throttle.acquire(throttled)
+        yield* Ref.update(counters, (s) => ({ ...s, requests: s.requests + 1 }))
+        yield* Metric.increment(metrics.requests)
+        const key = Option.getOrThrow(config.apiKey)
+        const request = HttpClientRequest.get(config.apiUrl).pipe(
+          HttpClientRequest.setUrlParams({
+            chainid: String(call.chainId),
+            module: call.module,
+            action: call.action,
+            ...call.wire,
+            apikey: Redacted.value(key)
+          }),
+          HttpClientRequest.acceptJson
+        )
+        const raw = yield* http.execute(request).pipe(
+          Effect.flatMap((response) =>
+            Effect.map(response.text, (body) => ({
+              status: response.status,
+              contentType: response.headers["content-type"],
+              body
+            }))
+          ),
+          Effect.mapError((error) => transportError(call, error)),
+          Effect.timeoutFail({
+            duration: config.requestTimeout,
+            onTimeout: () =>
+              new Errors.TransportError({
+                ...contextOf(call),
+                detail: `no answer within ${Duration.format(config.requestTimeout)}`
+              })
+          })
+        )
+        yield* Effect.annotateCurrentSpan("http.response.status_code", raw.status)
+        const classified = Errors.classifyResponse(
+          {
+            ...contextOf(call),
+            plan,
+            requiredPlan: call.operation !== undefined ? Plan.requiredPlan(call.operation, call.wire) : undefined
+          },
+          raw,
+          { scrub }
+        )
+        if (Either.isLeft(classified) && classified.left._tag === "RateLimitError") {
+          yield* Ref.update(counters, (s) => ({ ...s, rateLimited: s.rateLimited + 1 }))
+          yield* Metric.increment(metrics.rateLimited)
+          // Slow every call of the key down for a while; a daily limit is not waited out.
+          if (classified.left.scope !== "day") yield* throttle.pause(config.rate.rateLimitPause)
+        }
+        return yield* classified
+      }).pipe(
+        Effect.withSpan("ExplorerClient.http", {
+          kind: "client",
+          attributes: {
+            "http.request.method": "GET",
+            "server.address": apiOrigin,
+            "url.path": apiPath,
+            "explorer.chain_id": call.chainId,
+            "explorer.module": call.module,
+            "explorer.action": call.action,
+            "explorer.attempt": attempt
+          }
+        })
+      )
+
+    const retrySchedule = (times: number) =>
+      Schedule.exponential(config.retry.baseDelay, 2).pipe(
+        Schedule.either(Schedule.spaced(config.retry.maxDelay)),
+        Schedule.jittered,
+        Schedule.intersect(Schedule.recurs(times))
+      )
+
+    /** Sends one call with the retry policy; every attempt is throttled and counted. */
+    const send = (call: Call, options: CallOptions | undefined): Effect.Effect<Errors.Answer, Errors.ExplorerError> =>
+      Effect.gen(function*() {
+        const throttled = call.operation?.throttled ?? false
+        const retryQueryTimeout = options?.retryQueryTimeout ?? config.retry.queryTimeout
+        const times = options?.retries ?? config.retry.times
+        const attempts = yield* Ref.make(0)
+        const attempt = Effect.gen(function*() {
+          const n = yield* Ref.getAndUpdate(attempts, (i) => i + 1)
+          if (n > 0) {
+            yield* Ref.update(counters, (s) => ({ ...s, retries: s.retries + 1 }))
+            yield* Metric.increment(metrics.retries)
+          }
+          return yield* sendOnce(call, throttled, n + 1)
+        })
+        return yield* attempt.pipe(
+          Effect.tapError((error) =>
+            Errors.isTransient(error)
+              ? Effect.logDebug(`explorer-etl: ${error._tag} on ${call.module}/${call.action} (chain ${call.chainId})`).pipe(
+                Effect.annotateLogs({ detail: error.detail })
+              )
+              : Effect.void
+          ),
+          Effect.retry({
+            schedule: retrySchedule(Math.max(0, times)),
+            while: (error) =>
+              Errors.isTransient(error) && (error._tag !== "QueryTimeoutError" || retryQueryTimeout)
+          })
+        )
+      })
+
+    const invalid = (ctx: Errors.CallContext, p: Problem) =>
+      new Errors.InvalidInputError({ ...ctx, parameter: p.parameter, detail: p.detail })
+
+    /** Resolves and checks the chain id: a number the API serves, else refuse before sending. */
+    const resolveChain = (chainId: unknown, module: string, action: string) =>
+      Effect.gen(function*() {
+        if (chainId === undefined) return config.defaultChainId
+        if (typeof chainId !== "number" || !Number.isSafeInteger(chainId) || chainId <= 0) {
+          return yield* new Errors.InvalidInputError({
+            chainId: config.defaultChainId,
+            module,
+            action,
+            parameter: "chainId",
+            detail: "must be a positive integer chain id"
+          })
+        }
+        if (!Chain.isSupported(chainId)) {
+          return yield* new Errors.UnsupportedChainError({
+            chainId,
+            module,
+            action,
+            detail: `chain ${chainId} is not served by the explorer API (unknown or deprecated chain id)`
+          })
+        }
+        return Chain.ChainId.make(chainId)
+      })
+
+    /** The plan's rules, checked before sending (Part A.1, A.5, A.6). */
+    const planCheck = (call: Call): Effect.Effect<void, Errors.ExplorerError> =>
+      Effect.gen(function*() {
+        const ctx = contextOf(call)
+        const operation = call.operation
+        if (operation !== undefined) {
+          const required = Plan.requiredPlan(operation, call.wire)
+          if (!Plan.atLeast(plan, required)) {
+            return yield* new Errors.PlanTierError({
+              ...ctx,
+              plan,
+              requiredPlan: required,
+              detail: `${call.action} is not available on plan ${plan}`
+            })
+          }
+          if (plan === "free" && !operation.allChains && !Chain.isFreeTier(call.chainId)) {
+            return yield* new Errors.ChainNotOnPlanError({
+              ...ctx,
+              plan,
+              detail: `${Chain.label(call.chainId)} is not open to free keys (only getsourcecode and getabi are)`
+            })
+          }
+          if (operation.action === "topholders" && call.chainId === Chain.HYPEREVM) {
+            return yield* new Errors.UnsupportedChainError({
+              ...ctx,
+              detail: `topholders does not support ${Chain.label(call.chainId)}`
+            })
+          }
+        }
+        if (Option.isNone(config.apiKey)) {
+          return yield* new Errors.InvalidApiKeyError({
+            ...ctx,
+            detail: "no API key configured (set EXPLORER_API_KEY or ETHERSCAN_API_KEY, or pass apiKey)"
+          })
+        }
+      })
+
+    const decodeWith = <A, I>(ctx: Errors.CallContext, schema: Schema.Schema<A, I, never>, value: unknown) =>
+      Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(value).pipe(
+        Effect.mapError((error) =>
+          new Errors.DecodeError({
+            ...ctx,
+            transient: false,
+            detail: clip(scrub(`unexpected result: ${ParseResult.TreeFormatter.formatErrorSync(error)}`))
+          })
+        )
+      )
+
+    /** Decodes an answer: an empty answer is `[]` where the schema takes it, else a NotOkError. */
+    const decodeAnswer = <A, I>(ctx: Errors.CallContext, schema: Schema.Schema<A, I, never>, answer: Errors.Answer) =>
+      answer._tag === "Result"
+        ? decodeWith(ctx, schema, answer.result)
+        : Schema.decodeUnknown(schema)([]).pipe(
+          Effect.mapError(() =>
+            new Errors.NotOkError({ ...ctx, detail: answer.serverMessage, serverMessage: answer.serverMessage })
+          )
+        )
+
+    /** Follows a download link (exportaddresstags, getlabelmasterlist) and returns the file's text. */
+    const download = (call: Call, link: string, options: CallOptions | undefined) =>
+      Effect.gen(function*() {
+        const ctx = contextOf(call)
+        let url: URL
+        try {
+          url = new URL(link.trim())
+        } catch {
+          return yield* new Errors.DecodeError({ ...ctx, transient: false, detail: "the answer is neither records nor a download link" })
+        }
+        if (url.protocol !== "https:" && url.protocol !== "http:") {
+          return yield* new Errors.DecodeError({ ...ctx, transient: false, detail: "the download link is not an http(s) URL" })
+        }
+        // The key goes only to the API's own origin; a pre-signed link elsewhere needs none.
+        const sameOrigin = url.origin === apiOrigin
+        let request = HttpClientRequest.get(link.trim())
+        if (sameOrigin && !url.searchParams.has("apikey")) {
+          request = HttpClientRequest.setUrlParam(request, "apikey", Redacted.value(Option.getOrThrow(config.apiKey)))
+        }
+        const once = Effect.gen(function*() {
+          if (sameOrigin) yield* throttle.acquire(false)
+          const raw = yield* http.execute(request).pipe(
+            Effect.flatMap((response) => Effect.map(response.text, (body) => ({ status: response.status, body }))),
+            Effect.mapError((error) => transportError(call, error)),
+            Effect.timeoutFail({
+              duration: config.requestTimeout,
+              onTimeout: () =>
+                new Errors.TransportError({ ...ctx, detail: `download: no answer within ${Duration.format(config.requestTimeout)}` })
+            })
+          )
+          if (raw.status < 200 || raw.status >= 300) {
+            return yield* new Errors.TransportError({ ...ctx, status: raw.status, detail: `download failed: HTTP status ${raw.status}` })
+          }
+          return raw.body
+        }).pipe(Effect.withSpan("ExplorerClient.download", { kind: "client", attributes: { "explorer.action": call.action } }))
+        return yield* once.pipe(
+          Effect.retry({
+            schedule: retrySchedule(Math.max(0, options?.retries ?? config.retry.times)),
+            while: Errors.isTransient
+          })
+        )
+      })
+
+    const parseCsv = <A>(ctx: Errors.CallContext, parse: (text: string) => Effect.Effect<A, ParseResult.ParseError>, text: string) =>
+      parse(text).pipe(
+        Effect.mapError((error) =>
+          new Errors.DecodeError({
+            ...ctx,
+            transient: false,
+            detail: clip(scrub(`unexpected download: ${ParseResult.TreeFormatter.formatErrorSync(error)}`))
+          })
+        )
+      )
+
+    /** The pipeline of a named operation: check, send, decode. */
+    const operation = <K extends Plan.OperationName>(name: K) => {
+      const op: Plan.Operation = Plan.operations[name]
+      const paramsSchema = Params[name] as unknown as Schema.Schema<Readonly<Record<string, unknown>>, unknown, never>
+      const resultSchema = Results[name] as unknown as Schema.Schema<ResultOf<K>, unknown, never>
+      return (params?: ParamsOf<K>, options?: CallOptions): Effect.Effect<ResultOf<K>, Errors.ExplorerError> =>
+        Effect.gen(function*() {
+          const input: Readonly<Record<string, unknown>> = params ?? {}
+          const chainId = yield* resolveChain(input.chainId, op.module, op.action)
+          const ctx: Errors.CallContext = { chainId, module: op.module, action: op.action }
+          yield* Effect.annotateCurrentSpan("explorer.chain_id", chainId)
+          const decoded = yield* Schema.decodeUnknown(paramsSchema, { errors: "first", onExcessProperty: "error" })(input).pipe(
+            Effect.mapError((error) => invalid(ctx, firstIssue(error)))
+          )
+          const cross = crossCheck(name, decoded)
+          if (Option.isSome(cross)) return yield* invalid(ctx, cross.value)
+          const call: Call = { chainId, module: op.module, action: op.action, operation: op, wire: toWire(decoded) }
+          yield* planCheck(call)
+          const window = windowCheck(plan, op, decoded)
+          if (Option.isSome(window)) return yield* invalid(ctx, window.value)
+          const answer = yield* send(call, options)
+          if ((name === "exportaddresstags" || name === "getlabelmasterlist") && answer._tag === "Result" &&
+            typeof answer.result === "string") {
+            const text = yield* download(call, answer.result, options)
+            const rows = name === "exportaddresstags"
+              ? yield* parseCsv(ctx, Schemas.parseAddressTagsCsv, text)
+              : yield* parseCsv(ctx, Schemas.parseLabelMasterCsv, text)
+            return rows as ResultOf<K>
+          }
+          return yield* decodeAnswer(ctx, resultSchema, answer)
+        }).pipe(
+          Effect.withSpan(`ExplorerClient.${name}`, {
+            attributes: { "explorer.module": op.module, "explorer.action": op.action }
+          })
+        )
+    }
+
+    const RESERVED = new Set(["chainid", "module", "action", "apikey"])
+    const NAME = /^[A-Za-z0-9_]+$/
+
+    const request = <A, I>(args: RequestArgs<A, I>, options?: CallOptions): Effect.Effect<A, Errors.ExplorerError> =>
+      Effect.gen(function*() {
+        const chainId = yield* resolveChain(args.chainId, args.module, args.action)
+        const ctx: Errors.CallContext = { chainId, module: args.module, action: args.action }
+        yield* Effect.annotateCurrentSpan("explorer.chain_id", chainId)
+        if (!NAME.test(args.module)) return yield* invalid(ctx, { parameter: "module", detail: "must be a module name" })
+        if (!NAME.test(args.action)) return yield* invalid(ctx, { parameter: "action", detail: "must be an action name" })
+        const wire: Wire = {}
+        for (const [name, value] of Object.entries(args.params ?? {})) {
+          if (value === undefined) continue
+          if (RESERVED.has(name.toLowerCase())) {
+            return yield* invalid(ctx, { parameter: name, detail: "is set by the client and may not be passed" })
+          }
+          wire[name] = String(value)
+        }
+        const call: Call = { chainId, module: args.module, action: args.action, operation: Plan.operationOf(args.module, args.action), wire }
+        yield* planCheck(call)
+        const answer = yield* send(call, options)
+        return yield* decodeAnswer(ctx, args.schema, answer)
+      }).pipe(
+        Effect.withSpan(`ExplorerClient.${NAME.test(args.action) ? args.action : "request"}`, {
+          attributes: { "explorer.module": args.module, "explorer.action": args.action }
+        })
+      )
+
+    return {
+      plan,
+      defaultChainId: config.defaultChainId,
+      apiUrl: config.apiUrl,
+      stats: Ref.get(counters),
+      request,
+      eth_gasPrice: operation("eth_gasPrice"),
+      tokeninfo: operation("tokeninfo"),
+      tokenbalancehistory: operation("tokenbalancehistory"),
+      addresstokennftbalance: operation("addresstokennftbalance"),
+      topholders: operation("topholders"),
+      getsourcecode: operation("getsourcecode"),
+      dailygasused: operation("dailygasused"),
+      balance: operation("balance"),
+      balancehistory: operation("balancehistory"),
+      addresstokenbalance: operation("addresstokenbalance"),
+      txlist: operation("txlist"),
+      txlistinternal: operation("txlistinternal"),
+      tokentx: operation("tokentx"),
+      tokennfttx: operation("tokennfttx"),
+      token1155tx: operation("token1155tx"),
+      fundedby: operation("fundedby"),
+      getblocknobytime: operation("getblocknobytime"),
+      getabi: operation("getabi"),
+      tokenholderlist: operation("tokenholderlist"),
+      getLogs: operation("getLogs"),
+      dailytx: operation("dailytx"),
+      ethsupply: operation("ethsupply"),
+      getaddresstag: operation("getaddresstag"),
+      exportaddresstags: operation("exportaddresstags"),
+      getlabelmasterlist: operation("getlabelmasterlist")
+    } satisfies ExplorerClient.Service
+  })
+
+/**
+ * Builds the client from options (defaults filled in). Invalid options (a bad base URL, an unknown
+ * default chain, a non-positive rate…) are a defect: they are programming errors, not runtime ones.
+ */
+export const make = (
+  options: ExplorerConfig.Options = {}
+): Effect.Effect<ExplorerClient.Service, never, HttpClient.HttpClient | Scope.Scope> =>
+  Either.match(ExplorerConfig.resolve(options), {
+    onLeft: (message) => Effect.dieMessage(`explorer-etl: invalid client options: ${message}`),
+    onRight: makeWithConfig
+  })
+
+/**
+ * The client as a layer. Provide it once, at the edge of the program: every fiber, stream and
+ * chain then shares the key's limiter (two layers for one key share it too — see Throttle.ts —
+ * but one layer is cheaper and clearer).
+ */
+export const layer = (options: ExplorerConfig.Options = {}): Layer.Layer<ExplorerClient, never, HttpClient.HttpClient> =>
+  Layer.scoped(ExplorerClient, make(options))
+
+/**
+ * The client as a layer configured from a `Config` — by default {@link ExplorerConfig.options},
+ * the environment (EXPLORER_API_KEY, then ETHERSCAN_API_KEY; EXPLORER_BASE_URL, EXPLORER_PLAN,
+ * EXPLORER_CHAIN, EXPLORER_TIMEOUT, EXPLORER_RETRIES, EXPLORER_CALLS_PER_SECOND…). A bad value fails
+ * the layer with a `ConfigError`; a missing key does not (calls fail with InvalidApiKeyError).
+ */
+export const layerConfig = (
+  config: Config.Config.Wrap<ExplorerConfig.Options> = ExplorerConfig.options
+): Layer.Layer<ExplorerClient, ConfigError.ConfigError, HttpClient.HttpClient> =>
+  Layer.scoped(
+    ExplorerClient,
+    Effect.gen(function*() {
+      const options = yield* Config.unwrap(config)
+      const resolved = yield* Either.match(ExplorerConfig.resolve(options), {
+        onLeft: (message) => Effect.fail(ConfigError.InvalidData([], message)),
+        onRight: Effect.succeed
+      })
+      return yield* makeWithConfig(resolved)
+    })
+  )

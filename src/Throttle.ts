@@ -1,0 +1,182 @@
+/**
+ * The per-key limiters: one shared limiter per API key (and base URL) for the whole process, so
+ * every fiber, stream, chain — and every client layer — that uses a key stays under its rate.
+ *
+ * - The key's lane is an Effect `RateLimiter` token bucket of `limit: 1` and
+ *   `interval: 1000 / (rate × (1 − margin))` ms: evenly spaced starts, never a burst (a bucket of
+ *   `limit: N / 1 s` lets N + 1 calls through in the first second, effect-3-notes §1.8).
+ * - The throttled operations (`Plan.operations[x].throttled`, 2 calls/s on every plan) also pass a
+ *   gate that holds their slot until `1000 / (2 × (1 − margin))` ms after the moment they took the
+ *   key's slot, i.e. the moment they are sent. (Two RateLimiters in a row would not do: a call
+ *   that waits for the key's lane after taking the throttled token is sent late, the next one may
+ *   not wait, and two throttled calls would reach the server closer than 500 ms apart.)
+ * - A rate-limit answer pauses the key: every call waits until the pause is over.
+ *
+ * The limiter is applied per attempt (retries are throttled too).
+ *
+ * **Shared by key, even across layers.** The registry lives at module level (`globalValue`): two
+ * `Client.layer(...)` built for the same base URL and key — the documented "layer provided twice
+ * doubles the rate" trap — get the same limiter. The entry is reference-counted and closed when
+ * the last client using it is released. A later client asking a different rate for the same key
+ * shares the first one's limiter (and a warning is logged): the server counts per key, not per
+ * client.
+ */
+import { Clock, Duration, Effect, Exit, Option, RateLimiter, Redacted, Ref, Scope } from "effect"
+import { globalValue } from "effect/GlobalValue"
+import { createHash } from "node:crypto"
+
+/** What a client needs from its key's limiter. */
+export interface Throttle {
+  /** Calls per second the key's lane allows (before the safety margin). */
+  readonly callsPerSecond: number
+  /** Calls per second of the throttled operations (before the safety margin). */
+  readonly throttledPerSecond: number
+  /** Spacing of the key's lane, in ms (the margin included). */
+  readonly intervalMillis: number
+  /** Spacing of the throttled lane, in ms (the margin included). */
+  readonly throttledIntervalMillis: number
+  /**
+   * Waits until one request may be sent now: the pause (if any) is over, the key's lane has a slot
+   * and, for a throttled operation, the throttled lane too. Call it once per attempt, right before
+   * sending.
+   */
+  readonly acquire: (throttled: boolean) => Effect.Effect<void>
+  /** After a rate-limit answer: every call of the key waits until `duration` from now. */
+  readonly pause: (duration: Duration.DurationInput) => Effect.Effect<void>
+}
+
+/** Options of {@link make}. */
+export interface Options {
+  /** The API URL the key is used against (two servers do not share a limit). */
+  readonly apiUrl: string
+  /** The key; `None` shares one "keyless" limiter per URL. */
+  readonly apiKey: Option.Option<Redacted.Redacted<string>>
+  readonly callsPerSecond: number
+  readonly throttledPerSecond: number
+  /** Fraction of the rate kept in reserve, e.g. 0.03. */
+  readonly safetyMargin: number
+}
+
+/** The spacing in ms of a lane of `rate` calls/s with a safety margin (rounded up, as RateLimiter does). */
+export const intervalMillis = (rate: number, safetyMargin: number): number =>
+  Math.max(1, Math.ceil(1000 / (rate * (1 - safetyMargin))))
+
+/**
+ * A short fingerprint of a key (SHA-256, 16 hex digits) for the registry: the registry never holds
+ * the key itself.
+ */
+export const fingerprint = (apiKey: Option.Option<Redacted.Redacted<string>>): string =>
+  Option.match(apiKey, {
+    onNone: () => "no-key",
+    onSome: (key) => createHash("sha256").update(Redacted.value(key)).digest("hex").slice(0, 16)
+  })
+
+interface Entry {
+  readonly throttle: Throttle
+  readonly scope: Scope.CloseableScope
+  refCount: number
+}
+
+interface Registry {
+  readonly entries: Map<string, Entry>
+  readonly lock: Effect.Semaphore
+}
+
+const registry = globalValue(Symbol.for("explorer-etl/Throttle/registry"), (): Registry => ({
+  entries: new Map(),
+  lock: Effect.unsafeMakeSemaphore(1)
+}))
+
+/** How many keys have a live limiter (for tests and diagnostics). */
+export const activeCount: Effect.Effect<number> = Effect.sync(() => registry.entries.size)
+
+const build = (options: Options, scope: Scope.Scope): Effect.Effect<Throttle> =>
+  Effect.gen(function*() {
+    const keyInterval = intervalMillis(options.callsPerSecond, options.safetyMargin)
+    const throttledInterval = intervalMillis(options.throttledPerSecond, options.safetyMargin)
+    const keyLane = yield* RateLimiter.make({ limit: 1, interval: Duration.millis(keyInterval) }).pipe(
+      Scope.extend(scope)
+    )
+    const throttledGate = yield* Effect.makeSemaphore(1)
+    const lastThrottledSend = yield* Ref.make(Number.NEGATIVE_INFINITY)
+    const pauseUntil = yield* Ref.make(0)
+
+    const waitUntil = (ref: Ref.Ref<number>, offset: number) =>
+      Effect.gen(function*() {
+        const until = (yield* Ref.get(ref)) + offset
+        const now = yield* Clock.currentTimeMillis
+        if (now < until) yield* Effect.sleep(Duration.millis(until - now))
+      })
+
+    // Take a slot of the key's lane once no pause is running; a slot taken while a pause began is
+    // given up and a new one taken after the pause (so calls resume evenly spaced, not in a burst).
+    const keySlot: Effect.Effect<void> = Effect.gen(function*() {
+      while (true) {
+        yield* waitUntil(pauseUntil, 0)
+        yield* keyLane(Effect.void)
+        const now = yield* Clock.currentTimeMillis
+        if (now >= (yield* Ref.get(pauseUntil))) return
+      }
+    })
+
+    const throttledSlot = throttledGate.withPermits(1)(
+      Effect.gen(function*() {
+        yield* waitUntil(lastThrottledSend, throttledInterval)
+        yield* keySlot
+        yield* Ref.set(lastThrottledSend, yield* Clock.currentTimeMillis)
+      })
+    )
+
+    return {
+      callsPerSecond: options.callsPerSecond,
+      throttledPerSecond: options.throttledPerSecond,
+      intervalMillis: keyInterval,
+      throttledIntervalMillis: throttledInterval,
+      acquire: (throttled) => (throttled ? throttledSlot : keySlot),
+      pause: (duration) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Ref.update(pauseUntil, (until) => Math.max(until, now + Duration.toMillis(duration))))
+    } satisfies Throttle
+  })
+
+/**
+ * The limiter of a key, shared process-wide: the first call builds it, later calls (from any
+ * client layer) get the same one until every scope that asked for it is closed.
+ *
+ * Note: the limiter's clock is the one of the fiber that built it (tests on `TestClock` should use
+ * a key of their own).
+ */
+export const make = (options: Options): Effect.Effect<Throttle, never, Scope.Scope> => {
+  const id = `${options.apiUrl} ${fingerprint(options.apiKey)}`
+  const acquire = registry.lock.withPermits(1)(
+    Effect.gen(function*() {
+      const existing = registry.entries.get(id)
+      if (existing !== undefined) {
+        existing.refCount++
+        const t = existing.throttle
+        if (t.callsPerSecond !== options.callsPerSecond || t.throttledPerSecond !== options.throttledPerSecond) {
+          yield* Effect.logWarning(
+            `explorer-etl: a client for this key already runs at ${t.callsPerSecond} calls/s ` +
+              `(${t.throttledPerSecond}/s throttled); sharing it instead of ${options.callsPerSecond} calls/s`
+          )
+        }
+        return existing
+      }
+      const scope = yield* Scope.make()
+      const throttle = yield* build(options, scope)
+      const entry: Entry = { throttle, scope, refCount: 1 }
+      registry.entries.set(id, entry)
+      return entry
+    })
+  )
+  const release = (entry: Entry) =>
+    registry.lock.withPermits(1)(
+      Effect.suspend(() => {
+        entry.refCount--
+        if (entry.refCount > 0) return Effect.void
+        if (registry.entries.get(id) === entry) registry.entries.delete(id)
+        return Scope.close(entry.scope, Exit.void)
+      })
+    )
+  return Effect.map(Effect.acquireRelease(acquire, release), (entry) => entry.throttle)
+}

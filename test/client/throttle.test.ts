@@ -1,0 +1,114 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Clock, Effect, Exit, Option, Scope } from "effect"
+import * as Plan from "../../src/Plan.js"
+import * as Throttle from "../../src/Throttle.js"
+import { drive, freshKey, maxInWindow } from "./helpers.js"
+
+const options = (callsPerSecond: number, throttledPerSecond = 2, key = freshKey("THROTTLE")): Throttle.Options => ({
+  apiUrl: "https://explorer.test/v2/api",
+  apiKey: Option.some(key),
+  callsPerSecond,
+  throttledPerSecond,
+  safetyMargin: 0.03
+})
+
+/** Starts `n` fibers at once, each acquiring one slot; returns the TestClock time of every slot. */
+const burst = (throttle: Throttle.Throttle, kinds: ReadonlyArray<boolean>) =>
+  Effect.forEach(
+    kinds,
+    (throttled) => Effect.zipRight(throttle.acquire(throttled), Effect.map(Clock.currentTimeMillis, (at) => ({ at, throttled }))),
+    { concurrency: "unbounded" }
+  )
+
+/** Calls per second over the whole run: (n − 1) gaps over the time from first to last. */
+const achievedRate = (times: ReadonlyArray<number>) => {
+  const sorted = [...times].sort((a, b) => a - b)
+  return ((sorted.length - 1) * 1000) / ((sorted.at(-1) ?? 0) - (sorted[0] ?? 0))
+}
+
+describe("Throttle", () => {
+  for (const plan of Plan.plans) {
+    const rate = Plan.limits[plan].callsPerSecond
+    it.scoped(`${plan}: ${rate} calls/s flat out from 50 fibers: never more than ${rate} in any second, ≥ 95 % used`, () =>
+      Effect.gen(function*() {
+        const throttle = yield* Throttle.make(options(rate))
+        const exit = yield* drive(burst(throttle, Array.from({ length: 50 }, () => false)))
+        const times = Exit.getOrElse(exit, () => []).map((s) => s.at)
+        expect(times).toHaveLength(50)
+        expect(maxInWindow(times, 1000)).toBeLessThanOrEqual(rate)
+        expect(achievedRate(times)).toBeGreaterThanOrEqual(0.95 * rate)
+        expect(achievedRate(times)).toBeLessThan(rate)
+      }))
+  }
+
+  it.scoped("throttled operations flat out: ≤ 2 per second, ≥ 95 % of 2/s used", () =>
+    Effect.gen(function*() {
+      const throttle = yield* Throttle.make(options(10))
+      const exit = yield* drive(burst(throttle, Array.from({ length: 30 }, () => true)))
+      const times = Exit.getOrElse(exit, () => []).map((s) => s.at)
+      expect(times).toHaveLength(30)
+      expect(maxInWindow(times, 1000)).toBeLessThanOrEqual(2)
+      expect(achievedRate(times)).toBeGreaterThanOrEqual(0.95 * 2)
+    }))
+
+  it.scoped("throttled operations mixed with plain calls: ≤ 2 per second among themselves, plan rate overall", () =>
+    Effect.gen(function*() {
+      const throttle = yield* Throttle.make(options(10))
+      const kinds = Array.from({ length: 90 }, (_, i) => i % 3 === 0)
+      const exit = yield* drive(burst(throttle, kinds))
+      const slots = Exit.getOrElse(exit, () => [])
+      expect(slots).toHaveLength(90)
+      expect(maxInWindow(slots.filter((s) => s.throttled).map((s) => s.at), 1000)).toBeLessThanOrEqual(2)
+      expect(maxInWindow(slots.map((s) => s.at), 1000)).toBeLessThanOrEqual(10)
+    }))
+
+  it.scoped("a pause holds every caller of the key until it is over, then resumes evenly", () =>
+    Effect.gen(function*() {
+      const throttle = yield* Throttle.make(options(10))
+      yield* throttle.pause("1 second")
+      const exit = yield* drive(burst(throttle, Array.from({ length: 12 }, () => false)))
+      const times = Exit.getOrElse(exit, () => []).map((s) => s.at)
+      expect(Math.min(...times)).toBeGreaterThanOrEqual(1000)
+      expect(maxInWindow(times, 1000)).toBeLessThanOrEqual(10)
+    }))
+
+  it.effect("one limiter per (URL, key) in the process: built twice, shared; released with the last user", () =>
+    Effect.gen(function*() {
+      const key = freshKey("SHARED")
+      const before = yield* Throttle.activeCount
+      const scopeA = yield* Scope.make()
+      const scopeB = yield* Scope.make()
+      const a = yield* Scope.extend(Throttle.make(options(3, 2, key)), scopeA)
+      const b = yield* Scope.extend(Throttle.make(options(3, 2, key)), scopeB)
+      const other = yield* Scope.extend(Throttle.make(options(3, 2, freshKey("OTHER"))), scopeB)
+      expect(a).toBe(b)
+      expect(other).not.toBe(a)
+      expect(yield* Throttle.activeCount).toBe(before + 2)
+      // two "clients" of the same key, flat out together, stay under the key's rate
+      const exit = yield* drive(
+        Effect.all([burst(a, Array.from({ length: 20 }, () => false)), burst(b, Array.from({ length: 20 }, () => false))], {
+          concurrency: "unbounded"
+        })
+      )
+      const times = Exit.getOrElse(exit, () => [[], []]).flat().map((s) => s.at)
+      expect(times).toHaveLength(40)
+      expect(maxInWindow(times, 1000)).toBeLessThanOrEqual(3)
+      yield* Scope.close(scopeA, Exit.void)
+      expect(yield* Throttle.activeCount).toBe(before + 2)
+      yield* Scope.close(scopeB, Exit.void)
+      expect(yield* Throttle.activeCount).toBe(before)
+    }))
+
+  it("spacing includes the safety margin and rounds up", () => {
+    expect(Throttle.intervalMillis(3, 0.03)).toBe(344)
+    expect(Throttle.intervalMillis(2, 0.03)).toBe(516)
+    expect(Throttle.intervalMillis(30, 0.03)).toBe(35)
+    expect(Throttle.intervalMillis(2, 0)).toBe(500)
+  })
+
+  it("the registry never holds the key", () => {
+    const fp = Throttle.fingerprint(Option.some(freshKey("FPKEY")))
+    expect(fp).toMatch(/^[0-9a-f]{16}$/)
+    expect(fp).not.toContain("FPKEY")
+  })
+})

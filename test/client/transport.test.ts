@@ -1,0 +1,133 @@
+/**
+ * The client over real sockets (a node:http server on 127.0.0.1, port 0) with the undici and fetch
+ * transports: connection resets, bodies cut mid-way, HTML pages, HTTP errors and silence are mapped to
+ * typed errors and retried; nothing of the request leaks into them. Real clock, millisecond delays.
+ */
+import { FetchHttpClient, type HttpClient } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Redacted } from "effect"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { Socket } from "node:net"
+import * as Client from "../../src/Client.js"
+import type * as ExplorerConfig from "../../src/Config.js"
+import * as F from "./fixtures.js"
+import { freshKey } from "./helpers.js"
+
+type Behaviour = "ok" | "reset" | "truncate" | "html" | "503" | "hang"
+
+/** A local server answering each request with the next behaviour of the script (then "ok"). */
+const server = (script: ReadonlyArray<Behaviour>) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly baseUrl: string; readonly urls: Array<string>; readonly close: () => void }>((resume) => {
+      const urls: Array<string> = []
+      const sockets = new Set<Socket>()
+      const handler = (req: IncomingMessage, res: ServerResponse) => {
+        urls.push(req.url ?? "")
+        const behaviour = script[urls.length - 1] ?? "ok"
+        switch (behaviour) {
+          case "reset":
+            req.socket.destroy()
+            return
+          case "truncate":
+            res.writeHead(200, { "content-type": "application/json", "content-length": "500" })
+            res.write("{\"status\":\"1\",\"message\":\"OK\",\"result\":[{\"blockNumber\":\"1")
+            setTimeout(() => res.socket?.destroy(), 5)
+            return
+          case "html":
+            res.writeHead(200, { "content-type": "text/html" })
+            res.end("<!DOCTYPE html><html><head><title>Attention Required! | Cloudflare</title></head><body></body></html>")
+            return
+          case "503":
+            res.writeHead(503, { "content-type": "text/plain" })
+            res.end("Service Unavailable")
+            return
+          case "hang":
+            return
+          case "ok":
+            res.writeHead(200, { "content-type": "application/json" })
+            res.end(JSON.stringify({ status: "1", message: "OK", result: [F.normalTransaction] }))
+        }
+      }
+      const s = createServer(handler)
+      s.on("connection", (socket) => {
+        sockets.add(socket)
+        socket.on("close", () => sockets.delete(socket))
+      })
+      s.listen(0, "127.0.0.1", () => {
+        const address = s.address()
+        const port = typeof address === "object" && address !== null ? address.port : 0
+        resume(
+          Effect.succeed({
+            baseUrl: `http://127.0.0.1:${port}`,
+            urls,
+            close: () => {
+              for (const socket of sockets) socket.destroy()
+              s.close()
+            }
+          })
+        )
+      })
+    }),
+    (srv) => Effect.sync(srv.close)
+  )
+
+const transports: ReadonlyArray<readonly [string, Layer.Layer<HttpClient.HttpClient>]> = [
+  ["undici", NodeHttpClient.layerUndici],
+  ["fetch", FetchHttpClient.layer]
+]
+
+const fast = (baseUrl: string, apiKey: Redacted.Redacted<string>): ExplorerConfig.Options => ({
+  apiKey,
+  baseUrl,
+  requestTimeout: "400 millis",
+  rate: { callsPerSecond: 500 },
+  retry: { times: 6, baseDelay: "5 millis", maxDelay: "20 millis" }
+})
+
+describe("over real sockets", () => {
+  for (const [name, transport] of transports) {
+    it.scopedLive(`${name}: reset, cut body, HTML, 503 and silence are retried until an answer`, () =>
+      Effect.gen(function*() {
+        const srv = yield* server(["reset", "truncate", "html", "503", "hang"])
+        const key = freshKey("SOCKETKEY")
+        const http = yield* Layer.build(transport) // lives as long as the test, like the client
+        const client = yield* Client.make(fast(srv.baseUrl, key)).pipe(Effect.provide(http))
+        const rows = yield* client.txlist({ address: F.ADDRESS })
+        expect(rows).toHaveLength(1)
+        expect(srv.urls).toHaveLength(6)
+        expect(srv.urls.every((u) => u.startsWith("/v2/api?"))).toBe(true)
+        expect((yield* client.stats).retries).toBe(5)
+      }))
+
+    it.scopedLive(`${name}: when every attempt fails, the typed error carries no URL nor key`, () =>
+      Effect.gen(function*() {
+        const srv = yield* server(Array.from({ length: 10 }, () => "reset" as const))
+        const key = freshKey("SOCKETKEY")
+        const http = yield* Layer.build(transport)
+        const client = yield* Client.make({ ...fast(srv.baseUrl, key), retry: { times: 2, baseDelay: "5 millis" } }).pipe(
+          Effect.provide(http)
+        )
+        const error = yield* Effect.flip(client.txlist({ address: F.ADDRESS }))
+        expect(error._tag).toBe("TransportError")
+        expect(srv.urls).toHaveLength(3)
+        for (const text of [error.message, JSON.stringify(error), String(error)]) {
+          expect(text).not.toContain(Redacted.value(key))
+          expect(text).not.toContain("apikey")
+          expect(text).not.toContain("/v2/api?")
+        }
+      }))
+  }
+
+  it.scopedLive("nothing listening: a TransportError after the retries", () =>
+    Effect.gen(function*() {
+      const srv = yield* server([])
+      srv.close()
+      const http = yield* Layer.build(NodeHttpClient.layerUndici)
+      const client = yield* Client.make({ ...fast(srv.baseUrl, freshKey()), retry: { times: 1, baseDelay: "5 millis" } }).pipe(
+        Effect.provide(http)
+      )
+      const error = yield* Effect.flip(client.balance({ address: F.ADDRESS }))
+      expect(error._tag).toBe("TransportError")
+    }))
+})
