@@ -19,7 +19,7 @@ export interface PageNumberOptions<A, E> {
   readonly window: number
   readonly fetch: (page: number, offset: number) => Effect.Effect<ReadonlyArray<A>, E>
   /** End with a truncated result instead of failing when the window stops paging. */
-  readonly allowPartial?: boolean
+  readonly allowPartial?: boolean | undefined
   readonly progress?: Progress.ProgressRef | undefined
 }
 

@@ -29,7 +29,7 @@ const rowsOf = (distribution: ReadonlyArray<readonly [number, number]>): Array<R
 const model = (all: ReadonlyArray<Row>, cap: number, window: number, timeoutAbove = Infinity) => {
   let requests = 0
   const fetch = (r: BlockCursor.BlockPageRequest) =>
-    Effect.suspend(() => {
+    Effect.suspend((): Effect.Effect<ReadonlyArray<Row>, ResultWindowError | QueryTimeoutError> => {
       requests++
       if (r.page * r.offset > window) {
         return Effect.fail(new ResultWindowError({ ...where, window, detail: "Result window is too large" }))
@@ -205,7 +205,7 @@ describe("page number engine", () => {
   const pages = (total: number) => {
     let calls = 0
     const fetch = (page: number, offset: number) =>
-      Effect.suspend(() => {
+      Effect.suspend((): Effect.Effect<ReadonlyArray<number>, ResultWindowError> => {
         calls++
         if (page * offset > 100) return Effect.fail(new ResultWindowError({ ...where, detail: "window" }))
         const start = (page - 1) * offset

@@ -1,0 +1,507 @@
+/**
+ * The data sets of explorer-etl as sources: what to ask, how to page it, and which schema writes it.
+ * A block-ordered source (logs, transactions, transfers) pages with the block cursor and can resume
+ * from a block; a list source (holders, balances, daily stats, tags) is read whole.
+ *
+ * Streams.ts turns a source into a plain `Stream` of records; the export runner (sinks/) consumes
+ * sources directly, to checkpoint on block boundaries.
+ */
+import { Clock, Effect, Schema, Stream } from "effect"
+import * as Chain from "../Chain.js"
+import { ExplorerClient, type ParamsOf } from "../Client.js"
+import { InvalidInputError, type StreamError, UnsupportedChainError } from "../Errors.js"
+import * as Plan from "../Plan.js"
+import * as Schemas from "../schemas/index.js"
+import * as BlockCursor from "./BlockCursor.js"
+import * as PageNumbers from "./PageNumbers.js"
+import * as Progress from "./Progress.js"
+
+/** Options every stream takes. */
+export interface StreamOptions {
+  /** A progress cell to publish pages, calls, rows and block position to (see Progress.make). */
+  readonly progress?: Progress.ProgressRef | undefined
+  /**
+   * Page-numbered lists only: when the result window stops paging before the end, end with the rows
+   * read so far (progress says "truncated") instead of failing with `ResultWindowError`.
+   */
+  readonly allowPartial?: boolean | undefined
+}
+
+/** A block range; `toBlock` defaults to `"latest"`, resolved once when the stream starts. */
+export interface BlockRangeQuery {
+  readonly chainId?: number | undefined
+  readonly fromBlock?: number | undefined
+  readonly toBlock?: number | "latest" | undefined
+}
+
+/** Logs by emitting contract and/or topics, with the API's and/or operators between topics. */
+export interface LogsQuery extends BlockRangeQuery {
+  readonly address?: string | undefined
+  readonly topic0?: string | undefined
+  readonly topic1?: string | undefined
+  readonly topic2?: string | undefined
+  readonly topic3?: string | undefined
+  readonly topicOperators?: ParamsOf<"getLogs">["topicOperators"]
+}
+
+/** Transactions of one address. */
+export interface AddressQuery extends BlockRangeQuery {
+  readonly address: string
+}
+
+/** Internal transactions of an address, or of every address in a block range (a PRO call). */
+export interface InternalQuery extends BlockRangeQuery {
+  readonly address?: string | undefined
+}
+
+/** Token transfers of an address and/or a token contract (at least one of the two). */
+export interface TransfersQuery extends BlockRangeQuery {
+  readonly address?: string | undefined
+  readonly contractAddress?: string | undefined
+}
+
+/** What every source says of itself (for manifests and messages). */
+interface SourceInfo<A, I> {
+  /** The data set's name in the user's words: "logs", "erc20Transfers", "tokenHolders", … */
+  readonly dataset: string
+  readonly chainId: Chain.ChainId
+  readonly module: string
+  readonly action: string
+  /** The query as plain JSON (for the manifest and the resume fingerprint). */
+  readonly query: Readonly<Record<string, unknown>>
+  /** The schema whose encoded form is the file's row (its field order is the column order). */
+  readonly schema: Schema.Schema<A, I>
+}
+
+/** A block-ordered data set: resumable from any block. */
+export interface BlockSource<A, I = unknown> extends SourceInfo<A, I> {
+  readonly _tag: "Blocks"
+  readonly fromBlock: number
+  readonly toBlock: number | "latest"
+  /** The chain's latest block (one getblocknobytime call). */
+  readonly latestBlock: Effect.Effect<number, StreamError>
+  /** The rows of a block range, in batches that each end on a complete block. */
+  readonly batches: (
+    range: { readonly fromBlock: number; readonly toBlock: number },
+    options?: StreamOptions
+  ) => Stream.Stream<BlockCursor.BlockBatch<A>, StreamError>
+}
+
+/** A data set read whole (holders, balances, daily stats, tags). */
+export interface RowSource<A, I = unknown> extends SourceInfo<A, I> {
+  readonly _tag: "Rows"
+  readonly rows: (options?: StreamOptions) => Stream.Stream<A, StreamError>
+}
+
+/** Any source. */
+export type Source<A, I = unknown> = BlockSource<A, I> | RowSource<A, I>
+
+const plain = (query: object): Readonly<Record<string, unknown>> =>
+  Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined))
+
+const refuse = (chainId: number, op: Plan.Operation, parameter: string, detail: string) =>
+  new InvalidInputError({ chainId, module: op.module, action: op.action, parameter, detail })
+
+const resolveChain = (client: ExplorerClient.Service, op: Plan.Operation, chainId: number | undefined) => {
+  const id = chainId ?? client.defaultChainId
+  return Chain.isSupported(id)
+    ? Effect.succeed(Chain.ChainId.make(id))
+    : Effect.fail(
+      new UnsupportedChainError({
+        chainId: id,
+        module: op.module,
+        action: op.action,
+        detail: `chain ${id} is not served by the explorer API`
+      })
+    )
+}
+
+const checkRange = (chainId: number, op: Plan.Operation, query: BlockRangeQuery) => {
+  const from = query.fromBlock ?? 0
+  if (!Number.isSafeInteger(from) || from < 0) {
+    return Effect.fail(refuse(chainId, op, "fromBlock", "must be a block number (an integer ≥ 0)"))
+  }
+  const to = query.toBlock ?? "latest"
+  if (to !== "latest" && (!Number.isSafeInteger(to) || to < 0)) {
+    return Effect.fail(refuse(chainId, op, "toBlock", "must be a block number (an integer ≥ 0) or \"latest\""))
+  }
+  if (to !== "latest" && to < from) {
+    return Effect.fail(refuse(chainId, op, "toBlock", `must not be before fromBlock (${from})`))
+  }
+  return Effect.succeed({ fromBlock: from, toBlock: to })
+}
+
+/** Builds a block-ordered source over one client method. */
+const blockSource = <A extends { readonly blockNumber: number }, I>(
+  client: ExplorerClient.Service,
+  args: {
+    readonly dataset: string
+    readonly operation: Plan.Operation
+    readonly chainId: Chain.ChainId
+    readonly query: object
+    readonly range: { readonly fromBlock: number; readonly toBlock: number | "latest" }
+    readonly schema: Schema.Schema<A, I>
+    readonly fetch: (request: BlockCursor.BlockPageRequest) => Effect.Effect<ReadonlyArray<A>, StreamError>
+  }
+): BlockSource<A, I> => {
+  const { chainId, operation } = args
+  const latestBlock = Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    return yield* client.getblocknobytime({ chainId, timestamp: Math.floor(now / 1000), closest: "before" })
+  })
+  return {
+    _tag: "Blocks",
+    dataset: args.dataset,
+    chainId,
+    module: operation.module,
+    action: operation.action,
+    query: plain({ chainId, ...args.query }),
+    schema: args.schema,
+    fromBlock: args.range.fromBlock,
+    toBlock: args.range.toBlock,
+    latestBlock,
+    batches: (range, options) =>
+      BlockCursor.batches({
+        chainId,
+        module: operation.module,
+        action: operation.action,
+        fromBlock: range.fromBlock,
+        toBlock: range.toBlock,
+        rowsPerRequest: Plan.rowsPerRequest(client.plan, operation),
+        window: Plan.resultWindow(client.plan, operation),
+        blockOf: (row) => row.blockNumber,
+        fetch: args.fetch,
+        progress: options?.progress
+      })
+  }
+}
+
+/** Builds a page-numbered source over one client method. */
+const pagedSource = <A, I>(
+  client: ExplorerClient.Service,
+  args: {
+    readonly dataset: string
+    readonly operation: Plan.Operation
+    readonly chainId: Chain.ChainId
+    readonly query: object
+    readonly schema: Schema.Schema<A, I>
+    readonly fetch: (page: number, offset: number) => Effect.Effect<ReadonlyArray<A>, StreamError>
+  }
+): RowSource<A, I> => ({
+  _tag: "Rows",
+  dataset: args.dataset,
+  chainId: args.chainId,
+  module: args.operation.module,
+  action: args.operation.action,
+  query: plain({ chainId: args.chainId, ...args.query }),
+  schema: args.schema,
+  rows: (options) =>
+    PageNumbers.rows({
+      chainId: args.chainId,
+      module: args.operation.module,
+      action: args.operation.action,
+      offset: Plan.rowsPerRequest(client.plan, args.operation),
+      window: Plan.resultWindow(client.plan, args.operation),
+      fetch: args.fetch,
+      allowPartial: options?.allowPartial,
+      progress: options?.progress
+    })
+})
+
+/** A source answered by one call. */
+const singleSource = <A, I>(
+  args: {
+    readonly dataset: string
+    readonly operation: Plan.Operation
+    readonly chainId: Chain.ChainId
+    readonly query: object
+    readonly schema: Schema.Schema<A, I>
+    readonly fetch: Effect.Effect<ReadonlyArray<A>, StreamError>
+  }
+): RowSource<A, I> => ({
+  _tag: "Rows",
+  dataset: args.dataset,
+  chainId: args.chainId,
+  module: args.operation.module,
+  action: args.operation.action,
+  query: plain({ chainId: args.chainId, ...args.query }),
+  schema: args.schema,
+  rows: (options) =>
+    Stream.fromIterableEffect(
+      Progress.update(options?.progress, (p) => ({ ...p, calls: p.calls + 1 })).pipe(
+        Effect.zipRight(args.fetch),
+        Effect.tap((rows) =>
+          Progress.update(options?.progress, (p) => ({
+            ...p,
+            pages: p.pages + 1,
+            rows: p.rows + rows.length,
+            completeness: "complete"
+          }))
+        )
+      )
+    )
+})
+
+/** The streams split block ranges on query timeouts themselves. */
+const noRetryOnTimeout = { retryQueryTimeout: false } as const
+
+/** The client, the chain and the operation of a source, checked before anything is sent. */
+const prepare = (operation: Plan.Operation, chainId: number | undefined) =>
+  Effect.gen(function*() {
+    const client = yield* ExplorerClient
+    return { client, chainId: yield* resolveChain(client, operation, chainId) }
+  })
+
+/** A block page as the account lists take it: ascending, by startblock/endblock. */
+const listPage = (r: BlockCursor.BlockPageRequest) => ({
+  startBlock: r.fromBlock,
+  endBlock: r.toBlock,
+  page: r.page,
+  offset: r.offset,
+  sort: "asc" as const
+})
+
+/** Event logs by address and/or topics, every log exactly once, in block order. */
+export const logs = (query: LogsQuery) =>
+  Effect.gen(function*() {
+    const operation = Plan.operations.getLogs
+    const { chainId, client } = yield* prepare(operation, query.chainId)
+    const { chainId: _c, fromBlock: _f, toBlock: _t, ...filters } = query
+    if (Object.values(plain(filters)).length === 0) {
+      return yield* refuse(chainId, operation, "address", "logs need an address, a topic, or both")
+    }
+    const range = yield* checkRange(chainId, operation, query)
+    return blockSource(client, {
+      dataset: "logs",
+      operation,
+      chainId,
+      query,
+      range,
+      schema: Schemas.LogFileRow,
+      fetch: (r) =>
+        client.getLogs(
+          { ...filters, chainId, fromBlock: r.fromBlock, toBlock: r.toBlock, page: r.page, offset: r.offset },
+          noRetryOnTimeout
+        )
+    })
+  })
+
+/** Normal transactions of an address (txlist). */
+export const transactions = (query: AddressQuery) =>
+  Effect.gen(function*() {
+    const operation = Plan.operations.txlist
+    const { chainId, client } = yield* prepare(operation, query.chainId)
+    const range = yield* checkRange(chainId, operation, query)
+    return blockSource(client, {
+      dataset: "transactions",
+      operation,
+      chainId,
+      query,
+      range,
+      schema: Schemas.NormalTransaction,
+      fetch: (r) => client.txlist({ chainId, address: query.address, ...listPage(r) }, noRetryOnTimeout)
+    })
+  })
+
+/** Internal transactions of an address, or of a block range when no address is given (PRO). */
+export const internalTransactions = (query: InternalQuery) =>
+  Effect.gen(function*() {
+    const operation = Plan.operations.txlistinternal
+    const { chainId, client } = yield* prepare(operation, query.chainId)
+    const range = yield* checkRange(chainId, operation, query)
+    return blockSource(client, {
+      dataset: "internalTransactions",
+      operation,
+      chainId,
+      query,
+      range,
+      schema: Schemas.InternalTransaction,
+      fetch: (r) =>
+        client.txlistinternal(
+          { chainId, ...(query.address === undefined ? {} : { address: query.address }), ...listPage(r) },
+          noRetryOnTimeout
+        )
+    })
+  })
+
+const transfers = (
+  operation: typeof Plan.operations.tokentx | typeof Plan.operations.tokennfttx | typeof Plan.operations.token1155tx,
+  query: TransfersQuery
+) =>
+  Effect.gen(function*() {
+    const { chainId, client } = yield* prepare(operation, query.chainId)
+    if (query.address === undefined && query.contractAddress === undefined) {
+      return yield* refuse(chainId, operation, "address", "token transfers need an address, a contract address, or both")
+    }
+    const range = yield* checkRange(chainId, operation, query)
+    const filters = {
+      chainId,
+      ...(query.address === undefined ? {} : { address: query.address }),
+      ...(query.contractAddress === undefined ? {} : { contractAddress: query.contractAddress })
+    }
+    return { client, chainId, range, filters }
+  })
+
+/** ERC-20 transfers of an address and/or a token (tokentx). */
+export const erc20Transfers = (query: TransfersQuery) =>
+  Effect.gen(function*() {
+    const operation = Plan.operations.tokentx
+    const { chainId, client, filters, range } = yield* transfers(operation, query)
+    return blockSource(client, {
+      dataset: "erc20Transfers",
+      operation,
+      chainId,
+      query,
+      range,
+      schema: Schemas.Erc20Transfer,
+      fetch: (r) => client.tokentx({ ...filters, ...listPage(r) }, noRetryOnTimeout)
+    })
+  })
+
+/** ERC-721 transfers of an address and/or a collection (tokennfttx). */
+export const erc721Transfers = (query: TransfersQuery) =>
+  Effect.gen(function*() {
+    const operation = Plan.operations.tokennfttx
+    const { chainId, client, filters, range } = yield* transfers(operation, query)
+    return blockSource(client, {
+      dataset: "erc721Transfers",
+      operation,
+      chainId,
+      query,
+      range,
+      schema: Schemas.Erc721Transfer,
+      fetch: (r) => client.tokennfttx({ ...filters, ...listPage(r) }, noRetryOnTimeout)
+    })
+  })
+
+/** ERC-1155 transfers of an address and/or a collection (token1155tx). */
+export const erc1155Transfers = (query: TransfersQuery) =>
+  Effect.gen(function*() {
+    const operation = Plan.operations.token1155tx
+    const { chainId, client, filters, range } = yield* transfers(operation, query)
+    return blockSource(client, {
+      dataset: "erc1155Transfers",
+      operation,
+      chainId,
+      query,
+      range,
+      schema: Schemas.Erc1155Transfer,
+      fetch: (r) => client.token1155tx({ ...filters, ...listPage(r) }, noRetryOnTimeout)
+    })
+  })
+
+/** Every holder of a token with its raw quantity (tokenholderlist, PRO), page by page. */
+export const tokenHolders = (query: { readonly chainId?: number | undefined; readonly contractAddress: string }) =>
+  Effect.gen(function*() {
+    const operation = Plan.operations.tokenholderlist
+    const { chainId, client } = yield* prepare(operation, query.chainId)
+    return pagedSource(client, {
+      dataset: "tokenHolders",
+      operation,
+      chainId,
+      query,
+      schema: Schemas.TokenHolder,
+      fetch: (page, offset) => client.tokenholderlist({ chainId, contractAddress: query.contractAddress, page, offset })
+    })
+  })
+
+/** The ERC-20 balances of an address (addresstokenbalance, PRO), page by page. */
+export const tokenBalances = (query: { readonly chainId?: number | undefined; readonly address: string }) =>
+  Effect.gen(function*() {
+    const operation = Plan.operations.addresstokenbalance
+    const { chainId, client } = yield* prepare(operation, query.chainId)
+    return pagedSource(client, {
+      dataset: "tokenBalances",
+      operation,
+      chainId,
+      query,
+      schema: Schemas.TokenBalance,
+      fetch: (page, offset) => client.addresstokenbalance({ chainId, address: query.address, page, offset })
+    })
+  })
+
+/** The NFT holdings of an address (addresstokennftbalance, PRO), page by page. */
+export const nftHoldings = (query: { readonly chainId?: number | undefined; readonly address: string }) =>
+  Effect.gen(function*() {
+    const operation = Plan.operations.addresstokennftbalance
+    const { chainId, client } = yield* prepare(operation, query.chainId)
+    return pagedSource(client, {
+      dataset: "nftHoldings",
+      operation,
+      chainId,
+      query,
+      schema: Schemas.NftBalance,
+      fetch: (page, offset) => client.addresstokennftbalance({ chainId, address: query.address, page, offset })
+    })
+  })
+
+/** The largest holders of a token (topholders, PRO; `limit` ≤ 1,000, default 1,000). */
+export const topHolders = (
+  query: { readonly chainId?: number | undefined; readonly contractAddress: string; readonly limit?: number | undefined }
+) =>
+  Effect.gen(function*() {
+    const operation = Plan.operations.topholders
+    const { chainId, client } = yield* prepare(operation, query.chainId)
+    const limit = query.limit ?? Plan.HARD_ROW_CAP
+    return singleSource({
+      dataset: "topHolders",
+      operation,
+      chainId,
+      query: { ...query, limit },
+      schema: Schemas.TopHolder,
+      fetch: client.topholders({ chainId, contractAddress: query.contractAddress, limit })
+    })
+  })
+
+/** Daily statistics between two dates (yyyy-MM-dd). */
+export interface DailyQuery {
+  readonly chainId?: number | undefined
+  readonly startDate: string
+  readonly endDate: string
+  readonly sort?: "asc" | "desc" | undefined
+}
+
+/** Gas used per day (dailygasused, PRO). */
+export const dailyGasUsed = (query: DailyQuery) =>
+  Effect.gen(function*() {
+    const operation = Plan.operations.dailygasused
+    const { chainId, client } = yield* prepare(operation, query.chainId)
+    return singleSource({
+      dataset: "dailyGasUsed",
+      operation,
+      chainId,
+      query,
+      schema: Schemas.DailyGasUsed,
+      fetch: client.dailygasused({ chainId, startDate: query.startDate, endDate: query.endDate, ...(query.sort ? { sort: query.sort } : {}) })
+    })
+  })
+
+/** Transactions per day (dailytx, PRO). */
+export const dailyTxCount = (query: DailyQuery) =>
+  Effect.gen(function*() {
+    const operation = Plan.operations.dailytx
+    const { chainId, client } = yield* prepare(operation, query.chainId)
+    return singleSource({
+      dataset: "dailyTxCount",
+      operation,
+      chainId,
+      query,
+      schema: Schemas.DailyTxCount,
+      fetch: client.dailytx({ chainId, startDate: query.startDate, endDate: query.endDate, ...(query.sort ? { sort: query.sort } : {}) })
+    })
+  })
+
+/** Every name tag of a label (exportaddresstags, Pro Plus): the downloaded file's rows. */
+export const addressTags = (query: { readonly chainId?: number | undefined; readonly label: string }) =>
+  Effect.gen(function*() {
+    const operation = Plan.operations.exportaddresstags
+    const { chainId, client } = yield* prepare(operation, query.chainId)
+    return singleSource({
+      dataset: "addressTags",
+      operation,
+      chainId,
+      query,
+      schema: Schemas.AddressTag,
+      fetch: client.exportaddresstags({ chainId, label: query.label })
+    })
+  })

@@ -1,0 +1,84 @@
+/**
+ * One `Stream` per data set: lazy, back-pressured (a page is fetched only when the consumer wants
+ * more rows), constant-memory, and exact — every row exactly once, in block order for block-ordered
+ * data sets. All streams of one program share the client's per-key limiter, so `Stream.merge` of
+ * streams on several chains and data sets never trips the rate limit.
+ *
+ * @example
+ * import { Streams } from "explorer-etl"
+ * import { Effect, Stream } from "effect"
+ *
+ * const transfers = Streams.logs({
+ *   chainId: 1,
+ *   address: "0xdac17f958d2ee523a2206206994597c13d831ec7",
+ *   topic0: "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
+ *   fromBlock: 19_000_000
+ * })
+ * const count = transfers.pipe(Stream.runCount) // Effect<number, StreamError, ExplorerClient>
+ */
+import { Effect, Stream } from "effect"
+import type { ExplorerClient } from "../Client.js"
+import type { StreamError } from "../Errors.js"
+import * as Progress from "./Progress.js"
+import * as Sources from "./Sources.js"
+
+export type { StreamOptions } from "./Sources.js"
+
+/**
+ * The block range of a block-ordered source with `latest` resolved (one call, counted in progress).
+ */
+export const resolveRange = <A, I>(
+  source: Sources.BlockSource<A, I>,
+  progress?: Progress.ProgressRef | undefined
+): Effect.Effect<{ readonly fromBlock: number; readonly toBlock: number }, StreamError> =>
+  source.toBlock === "latest"
+    ? Progress.update(progress, (p) => ({ ...p, calls: p.calls + 1 })).pipe(
+      Effect.zipRight(source.latestBlock),
+      Effect.map((latest) => ({ fromBlock: source.fromBlock, toBlock: latest }))
+    )
+    : Effect.succeed({ fromBlock: source.fromBlock, toBlock: source.toBlock })
+
+/** Every row of a source, exactly once. */
+export const fromSource = <A, I>(
+  source: Sources.Source<A, I>,
+  options?: Sources.StreamOptions
+): Stream.Stream<A, StreamError> =>
+  source._tag === "Rows"
+    ? source.rows(options)
+    : Stream.unwrap(
+      Effect.map(
+        resolveRange(source, options?.progress),
+        (range) => source.batches(range, options).pipe(Stream.mapConcat((batch) => batch.rows))
+      )
+    )
+
+const streamOf = <Q, A, I>(make: (query: Q) => Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>) =>
+(query: Q, options?: Sources.StreamOptions): Stream.Stream<A, StreamError, ExplorerClient> =>
+  Stream.unwrap(Effect.map(make(query), (source) => fromSource(source, options)))
+
+/** Event logs by address and/or topic0..3 (with and/or operators) over a block range. */
+export const logs = streamOf(Sources.logs)
+/** Normal transactions of an address (txlist). */
+export const transactions = streamOf(Sources.transactions)
+/** Internal transactions of an address, or of a block range (PRO) (txlistinternal). */
+export const internalTransactions = streamOf(Sources.internalTransactions)
+/** ERC-20 transfers by address and/or token contract (tokentx). */
+export const erc20Transfers = streamOf(Sources.erc20Transfers)
+/** ERC-721 transfers by address and/or collection (tokennfttx). */
+export const erc721Transfers = streamOf(Sources.erc721Transfers)
+/** ERC-1155 transfers by address and/or collection (token1155tx). */
+export const erc1155Transfers = streamOf(Sources.erc1155Transfers)
+/** Every holder of a token (tokenholderlist, PRO); `allowPartial` accepts a list cut by the window. */
+export const tokenHolders = streamOf(Sources.tokenHolders)
+/** The largest holders of a token (topholders, PRO). */
+export const topHolders = streamOf(Sources.topHolders)
+/** The NFT holdings of an address (addresstokennftbalance, PRO). */
+export const nftHoldings = streamOf(Sources.nftHoldings)
+/** The ERC-20 balances of an address (addresstokenbalance, PRO). */
+export const tokenBalances = streamOf(Sources.tokenBalances)
+/** Gas used per day (dailygasused, PRO). */
+export const dailyGasUsed = streamOf(Sources.dailyGasUsed)
+/** Transactions per day (dailytx, PRO). */
+export const dailyTxCount = streamOf(Sources.dailyTxCount)
+/** The name tags of a label (exportaddresstags download, Pro Plus). */
+export const addressTags = streamOf(Sources.addressTags)
