@@ -1,0 +1,131 @@
+/**
+ * The checkpoint of a block-ordered export: `<out>.state.json` beside the output, always replaced
+ * atomically, committed only after the rows it counts are fsynced.
+ *
+ * ```json
+ * { "version": 1, "fingerprint": "sha256:…", "dataset": "logs", "chainIds": [1], "format": "csv",
+ *   "phase": "writing", "tempFile": ".logs.csv.partial", "bytes": 52311, "rows": 420,
+ *   "fromBlock": 100, "completeThrough": 1234, "updatedAt": "2025-01-01T00:00:00.000Z" }
+ * ```
+ *
+ * - `phase: "writing"`: the temporary file holds the export so far; its first `bytes` bytes are durable
+ *   and hold exactly the `rows` rows of blocks `fromBlock..completeThrough` (plus the CSV header).
+ * - `phase: "publishing"`: the temporary file is complete and fsynced (`contentHash` set); it is being
+ *   renamed over the output.
+ * - `phase: "published"`: the output is that file (`bytes`, `contentHash`): the export finished, and a
+ *   later `resume` extends it from `completeThrough + 1`.
+ *
+ * The fingerprint identifies the export (data set, chains, query, format, columns, first block, formula
+ * guard), so a checkpoint never continues a different query.
+ */
+import { FileSystem, Path } from "@effect/platform"
+import { Effect, Option, Schema } from "effect"
+import { createHash } from "node:crypto"
+import type { FileFormat } from "./Format.js"
+import { fileSystemError, SinkError } from "./SinkError.js"
+import { writeAtomic } from "./Files.js"
+
+/** Where an export stands: see the module header. */
+export const Phase = Schema.Literal("writing", "publishing", "published")
+/** @see Phase */
+export type Phase = typeof Phase.Type
+
+/** The content of `<out>.state.json`. */
+export const State = Schema.Struct({
+  version: Schema.Literal(1),
+  /** `sha256:` of the canonical JSON of the export's identity (see `fingerprint`). */
+  fingerprint: Schema.String,
+  dataset: Schema.String,
+  chainIds: Schema.Array(Schema.Number),
+  format: Schema.Literal("csv", "jsonl"),
+  phase: Phase,
+  /** The temporary file's name, in the output's folder. */
+  tempFile: Schema.String,
+  /** Bytes of the file that are durable and accounted for (header included). */
+  bytes: Schema.Number,
+  /** Rows in those bytes. */
+  rows: Schema.Number,
+  /** The first block the file covers. */
+  fromBlock: Schema.Number,
+  /** Every row of blocks `fromBlock..completeThrough` is in those bytes, and no other row. */
+  completeThrough: Schema.Number,
+  /** `sha256:<hex>` of the complete file (phases `publishing` and `published`). */
+  contentHash: Schema.optional(Schema.String),
+  updatedAt: Schema.String
+}).annotations({ identifier: "ExportState" })
+/** @see State */
+export type State = typeof State.Type
+
+const StateJson = Schema.parseJson(State, { space: 2 })
+
+/** What identifies an export: a checkpoint only continues the export with the same fingerprint. */
+export interface Identity {
+  readonly dataset: string
+  readonly chainIds: ReadonlyArray<number>
+  readonly query: unknown
+  readonly format: FileFormat
+  readonly columns: ReadonlyArray<string>
+  /** Block-ordered exports: the first block of the file. */
+  readonly fromBlock?: number | undefined
+  /** CSV: whether the formula guard is on (it changes the file's bytes). */
+  readonly formulaGuard?: boolean | undefined
+}
+
+/**
+ * A JSON value with object keys sorted, bigints as decimal strings and `undefined` members dropped: the
+ * same query always hashes the same, whatever the order its keys were written in.
+ */
+export const canonical = (value: unknown): unknown => {
+  if (typeof value === "bigint") return value.toString()
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : canonical(v)))
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {}
+    for (const key of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[key]
+      if (v !== undefined && typeof v !== "function") out[key] = canonical(v)
+    }
+    return out
+  }
+  return value
+}
+
+/** `sha256:<hex>` of an export's identity. */
+export const fingerprint = (identity: Identity): string =>
+  `sha256:${
+    createHash("sha256").update(JSON.stringify(canonical({ version: 1, ...identity }))).digest("hex")
+  }`
+
+/** `<out>.state.json`. */
+export const statePath = (out: string): string => `${out}.state.json`
+
+/**
+ * Reads a checkpoint: none when the file does not exist; `{ unreadable }` when it exists but cannot be
+ * read as a state (the caller decides whether that matters).
+ */
+export const read = (
+  out: string
+): Effect.Effect<Option.Option<State | { readonly unreadable: string }>, SinkError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = statePath(out)
+    const exists = yield* fs.exists(path).pipe(Effect.mapError(fileSystemError(path, "checking")))
+    if (!exists) return Option.none()
+    const text = yield* fs.readFileString(path).pipe(Effect.mapError(fileSystemError(path, "reading")))
+    return yield* Schema.decodeUnknown(StateJson)(text).pipe(
+      Effect.map((state): State | { readonly unreadable: string } => state),
+      Effect.catchTag("ParseError", (e) => Effect.succeed({ unreadable: e.message })),
+      Effect.map(Option.some)
+    )
+  })
+
+/** Commits a checkpoint atomically (the caller has fsynced the data it counts). */
+export const write = (
+  out: string,
+  state: State
+): Effect.Effect<void, SinkError, FileSystem.FileSystem | Path.Path> =>
+  Schema.encode(StateJson)(state).pipe(
+    Effect.mapError((e) =>
+      new SinkError({ reason: "Encode", path: statePath(out), detail: `the state does not encode: ${e.message}` })
+    ),
+    Effect.flatMap((text) => writeAtomic(statePath(out), text + "\n"))
+  )

@@ -1,0 +1,194 @@
+/**
+ * Durable file primitives of the sinks: a buffered, hashing, fsync-able data file, an atomic small-file
+ * write (temporary file + fsync + rename + folder fsync), and a streaming sha256 of a file.
+ *
+ * A rename is atomic on POSIX file systems within one folder, so every temporary file lives beside its
+ * target. Folder fsyncs make the rename itself durable; they are best effort (Windows cannot open a
+ * folder for syncing, and nothing is lost there but the durability of the rename across a power cut).
+ */
+import { FileSystem, Path } from "@effect/platform"
+import { Effect, type Scope, Stream } from "effect"
+import { createHash, type Hash } from "node:crypto"
+import { fileSystemError, type SinkError } from "./SinkError.js"
+
+/** Written bytes are buffered up to this size before a write system call. */
+const bufferLimit = 64 * 1024
+
+const textEncoder = new TextEncoder()
+
+/** `sha256:<hex>` of a digest. */
+const hashText = (hash: Hash): string => `sha256:${hash.digest("hex")}`
+
+/**
+ * An open data file being written: appends are buffered and hashed, `sync` makes everything appended so
+ * far durable. `bytes` counts every byte appended (the file's length once flushed).
+ * Used by one fiber at a time.
+ */
+export interface DataFile {
+  readonly path: string
+  /** Bytes appended so far, including the buffered ones. */
+  readonly bytes: () => number
+  readonly append: (text: string) => Effect.Effect<void, SinkError>
+  /** Writes the buffer out (no fsync). */
+  readonly flush: Effect.Effect<void, SinkError>
+  /** Writes the buffer out and fsyncs the file. */
+  readonly sync: Effect.Effect<void, SinkError>
+  /** `sha256:<hex>` of the whole file as appended (call once, after the last append). */
+  readonly contentHash: () => string
+}
+
+/**
+ * Opens `path` for writing at `start` bytes, truncating anything after (a torn tail past the last
+ * checkpoint). The content hash continues `prefix` when the caller already hashed the first `start`
+ * bytes (`copyHashed`), else those bytes are read back and hashed. `start = 0` creates or empties the
+ * file. After a failed write the file refuses to sync, so no checkpoint can count bytes that may be
+ * missing. The file is closed with the scope.
+ */
+export const openData = (
+  path: string,
+  start: number,
+  prefix?: Hash
+): Effect.Effect<DataFile, SinkError, FileSystem.FileSystem | Scope.Scope> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const hash = prefix ?? createHash("sha256")
+    const file = yield* fs.open(path, { flag: start === 0 ? "w" : "r+" }).pipe(
+      Effect.mapError(fileSystemError(path, "opening the temporary file"))
+    )
+    if (start > 0) {
+      yield* file.truncate(start).pipe(Effect.mapError(fileSystemError(path, "truncating to the last checkpoint")))
+      yield* file.seek(start, "start")
+      if (prefix === undefined) {
+        yield* fs.stream(path, { bytesToRead: start }).pipe(
+          Stream.runForEach((chunk) => Effect.sync(() => hash.update(chunk))),
+          Effect.mapError(fileSystemError(path, "reading the checkpointed part"))
+        )
+      }
+    }
+    let bytes = start
+    let pending: Array<Uint8Array> = []
+    let pendingBytes = 0
+    let broken: SinkError | undefined
+    const flush: Effect.Effect<void, SinkError> = Effect.suspend(() => {
+      if (broken !== undefined) return Effect.fail(broken)
+      if (pendingBytes === 0) return Effect.void
+      const chunk = pending.length === 1 ? (pending[0] as Uint8Array) : Buffer.concat(pending, pendingBytes)
+      pending = []
+      pendingBytes = 0
+      return file.writeAll(chunk).pipe(
+        Effect.mapError(fileSystemError(path, "writing")),
+        Effect.tapError((e) => Effect.sync(() => (broken = e)))
+      )
+    }).pipe(Effect.uninterruptible)
+    const append = (text: string): Effect.Effect<void, SinkError> =>
+      Effect.suspend(() => {
+        if (text.length === 0) return Effect.void
+        const chunk = textEncoder.encode(text)
+        hash.update(chunk)
+        pending.push(chunk)
+        pendingBytes += chunk.byteLength
+        bytes += chunk.byteLength
+        return pendingBytes >= bufferLimit ? flush : Effect.void
+      })
+    const sync = flush.pipe(
+      Effect.zipRight(file.sync.pipe(Effect.mapError(fileSystemError(path, "fsync")))),
+      Effect.uninterruptible
+    )
+    return { path, bytes: () => bytes, append, flush, sync, contentHash: () => hashText(hash.copy()) }
+  })
+
+/**
+ * Copies `from` to a new file `to` (created or emptied) and fsyncs it: the base of an incremental run.
+ * Returns the length and the running hash of the copy (still open for more data).
+ */
+export const copyHashed = (
+  from: string,
+  to: string
+): Effect.Effect<{ readonly bytes: number; readonly hash: Hash }, SinkError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const hash = createHash("sha256")
+    const file = yield* fs.open(to, { flag: "w" }).pipe(Effect.mapError(fileSystemError(to, "creating the temporary file")))
+    let bytes = 0
+    yield* fs.stream(from).pipe(
+      Stream.mapError(fileSystemError(from, "reading the previous output")),
+      Stream.runForEach((chunk) => {
+        hash.update(chunk)
+        bytes += chunk.byteLength
+        return file.writeAll(chunk).pipe(Effect.mapError(fileSystemError(to, "writing")))
+      })
+    )
+    yield* file.sync.pipe(Effect.mapError(fileSystemError(to, "fsync")))
+    return { bytes, hash }
+  }).pipe(Effect.scoped)
+
+/** `sha256:<hex>` of a running hash, leaving it usable. */
+export const digest = (hash: Hash): string => hashText(hash.copy())
+
+/** `sha256:<hex>` of a file's content, streamed. */
+export const hashFile = (path: string): Effect.Effect<string, SinkError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const hash = createHash("sha256")
+    yield* fs.stream(path).pipe(
+      Stream.runForEach((chunk) => Effect.sync(() => hash.update(chunk))),
+      Effect.mapError(fileSystemError(path, "reading"))
+    )
+    return hashText(hash)
+  })
+
+/** fsyncs a folder so a rename into it survives a power cut; best effort (a no-op where unsupported). */
+export const syncFolder = (folder: string): Effect.Effect<void, never, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const handle = yield* fs.open(folder, { flag: "r" })
+    yield* handle.sync
+  }).pipe(Effect.scoped, Effect.ignore)
+
+/** Renames `from` over `to` (atomic within a folder) and fsyncs the folder. */
+export const publish = (
+  from: string,
+  to: string
+): Effect.Effect<void, SinkError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    yield* fs.rename(from, to).pipe(Effect.mapError(fileSystemError(to, `renaming ${path.basename(from)} into place`)))
+    yield* syncFolder(path.dirname(to))
+  })
+
+/**
+ * Writes a small file atomically: `.<name>.tmp` beside it, fsync, rename over `target`, fsync the
+ * folder. A reader sees the old content or the new one, never a mix.
+ */
+export const writeAtomic = (
+  target: string,
+  text: string
+): Effect.Effect<void, SinkError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const temp = path.join(path.dirname(target), `.${path.basename(target)}.tmp`)
+    yield* Effect.gen(function*() {
+      const file = yield* fs.open(temp, { flag: "w" })
+      yield* file.writeAll(textEncoder.encode(text))
+      yield* file.sync
+    }).pipe(Effect.scoped, Effect.mapError(fileSystemError(temp, "writing")))
+    yield* publish(temp, target)
+  })
+
+/** Removes a file if it exists; failures are ignored (cleanup after a failure must not hide the failure). */
+export const removeQuietly = (path: string): Effect.Effect<void, never, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.remove(path, { force: true })).pipe(Effect.ignore)
+
+/** The size of a file, or none when it does not exist. */
+export const sizeOf = (path: string): Effect.Effect<number | undefined, SinkError, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    fs.stat(path).pipe(
+      Effect.map((info): number | undefined => Number(info.size)),
+      Effect.catchIf(
+        (e) => e._tag === "SystemError" && e.reason === "NotFound",
+        () => Effect.succeed(undefined)
+      ),
+      Effect.mapError(fileSystemError(path, "stat"))
+    ))

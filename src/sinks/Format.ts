@@ -1,0 +1,307 @@
+/**
+ * File formats of an export: one record Schema drives both the decoding of the API's answers and the
+ * columns and cells of the file, so the file cannot drift from the record.
+ *
+ * - Columns are the fields of the schema's *encoded* side, in the schema's field order.
+ * - A row is `Schema.encode(schema)(record)`, written cell by cell:
+ *   - CSV (through csv-stringify): RFC 4180 quoting (a cell is quoted only when it holds a comma, a
+ *     double quote, CR or LF; quotes are doubled), records end with LF (`\n`) — the last one too —,
+ *     UTF-8 without BOM, a header row of the column names. Strings are written as they are, numbers in
+ *     decimal, bigints as exact integers, booleans as `true`/`false`, null and absent fields as an empty
+ *     cell, an array field named `topics` as the four columns `topic0..topic3` (missing topics empty), any
+ *     other array or object as its JSON text.
+ *   - JSONL: one JSON object per line, keys in column order, `\n` after every line; absent optional
+ *     fields are left out, null stays null, bigints become exact decimal strings, `topics` stays an array.
+ * - A `chainid` column (a `chainid` key in JSONL) comes first when the export spans several chains.
+ * - Formula guard (CSV only, on by default): a text cell starting with `=`, `+`, `-`, `@`, tab or CR is
+ *   prefixed with a single quote `'` so spreadsheets do not evaluate it; the rest of the cell is kept
+ *   whole. Token names and symbols are chosen by whoever deploys the token. Cells written from numbers and
+ *   bigints are not text and are never prefixed. `formulaGuard: false` writes every cell verbatim.
+ *
+ * @example
+ * const encoder = yield* Format.encoder(Erc20Transfer, { format: "csv" })
+ * const text = encoder.header + (yield* encoder.encode(rows))
+ */
+import { stringify } from "csv-stringify/sync"
+import { Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
+import { SinkError } from "./SinkError.js"
+
+/** The file formats an export can write. */
+export type FileFormat = "csv" | "jsonl"
+
+/** The CSV record delimiter (LF), used for the header and every row alike. */
+export const csvRecordDelimiter = "\n"
+
+/** The name of the chain id column, first when the export spans several chains. */
+export const chainIdColumn = "chainid"
+
+/** The array field written as `topic0..topic3` in CSV. */
+export const topicsField = "topics"
+
+/** How many topic columns a `topics` field gets in CSV (an EVM log has at most 4). */
+export const topicColumns = 4
+
+/**
+ * The format of a file: the explicit one if given, else from the extension (`.csv`; `.jsonl` or
+ * `.ndjson`, case-insensitive). Any other extension is refused before anything runs.
+ */
+export const formatOf = (out: string, explicit?: FileFormat): Effect.Effect<FileFormat, SinkError> => {
+  if (explicit !== undefined) return Effect.succeed(explicit)
+  const lower = out.toLowerCase()
+  if (lower.endsWith(".csv")) return Effect.succeed("csv")
+  if (lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) return Effect.succeed("jsonl")
+  return Effect.fail(
+    new SinkError({
+      reason: "InvalidInput",
+      path: out,
+      detail: "cannot tell the format from the file name: use a .csv, .jsonl or .ndjson extension, or pass format"
+    })
+  )
+}
+
+/** One field of a record's encoded side, as the file writes it. */
+export interface Field {
+  readonly name: string
+  /** Written as `topic0..topic3` in CSV. */
+  readonly topics: boolean
+}
+
+const unwrap = (ast: SchemaAST.AST): SchemaAST.AST => {
+  switch (ast._tag) {
+    case "Suspend":
+      return unwrap(ast.f())
+    case "Refinement":
+      return unwrap(ast.from)
+    case "Transformation":
+      return unwrap(ast.from)
+    default:
+      return ast
+  }
+}
+
+const isArrayAst = (ast: SchemaAST.AST): boolean => {
+  const node = unwrap(ast)
+  if (node._tag === "TupleType") return true
+  if (node._tag === "Union") return node.types.some(isArrayAst)
+  return false
+}
+
+/** The property signatures of a struct-like encoded side (a union of structs merges its fields in order). */
+const propertiesOf = (ast: SchemaAST.AST): Option.Option<ReadonlyArray<SchemaAST.PropertySignature>> => {
+  const node = unwrap(ast)
+  if (node._tag === "TypeLiteral") return Option.some(node.propertySignatures)
+  if (node._tag === "Union") {
+    const out: Array<SchemaAST.PropertySignature> = []
+    const seen = new Set<PropertyKey>()
+    for (const member of node.types) {
+      const inner = unwrap(member)
+      // `undefined`/`null` members (an optional record) add no column.
+      if (inner._tag === "UndefinedKeyword" || (inner._tag === "Literal" && inner.literal === null)) continue
+      const props = propertiesOf(inner)
+      if (Option.isNone(props)) return Option.none()
+      for (const ps of props.value) {
+        if (!seen.has(ps.name)) {
+          seen.add(ps.name)
+          out.push(ps)
+        }
+      }
+    }
+    return out.length === 0 ? Option.none() : Option.some(out)
+  }
+  return Option.none()
+}
+
+/**
+ * The fields of a record schema's encoded side, in the schema's order: what a file's columns derive from.
+ * Fails (`InvalidInput`) when the encoded side is not a struct.
+ */
+export const fieldsOf = <A, I>(schema: Schema.Schema<A, I, never>): Either.Either<ReadonlyArray<Field>, string> => {
+  const props = propertiesOf(Schema.encodedSchema(schema).ast)
+  if (Option.isNone(props)) {
+    return Either.left(`the record schema's encoded side is not a struct (${String(schema.ast)})`)
+  }
+  const fields: Array<Field> = []
+  for (const ps of props.value) {
+    if (typeof ps.name !== "string") continue
+    fields.push({ name: ps.name, topics: ps.name === topicsField && isArrayAst(ps.type) })
+  }
+  return Either.right(fields)
+}
+
+/** What an encoder needs: the format, whether rows carry a chain id, and the CSV formula guard. */
+export interface EncoderOptions<A> {
+  readonly format: FileFormat
+  /** The chain of a row, when the export spans several chains: adds the `chainid` column. */
+  readonly chainIdOf?: ((row: A) => number) | undefined
+  /** CSV only: prefix `'` to text cells starting with = + - @ tab CR (default true). */
+  readonly formulaGuard?: boolean | undefined
+}
+
+/** Turns records into the text of a file: the header (CSV) and rows, chunk by chunk. */
+export interface RowEncoder<A> {
+  readonly format: FileFormat
+  /** The file's columns, in order (CSV: after the `topics` expansion; JSONL: the keys). */
+  readonly columns: ReadonlyArray<string>
+  /** The first bytes of a new file: the CSV header row, or "" for JSONL. */
+  readonly header: string
+  /** The text of some rows, each ending with `\n`; "" for none. Fails on a record that does not encode. */
+  readonly encode: (rows: Iterable<A>) => Effect.Effect<string, SinkError>
+}
+
+const formulaStart = new Set(["=", "+", "-", "@", "\t", "\r"])
+
+/**
+ * The formula-injection guard on one text cell: `'` before a cell starting with = + - @ tab or CR,
+ * every other cell unchanged.
+ */
+export const guardFormula = (cell: string): string =>
+  cell.length > 0 && formulaStart.has(cell[0] as string) ? `'${cell}` : cell
+
+const bigintReplacer = (_key: string, value: unknown): unknown =>
+  typeof value === "bigint" ? value.toString() : value
+
+const jsonText = (value: unknown): string => {
+  try {
+    return JSON.stringify(value)
+  } catch {
+    // Only a nested bigint makes JSON.stringify throw on encoded data: retry with the slower replacer.
+    return JSON.stringify(value, bigintReplacer)
+  }
+}
+
+/** A number in plain decimal notation (no exponent, even past 1e21). */
+const decimal = (n: number): string =>
+  Number.isInteger(n) && Math.abs(n) >= 1e21 ? BigInt(n).toString() : String(n)
+
+/** The text of one CSV cell, and whether it is text (subject to the formula guard). */
+const cellOf = (value: unknown, guard: boolean): string => {
+  switch (typeof value) {
+    case "string":
+      return guard ? guardFormula(value) : value
+    case "number":
+      return decimal(value)
+    case "bigint":
+      return value.toString()
+    case "boolean":
+      return value ? "true" : "false"
+    case "undefined":
+      return ""
+    default: {
+      if (value === null) return ""
+      if (value instanceof Date) return value.toISOString()
+      const text = jsonText(value)
+      return guard ? guardFormula(text) : text
+    }
+  }
+}
+
+const csvOptions = {
+  delimiter: ",",
+  quote: "\"",
+  escape: "\"",
+  record_delimiter: csvRecordDelimiter,
+  // Quote any cell holding CR or LF, whatever the record delimiter (csv-parse reads all three as ends).
+  quote_record_delimiter: true,
+  eof: true,
+  header: false,
+  // The guard is ours (exactly = + - @ tab CR, see guardFormula), applied before stringify.
+  escape_formulas: false
+} as const
+
+const encodeFailure = (index: number, error: ParseResult.ParseError): SinkError =>
+  new SinkError({
+    reason: "Encode",
+    path: "<record>",
+    detail: `record ${index} of the chunk does not encode with the record schema: ${error.message}`
+  })
+
+/**
+ * An encoder for a record schema: derives the columns from the schema's encoded side and writes rows
+ * as described in this module's header. Fails (`InvalidInput`) when the schema has no struct form.
+ */
+export const encoder = <A, I>(
+  schema: Schema.Schema<A, I, never>,
+  options: EncoderOptions<A>
+): Effect.Effect<RowEncoder<A>, SinkError> =>
+  Effect.gen(function*() {
+    const fields = yield* Either.mapLeft(
+      fieldsOf(schema),
+      (detail) => new SinkError({ reason: "InvalidInput", path: "<schema>", detail })
+    )
+    const names = fields.map((f) => f.name)
+    if (options.chainIdOf !== undefined && names.includes(chainIdColumn)) {
+      return yield* new SinkError({
+        reason: "InvalidInput",
+        path: "<schema>",
+        detail: `the record already has a "${chainIdColumn}" field; it cannot take the chain id column too`
+      })
+    }
+    const encodeRow = Schema.encodeEither(schema)
+    const chainIdOf = options.chainIdOf
+    const guard = options.formulaGuard ?? true
+    const columns: Array<string> = chainIdOf !== undefined ? [chainIdColumn] : []
+    if (options.format === "jsonl") {
+      columns.push(...names)
+      const encode = (rows: Iterable<A>): Effect.Effect<string, SinkError> =>
+        Effect.suspend(() => {
+          let text = ""
+          let index = 0
+          for (const row of rows) {
+            const encoded = encodeRow(row)
+            if (Either.isLeft(encoded)) return Effect.fail(encodeFailure(index, encoded.left))
+            const source = encoded.right as Record<string, unknown>
+            const line: Record<string, unknown> = {}
+            if (chainIdOf !== undefined) line[chainIdColumn] = chainIdOf(row)
+            for (const name of names) {
+              const value = source[name]
+              if (value !== undefined) line[name] = typeof value === "bigint" ? value.toString() : value
+            }
+            text += jsonText(line) + "\n"
+            index++
+          }
+          return Effect.succeed(text)
+        })
+      return { format: "jsonl", columns, header: "", encode } satisfies RowEncoder<A>
+    }
+    for (const field of fields) {
+      if (field.topics) for (let i = 0; i < topicColumns; i++) columns.push(`topic${i}`)
+      else columns.push(field.name)
+    }
+    const encode = (rows: Iterable<A>): Effect.Effect<string, SinkError> =>
+      Effect.suspend(() => {
+        const records: Array<Array<string>> = []
+        let index = 0
+        for (const row of rows) {
+          const encoded = encodeRow(row)
+          if (Either.isLeft(encoded)) return Effect.fail(encodeFailure(index, encoded.left))
+          const source = encoded.right as Record<string, unknown>
+          const cells: Array<string> = []
+          if (chainIdOf !== undefined) cells.push(String(chainIdOf(row)))
+          for (const field of fields) {
+            const value = source[field.name]
+            if (field.topics) {
+              const topics: ReadonlyArray<unknown> = Array.isArray(value) ? value : []
+              if (topics.length > topicColumns || (value !== undefined && value !== null && !Array.isArray(value))) {
+                return Effect.fail(
+                  new SinkError({
+                    reason: "Encode",
+                    path: "<record>",
+                    detail: `record ${index} of the chunk has ${
+                      Array.isArray(value) ? `${topics.length} topics` : "topics that are not an array"
+                    }; CSV has the columns topic0..topic${topicColumns - 1}`
+                  })
+                )
+              }
+              for (let i = 0; i < topicColumns; i++) cells.push(cellOf(topics[i], guard))
+            } else {
+              cells.push(cellOf(value, guard))
+            }
+          }
+          records.push(cells)
+          index++
+        }
+        return Effect.succeed(records.length === 0 ? "" : stringify(records, csvOptions))
+      })
+    const header = stringify([columns], csvOptions)
+    return { format: "csv", columns, header, encode } satisfies RowEncoder<A>
+  })
