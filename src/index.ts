@@ -2,8 +2,9 @@
  * explorer-etl: an Effect-native client and ETL toolkit for Etherscan-V2-style block-explorer APIs.
  *
  * Modules are exported as namespaces (`Chain`, `Plan`, `Errors`, `Config`, `Client`, `Throttle`,
- * `ServerTexts`, `Schemas`); the names used most — the `ExplorerClient` tag, the error classes and
- * the record schemas — are exported directly too.
+ * `ServerTexts`, `Schemas`, `Streams`, `Sources`, `Progress`, `Exports`, `Sinks`, `Pipeline`); the
+ * names used most — the `ExplorerClient` tag, the error classes and the record schemas — are
+ * exported directly too. The simulator is `explorer-etl/simulator`.
  *
  * @example
  * import { Client, ExplorerClient } from "explorer-etl"
@@ -33,6 +34,20 @@ export * as Throttle from "./Throttle.js"
 export * as ServerTexts from "./ServerTexts.js"
 /** Every record schema, as one namespace. */
 export * as Schemas from "./schemas/index.js"
+/** One exact-once `Stream` per data set (`Streams.logs`, `Streams.erc20Transfers`, …). */
+export * as Streams from "./streams/Streams.js"
+/** The data sets as sources: what to ask, how to page it, which schema writes it. */
+export * as Sources from "./streams/Sources.js"
+/** Progress of a stream (pages, calls, rows, block position) as a SubscriptionRef. */
+export * as Progress from "./streams/Progress.js"
+/** The paging engines, for data sets the library does not name. */
+export * as BlockCursor from "./streams/BlockCursor.js"
+/** `Exports.toFile(source, { out, resume, confirmations })`: a data set to a CSV/JSONL file. */
+export * as Exports from "./Exports.js"
+/** The CSV/JSONL sinks, the export runner, checkpoints and manifests. */
+export * as Sinks from "./sinks/index.js"
+/** Ready pipelines: `Pipeline.make`, `Pipeline.run`, `Pipeline.main`. */
+export * as Pipeline from "./Pipeline.js"
 
 /** The client service tag (`yield* ExplorerClient`). */
 export { ExplorerClient } from "./Client.js"

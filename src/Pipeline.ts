@@ -1,0 +1,302 @@
+/**
+ * Ready pipelines: a named, documented, incremental export job over a small config of targets, as a
+ * plain value that both `explorer-etl run <file>` and `npx tsx <file>` execute.
+ *
+ * Every export of a pipeline runs with `resume: true`, so the first run writes everything and each
+ * later run appends only the new blocks (block-ordered data sets) or rewrites the file atomically
+ * (lists such as holders). Without an API key the pipeline runs against the embedded simulator, on
+ * targets the pipeline picks from the simulator's data set (`demoConfig`).
+ *
+ * @example
+ * // pipelines/my-pipeline.ts
+ * export default Pipeline.make({
+ *   name: "my-pipeline",
+ *   description: "USDT transfers",
+ *   config: Schema.Struct({ chainId: Schema.Number, token: Schema.String }),
+ *   configFile: new URL("./my-pipeline.config.json", import.meta.url),
+ *   demoConfig: (data) => ({ chainId: 1, token: data.chain(1).erc20[0].address }),
+ *   run: (config, ctx) => Effect.all([ctx.export("transfers.csv", Sources.erc20Transfers({ ... }))])
+ * })
+ * Pipeline.main(pipeline, import.meta.url)
+ */
+import type { FileSystem } from "@effect/platform"
+import { Path } from "@effect/platform"
+import type { HttpClient } from "@effect/platform"
+import { NodeContext, NodeHttpClient, NodeRuntime } from "@effect/platform-node"
+import { Config, type ConfigError, Cron, Effect, Either, Layer, Option, Redacted, Schedule, Schema, Stream } from "effect"
+import { readFileSync } from "node:fs"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import * as Chain from "./Chain.js"
+import * as Client from "./Client.js"
+import type { ExplorerClient } from "./Client.js"
+import { InvalidInputError, type StreamError, UnsupportedChainError } from "./Errors.js"
+import { DemoData } from "./DemoData.js"
+import * as Exports from "./Exports.js"
+import * as Plan from "./Plan.js"
+import type { ExportSummary } from "./sinks/Export.js"
+import type { SinkError } from "./sinks/SinkError.js"
+import * as Simulator from "./simulator/index.js"
+import { report } from "./cli/Errors.js"
+import * as Progress from "./streams/Progress.js"
+import type * as Sources from "./streams/Sources.js"
+
+/** What a pipeline's `run` gets besides its config. */
+export interface PipelineContext {
+  /** The folder this pipeline writes into (`<outDir>/<pipeline name>`). */
+  readonly outDir: string
+  /** Exports a source into `<outDir>/<file>` incrementally (resume), with its manifest. */
+  readonly export: <A, I>(
+    file: string,
+    source: Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>,
+    options?: { readonly allowPartial?: boolean; readonly confirmations?: number }
+  ) => Effect.Effect<ExportSummary, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path>
+}
+
+/** A ready pipeline. */
+export interface Pipeline<C, I = unknown> {
+  readonly name: string
+  readonly description: string
+  /** The schema of its config file (JSON). */
+  readonly config: Schema.Schema<C, I>
+  /** Its default config file (targets on the real API). */
+  readonly configFile: URL
+  /** Targets on the embedded simulator's data set. */
+  readonly demoConfig: (dataset: Simulator.DatasetDescription) => C
+  readonly run: (
+    config: C,
+    context: PipelineContext
+  ) => Effect.Effect<ReadonlyArray<ExportSummary>, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path>
+}
+
+/** Declares a pipeline (identity, for type inference). */
+export const make = <C, I>(pipeline: Pipeline<C, I>): Pipeline<C, I> => pipeline
+
+/**
+ * Any pipeline, whatever its config: what `run` loads from a file and what the demo's list holds. A
+ * `Pipeline<C, I>` is not assignable to it as is (its config schema is invariant and `run` takes a
+ * `C`): erase the config type with {@link any}.
+ */
+export type AnyPipeline = Pipeline<unknown, unknown>
+
+/**
+ * Erases a pipeline's config type, so pipelines of different configs share one list.
+ *
+ * @example
+ * export const pipelines: ReadonlyArray<Pipeline.AnyPipeline> = [Pipeline.any(tokenActivity), Pipeline.any(walletHistory)]
+ */
+export const any = <C, I>(pipeline: Pipeline<C, I>): AnyPipeline => {
+  const isConfig = Schema.is(pipeline.config)
+  return {
+    name: pipeline.name,
+    description: pipeline.description,
+    // Only the schema's phantom types are widened: decoding still checks the input and gives a C
+    // (an `unknown`), encoding still checks at run time that it is given a C.
+    config: pipeline.config as unknown as Schema.Schema<unknown, unknown>,
+    configFile: pipeline.configFile,
+    demoConfig: pipeline.demoConfig,
+    run: (config, context) =>
+      isConfig(config)
+        ? pipeline.run(config, context)
+        : Effect.fail(invalid(`the config given to ${pipeline.name} does not match its schema`))
+  }
+}
+
+/**
+ * A source answered by one call (tokeninfo, ethsupply, or a value of your own shaped as a row), for
+ * `context.export`: the file holds the call's rows, is rewritten at every run and gets a manifest
+ * like every export. The chain is checked before anything is sent, as for the data-set sources.
+ *
+ * @example
+ * context.export("token.jsonl", Pipeline.oneCall({
+ *   dataset: "tokenInfo", operation: "tokeninfo", chainId, query: { contractAddress: token },
+ *   schema: Schemas.TokenInfo, fetch: (client, chainId) => client.tokeninfo({ chainId, contractAddress: token })
+ * }))
+ */
+export const oneCall = <A, I>(args: {
+  /** The data set's name for the manifest, e.g. "tokenInfo". */
+  readonly dataset: string
+  /** The operation the call makes (its module and action go to the manifest). */
+  readonly operation: Plan.OperationName
+  /** Default: the client's chain. */
+  readonly chainId?: number | undefined
+  /** The query as plain JSON (for the manifest). */
+  readonly query: Readonly<Record<string, unknown>>
+  /** The schema whose encoded form is the file's row. */
+  readonly schema: Schema.Schema<A, I>
+  readonly fetch: (client: Client.ExplorerClient.Service, chainId: Chain.ChainId) => Effect.Effect<ReadonlyArray<A>, StreamError>
+}): Effect.Effect<Sources.RowSource<A, I>, StreamError, ExplorerClient> =>
+  Effect.gen(function*() {
+    const client = yield* Client.ExplorerClient
+    const operation = Plan.operations[args.operation]
+    const id = args.chainId ?? client.defaultChainId
+    if (!Chain.isSupported(id)) {
+      return yield* new UnsupportedChainError({
+        chainId: id,
+        module: operation.module,
+        action: operation.action,
+        detail: `chain ${id} is not served by the explorer API`
+      })
+    }
+    const chainId = Chain.ChainId.make(id)
+    const query = Object.fromEntries(Object.entries({ chainId, ...args.query }).filter(([, v]) => v !== undefined))
+    return {
+      _tag: "Rows",
+      dataset: args.dataset,
+      chainId,
+      module: operation.module,
+      action: operation.action,
+      query,
+      schema: args.schema,
+      rows: (options) =>
+        Stream.fromIterableEffect(
+          Progress.update(options?.progress, (p) => ({ ...p, calls: p.calls + 1 })).pipe(
+            Effect.zipRight(args.fetch(client, chainId)),
+            Effect.tap((rows) =>
+              Progress.update(options?.progress, (p) => ({
+                ...p,
+                pages: p.pages + 1,
+                rows: p.rows + rows.length,
+                completeness: "complete"
+              }))
+            )
+          )
+        )
+    } satisfies Sources.RowSource<A, I>
+  })
+
+/** How to run a pipeline. */
+export interface RunOptions {
+  /** Root folder of the outputs (default `./out`). */
+  readonly outDir?: string | undefined
+  /** A config file replacing the pipeline's own. */
+  readonly configFile?: string | undefined
+  /** Use these targets instead of reading a config file (the demo passes the simulator's). */
+  readonly config?: unknown
+  readonly quiet?: boolean | undefined
+  /** Keep the newest N blocks out until final (default 0). */
+  readonly confirmations?: number | undefined
+}
+
+const invalid = (detail: string, parameter?: string) =>
+  new InvalidInputError({ chainId: 0, module: "pipeline", action: "run", detail, ...(parameter ? { parameter } : {}) })
+
+/** Reads and checks the config of a pipeline (a JSON file), before any request. */
+export const loadConfig = <C, I>(
+  pipeline: Pipeline<C, I>,
+  options: RunOptions
+): Effect.Effect<C, InvalidInputError> =>
+  Effect.gen(function*() {
+    if (options.config !== undefined) {
+      return yield* Schema.decodeUnknown(pipeline.config)(options.config).pipe(
+        Effect.mapError((e) => invalid(`config of ${pipeline.name}: ${e.message}`))
+      )
+    }
+    const file = options.configFile ?? fileURLToPath(pipeline.configFile)
+    const text = yield* Effect.try({
+      try: () => readFileSync(file, "utf8"),
+      catch: () => invalid(`cannot read the config file ${file}`, "--config")
+    })
+    const json = yield* Effect.try({
+      try: (): unknown => JSON.parse(text),
+      catch: () => invalid(`the config file ${file} is not JSON`, "--config")
+    })
+    return yield* Schema.decodeUnknown(pipeline.config)(json).pipe(
+      Effect.mapError((e) => invalid(`config file ${file}: ${e.message}`, "--config"))
+    )
+  })
+
+/** Runs a pipeline once with the client in context. */
+export const run = <C, I>(
+  pipeline: Pipeline<C, I>,
+  config: C,
+  options: RunOptions = {}
+): Effect.Effect<ReadonlyArray<ExportSummary>, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const outDir = path.join(options.outDir ?? "out", pipeline.name)
+    const context: PipelineContext = {
+      outDir,
+      export: (file, source, exportOptions) =>
+        Effect.flatMap(source, (s) =>
+          Exports.toFile(s, {
+            out: path.join(outDir, file),
+            resume: true,
+            confirmations: exportOptions?.confirmations ?? options.confirmations ?? 0,
+            allowPartial: exportOptions?.allowPartial,
+            quiet: options.quiet
+          }))
+    }
+    return yield* pipeline.run(config, context)
+  })
+
+/** Parses a cron expression up front (Schedule.cron only validates when it first runs). */
+export const parseCron = (expression: string): Effect.Effect<Cron.Cron, InvalidInputError> =>
+  Either.match(Cron.parse(expression, "UTC"), {
+    onLeft: (e) => Effect.fail(invalid(`not a cron expression "${expression}": ${e.message}`, "--every")),
+    onRight: Effect.succeed
+  })
+
+/** Runs a pipeline now and then at every time of `cron` (UTC), until interrupted; each run is incremental. */
+export const schedule = <A, E, R>(once: Effect.Effect<A, E, R>, cron: Cron.Cron): Effect.Effect<void, E, R> =>
+  once.pipe(Effect.repeat(Schedule.cron(cron)), Effect.asVoid)
+
+/**
+ * The client a pipeline or example script runs with when started by `tsx`: the real API when
+ * EXPLORER_API_KEY (or ETHERSCAN_API_KEY) is set — plan from EXPLORER_PLAN — else the embedded
+ * simulator with its demo key (plan EXPLORER_PLAN, default proplus so every operation is allowed).
+ * The layer also gives the simulator's data set description when it runs one.
+ */
+export const scriptLayer = (): Layer.Layer<ExplorerClient | DemoData, unknown> =>
+  Layer.unwrapEffect(
+    Effect.gen(function*(): Effect.fn.Return<Layer.Layer<ExplorerClient | DemoData, unknown, HttpClient.HttpClient>, ConfigError.ConfigError> {
+      const key = yield* Config.redacted("EXPLORER_API_KEY").pipe(
+        Config.orElse(() => Config.redacted("ETHERSCAN_API_KEY")),
+        Config.option
+      )
+      if (Option.isSome(key)) {
+        return Layer.merge(Client.layerConfig(), Layer.succeed(DemoData, Option.none()))
+      }
+      const plan = yield* Config.literal(...Plan.plans)("EXPLORER_PLAN").pipe(Config.withDefault("proplus" as const))
+      return Layer.unwrapScoped(
+        Effect.map(Simulator.make({}), (sim) =>
+          Layer.merge(
+            Client.layer({ baseUrl: sim.baseUrl, apiKey: Redacted.make(sim.demoKeys[plan]), plan }),
+            Layer.succeed(DemoData, Option.some(sim.dataset))
+          ))
+      )
+    })
+  ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+export { DemoData } from "./DemoData.js"
+
+/** Whether the module at `importMetaUrl` is the script node was started with. */
+export const isMain = (importMetaUrl: string): boolean =>
+  process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === importMetaUrl
+
+/**
+ * Runs a pipeline file as a script (`npx tsx pipelines/x.ts [outDir]`): on the simulator unless a key
+ * is set, printing one line per file written.
+ */
+export const main = <C, I>(pipeline: Pipeline<C, I>, importMetaUrl: string): void => {
+  if (!isMain(importMetaUrl)) return
+  const outDir = process.argv[2] ?? "out"
+  const program = Effect.gen(function*() {
+    const demo = yield* DemoData
+    const config = Option.isSome(demo)
+      ? pipeline.demoConfig(demo.value)
+      : yield* loadConfig(pipeline, {})
+    const summaries = yield* run(pipeline, config, { outDir })
+    for (const s of summaries) {
+      yield* Effect.sync(() => process.stdout.write(`${s.out}\t${s.manifest.rows} rows\t${s.manifest.completeness.status}\n`))
+    }
+  })
+  runScript(program.pipe(Effect.provide(scriptLayer())))
+}
+
+/**
+ * Runs a script's program with Node's file system, reporting a failure as one stderr line
+ * `error <ErrorTag>: <message>` with a non-zero exit code (as the CLI does).
+ */
+export const runScript = <A, E>(program: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>): void => {
+  NodeRuntime.runMain(report(program.pipe(Effect.provide(NodeContext.layer))), { disableErrorReporting: true })
+}

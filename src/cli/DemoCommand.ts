@@ -1,0 +1,43 @@
+/**
+ * `explorer-etl demo [--out-dir DIR]`: the main job on the embedded simulator — start it in-process,
+ * run every ready pipeline against it (Pro Plus demo key, so every operation is allowed), write their
+ * files (default ./out) and print what was written. No key, no network.
+ */
+import { Command, Options } from "@effect/cli"
+import { NodeContext } from "@effect/platform-node"
+import { Console, Effect, Option } from "effect"
+import { pipelines } from "../../pipelines/index.js"
+import * as ExplorerConfig from "../Config.js"
+import { DemoData } from "../DemoData.js"
+import * as Pipeline from "../Pipeline.js"
+import * as Environment from "./Environment.js"
+import { printSummaries } from "./RunCommand.js"
+
+const outDir = Options.text("out-dir").pipe(Options.withDefault("out"), Options.withDescription("output folder (default ./out)"))
+const quiet = Environment.quiet
+
+/** `explorer-etl demo …` */
+export const demoCommand = Command.make("demo", { outDir, quiet }, (a) =>
+  Effect.gen(function*() {
+    const demo = yield* DemoData
+    if (Option.isNone(demo)) return
+    yield* Console.log(`explorer-etl demo: ${pipelines.length} pipelines on the embedded simulator, writing to ${a.outDir}/`)
+    for (const pipeline of pipelines) {
+      yield* Console.log(`\n# ${pipeline.name}: ${pipeline.description}`)
+      const summaries = yield* Pipeline.run(pipeline, pipeline.demoConfig(demo.value), { outDir: a.outDir, quiet: a.quiet })
+      yield* printSummaries(summaries)
+    }
+  }).pipe(
+    Effect.provide(
+      Environment.clientLayer({
+        chain: 1,
+        apiKey: Option.none(),
+        baseUrl: "https://api.etherscan.io",
+        plan: "proplus",
+        simulator: true,
+        quiet: a.quiet,
+        retries: ExplorerConfig.DEFAULT_RETRY.times
+      })
+    ),
+    Effect.provide(NodeContext.layer)
+  )).pipe(Command.withDescription("run the ready pipelines against the embedded simulator and write their files"))

@@ -1,0 +1,140 @@
+/**
+ * How the CLI reaches an explorer: the options every API command takes (`--chain`, `--api-key`,
+ * `--base-url`, `--plan`, `--simulator`, `--quiet`) and the one client layer built from them.
+ * With `--simulator` the embedded simulator starts in-process and the client uses its demo key for
+ * the chosen plan; otherwise the key comes from `--api-key`, then EXPLORER_API_KEY, then ETHERSCAN_API_KEY.
+ */
+import { Options } from "@effect/cli"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Config, Effect, Either, Layer, Option, Redacted } from "effect"
+import * as Chain from "../Chain.js"
+import { type InvalidInputError, UnsupportedChainError } from "../Errors.js"
+import { badFlag } from "./Errors.js"
+import * as Client from "../Client.js"
+import * as ExplorerConfig from "../Config.js"
+import { DemoData } from "../DemoData.js"
+import * as Plan from "../Plan.js"
+import * as Simulator from "../simulator/index.js"
+
+/** `--chain <id>` (default 1). */
+export const chain = Options.integer("chain").pipe(
+  Options.withDefault(1),
+  Options.withDescription("EVM chain id (default 1, Ethereum)")
+)
+
+/** `--api-key <key>`, else EXPLORER_API_KEY, else ETHERSCAN_API_KEY. Never printed. */
+export const apiKey = Options.redacted("api-key").pipe(
+  Options.withDescription("API key (default: env EXPLORER_API_KEY, then ETHERSCAN_API_KEY); never printed"),
+  Options.optional
+)
+
+/** `--base-url <url>` (default https://api.etherscan.io; `/v2/api` is appended). */
+export const baseUrl = Options.text("base-url").pipe(
+  Options.withDefault(ExplorerConfig.DEFAULT_BASE_URL),
+  Options.withDescription("API base URL; /v2/api is appended")
+)
+
+/** `--plan <plan>` (default free). */
+export const plan = Options.choice("plan", Plan.plans).pipe(
+  Options.withDefault("free" as Plan.Plan),
+  Options.withDescription("your API plan: sets the rate, the PRO operations and the result window")
+)
+
+/** `--simulator`: start the embedded simulator and use its demo key for the plan. */
+export const simulator = Options.boolean("simulator").pipe(
+  Options.withDescription("run against the embedded local explorer (no key, no network)")
+)
+
+/** `--quiet`: no progress on stderr. */
+export const quiet = Options.boolean("quiet").pipe(Options.withAlias("q"), Options.withDescription("no progress output"))
+
+/** `--retries <n>` (default 6): retries of a call that failed transiently; 0 = fail on the first error. */
+export const retries = Options.integer("retries").pipe(
+  Options.withDefault(ExplorerConfig.DEFAULT_RETRY.times),
+  Options.withDescription(`retries of a call after a transient failure (default ${ExplorerConfig.DEFAULT_RETRY.times}; 0 = none)`)
+)
+
+/** The API options, as one record (spread into every command that talks to an API). */
+export const apiOptions = { chain, apiKey, baseUrl, plan, simulator, quiet, retries }
+
+/** Parsed API options. */
+export interface ApiOptions {
+  readonly chain: number
+  readonly apiKey: Option.Option<Redacted.Redacted<string>>
+  readonly baseUrl: string
+  readonly plan: Plan.Plan
+  readonly simulator: boolean
+  readonly quiet: boolean
+  readonly retries: number
+}
+
+const envKey = Config.redacted("EXPLORER_API_KEY").pipe(
+  Config.orElse(() => Config.redacted("ETHERSCAN_API_KEY")),
+  Config.option
+)
+
+/**
+ * The client for these options (built once for the whole command: one limiter per key). With
+ * `--simulator`, the layer also starts the simulator and stops it at the end.
+ */
+export const clientLayer = (
+  options: ApiOptions,
+  simulatorOptions: Simulator.SimulatorOptions = {}
+): Layer.Layer<Client.ExplorerClient | DemoData, unknown> =>
+  Layer.unwrapEffect(Effect.as(check(options), build(options, simulatorOptions)))
+
+/** The flags are checked before anything starts: a chain the API serves, a base URL that parses. */
+export const check = (options: ApiOptions): Effect.Effect<void, UnsupportedChainError | InvalidInputError> => {
+  if (options.retries < 0) return Effect.fail(badFlag("cli", "--retries", "must be ≥ 0", options.chain))
+  if (!Chain.isSupported(options.chain)) {
+    return Effect.fail(
+      new UnsupportedChainError({
+        chainId: options.chain,
+        module: "cli",
+        action: "--chain",
+        detail: `chain ${options.chain} is not served by the explorer API (see the chain table in the README)`
+      })
+    )
+  }
+  return Either.match(ExplorerConfig.normalizeBaseUrl(options.baseUrl), {
+    onLeft: (detail) => Effect.fail(badFlag("cli", "--base-url", detail, options.chain)),
+    onRight: () => Effect.void
+  })
+}
+
+const build = (
+  options: ApiOptions,
+  simulatorOptions: Simulator.SimulatorOptions
+): Layer.Layer<Client.ExplorerClient | DemoData, unknown> => {
+  const http = NodeHttpClient.layerUndici
+  if (options.simulator) {
+    return Layer.unwrapScoped(
+      Effect.map(Simulator.make(simulatorOptions), (sim) =>
+        Layer.merge(
+          Client.layer({
+            baseUrl: sim.baseUrl,
+            apiKey: Redacted.make(sim.demoKeys[options.plan]),
+            plan: options.plan,
+            defaultChainId: options.chain,
+            retry: { times: options.retries }
+          }),
+          Layer.succeed(DemoData, Option.some(sim.dataset))
+        ))
+    ).pipe(Layer.provide(http))
+  }
+  return Layer.unwrapEffect(
+    Effect.gen(function*() {
+      const key = Option.isSome(options.apiKey) ? options.apiKey : yield* envKey
+      return Layer.merge(
+        Client.layer({
+          ...(Option.isSome(key) ? { apiKey: key.value } : {}),
+          baseUrl: options.baseUrl,
+          plan: options.plan,
+          defaultChainId: options.chain,
+          retry: { times: options.retries }
+        }),
+        Layer.succeed(DemoData, Option.none())
+      )
+    })
+  ).pipe(Layer.provide(http))
+}

@@ -1,0 +1,46 @@
+/**
+ * How the CLI reports a failure: one stderr line `error <ErrorTag>: <message>` and a non-zero exit.
+ * The message of every explorer-etl error holds the server's words, never the key or the URL.
+ */
+import { ValidationError } from "@effect/cli"
+import { HelpDoc } from "@effect/cli"
+import { Cause, Effect, Option } from "effect"
+import { InvalidInputError } from "../Errors.js"
+
+/** A flag or argument the CLI refuses before any request is sent. */
+export const badFlag = (command: string, parameter: string, detail: string, chainId = 0): InvalidInputError =>
+  new InvalidInputError({ chainId, module: "cli", action: command, parameter, detail })
+
+/** The `<ErrorTag>: <message>` of any failure. */
+export const describe = (error: unknown): string => {
+  if (ValidationError.isValidationError(error)) {
+    const text = HelpDoc.toAnsiText(error.error).replace(/\u001b\[[0-9;]*m/g, "").trim().replace(/\s*\n\s*/g, " ")
+    return `InvalidInputError: ${text.length > 0 ? text : error._tag}`
+  }
+  if (typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string") {
+    const message = "message" in error && typeof error.message === "string" && error.message.length > 0
+      ? error.message
+      : error._tag
+    return `${error._tag}: ${message}`
+  }
+  if (error instanceof Error) return `${error.name}: ${error.message}`
+  return `Error: ${String(error)}`
+}
+
+/** Runs a CLI program: on failure prints one `error …` line on stderr and sets a non-zero exit code. */
+export const report = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<void, never, R> =>
+  program.pipe(
+    Effect.asVoid,
+    Effect.catchAllCause((cause) =>
+      Effect.sync(() => {
+        if (Cause.isInterruptedOnly(cause)) {
+          process.exitCode = 130
+          return
+        }
+        const failure = Cause.failureOption(cause)
+        const error = Option.isSome(failure) ? failure.value : Cause.squash(cause)
+        process.stderr.write(`error ${describe(error)}\n`)
+        process.exitCode = ValidationError.isValidationError(error) ? 2 : 1
+      })
+    )
+  )

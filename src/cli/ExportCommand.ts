@@ -1,0 +1,221 @@
+/**
+ * `explorer-etl export <dataset> --out <file> [--format csv|jsonl] [--resume] [--confirmations N]
+ * [--allow-partial]` with one subcommand per data set, each taking only its own filters (any other
+ * flag is refused before a request is sent) plus the API options.
+ */
+import { Command, Options } from "@effect/cli"
+import { NodeContext } from "@effect/platform-node"
+import { Effect, Option } from "effect"
+import type { InvalidInputError, StreamError } from "../Errors.js"
+import * as Exports from "../Exports.js"
+import type { ExplorerClient } from "../Client.js"
+import * as Sources from "../streams/Sources.js"
+import * as Environment from "./Environment.js"
+import { badFlag } from "./Errors.js"
+
+const out = Options.text("out").pipe(Options.withAlias("o"), Options.withDescription("output file (.csv, .jsonl or .ndjson)"))
+const format = Options.choice("format", ["csv", "jsonl"]).pipe(
+  Options.optional,
+  Options.withDescription("file format (default: from the extension of --out)")
+)
+const resume = Options.boolean("resume").pipe(
+  Options.withDescription("continue an interrupted export, or append the new blocks to a finished one")
+)
+const confirmations = Options.integer("confirmations").pipe(
+  Options.withDefault(0),
+  Options.withDescription("keep the newest N blocks out until they are final")
+)
+const allowPartial = Options.boolean("allow-partial").pipe(
+  Options.withDescription("accept a holder/balance list cut by the result window (the manifest says truncated)")
+)
+const noFormulaGuard = Options.boolean("no-formula-guard").pipe(
+  Options.withDescription("CSV: do not prefix ' to cells starting with = + - @ tab or CR")
+)
+
+const fileOptions = { out, format, resume, confirmations, allowPartial, noFormulaGuard }
+
+const address = Options.text("address").pipe(Options.withDescription("0x address"))
+const optionalAddress = address.pipe(Options.optional)
+const contract = Options.text("contract").pipe(Options.withDescription("token contract address"))
+const optionalContract = contract.pipe(Options.optional)
+const fromBlock = Options.integer("from-block").pipe(Options.withDefault(0), Options.withDescription("first block (default 0)"))
+const toBlock = Options.text("to-block").pipe(
+  Options.withDefault("latest"),
+  Options.withDescription("last block: a number or latest (default latest)")
+)
+const range = { fromBlock, toBlock }
+const topic = (n: number) => Options.text(`topic${n}`).pipe(Options.optional, Options.withDescription(`topic${n} filter (32-byte hex)`))
+const topicOp = Options.text("topic-op").pipe(
+  Options.repeated,
+  Options.withDescription("operator between two topics, e.g. 0_1=or (default and); repeatable")
+)
+const limit = Options.integer("limit").pipe(Options.withDefault(1000), Options.withDescription("number of holders, ≤ 1000"))
+const date = (name: string) => Options.text(name).pipe(Options.withDescription("yyyy-MM-dd"))
+const sort = Options.choice("sort", ["asc", "desc"]).pipe(Options.withDefault("asc" as const))
+const label = Options.text("label").pipe(Options.withDescription("label slug from the label master list, or all"))
+
+type FileFlags = {
+  readonly out: string
+  readonly format: Option.Option<"csv" | "jsonl">
+  readonly resume: boolean
+  readonly confirmations: number
+  readonly allowPartial: boolean
+  readonly noFormulaGuard: boolean
+}
+
+const some = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
+
+const parseToBlock = (
+  command: string,
+  chainId: number,
+  text: string
+): Effect.Effect<number | "latest", InvalidInputError> => {
+  if (text === "latest") return Effect.succeed("latest")
+  const n = Number(text)
+  return /^\d+$/.test(text) && Number.isSafeInteger(n)
+    ? Effect.succeed(n)
+    : Effect.fail(badFlag(command, "--to-block", `must be a block number or latest, got "${text}"`, chainId))
+}
+
+const topicOperatorKeys = ["0_1", "0_2", "0_3", "1_2", "1_3", "2_3"] as const
+
+const parseTopicOps = (chainId: number, specs: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const ops: Record<string, "and" | "or"> = {}
+    for (const spec of specs) {
+      const match = /^([0-3]_[0-3])=(and|or)$/.exec(spec)
+      const key = match?.[1]
+      if (match === null || key === undefined || !(topicOperatorKeys as ReadonlyArray<string>).includes(key)) {
+        return yield* badFlag("logs", "--topic-op", `must look like 0_1=or (pairs 0_1 0_2 0_3 1_2 1_3 2_3), got "${spec}"`, chainId)
+      }
+      ops[key] = match[2] as "and" | "or"
+    }
+    return ops
+  })
+
+/** Runs one export with the API options' client: the layer is built once for it. */
+const runExport = <A, I>(
+  api: Environment.ApiOptions,
+  flags: FileFlags,
+  makeSource: Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>
+) =>
+  Effect.gen(function*() {
+    const source = yield* makeSource
+    if (flags.confirmations < 0) {
+      return yield* badFlag("export", "--confirmations", "must be ≥ 0", source.chainId)
+    }
+    return yield* Exports.toFile(source, {
+      out: flags.out,
+      format: some(flags.format),
+      resume: flags.resume,
+      confirmations: flags.confirmations,
+      allowPartial: flags.allowPartial,
+      formulaGuard: !flags.noFormulaGuard,
+      quiet: api.quiet
+    })
+  }).pipe(Effect.provide(Environment.clientLayer(api)), Effect.provide(NodeContext.layer))
+
+const parseRange = (command: string, a: { readonly chain: number; readonly fromBlock: number; readonly toBlock: string }) =>
+  Effect.map(parseToBlock(command, a.chain, a.toBlock), (to) => ({ chainId: a.chain, fromBlock: a.fromBlock, toBlock: to }))
+
+const logs = Command.make(
+  "logs",
+  { address: optionalAddress, topic0: topic(0), topic1: topic(1), topic2: topic(2), topic3: topic(3), topicOp, ...range, ...fileOptions, ...Environment.apiOptions },
+  (a) =>
+    runExport(
+      a,
+      a,
+      Effect.gen(function*() {
+        const blocks = yield* parseRange("logs", a)
+        const topicOperators = yield* parseTopicOps(a.chain, a.topicOp)
+        return yield* Sources.logs({
+          ...blocks,
+          address: some(a.address),
+          topic0: some(a.topic0),
+          topic1: some(a.topic1),
+          topic2: some(a.topic2),
+          topic3: some(a.topic3),
+          ...(Object.keys(topicOperators).length > 0 ? { topicOperators } : {})
+        })
+      })
+    )
+).pipe(Command.withDescription("event logs by contract address and/or topics (getLogs)"))
+
+const txs = Command.make(
+  "txs",
+  { address, ...range, ...fileOptions, ...Environment.apiOptions },
+  (a) => runExport(a, a, Effect.flatMap(parseRange("txs", a), (r) => Sources.transactions({ ...r, address: a.address })))
+).pipe(Command.withDescription("normal transactions of an address (txlist)"))
+
+const internalTxs = Command.make(
+  "internal-txs",
+  { address: optionalAddress, ...range, ...fileOptions, ...Environment.apiOptions },
+  (a) =>
+    runExport(a, a, Effect.flatMap(parseRange("internal-txs", a), (r) => Sources.internalTransactions({ ...r, address: some(a.address) })))
+).pipe(Command.withDescription("internal transactions of an address, or of a block range without --address (PRO) (txlistinternal)"))
+
+const transferOptions = { address: optionalAddress, contract: optionalContract, ...range, ...fileOptions, ...Environment.apiOptions }
+const transferQuery = (command: string, a: { readonly chain: number; readonly fromBlock: number; readonly toBlock: string; readonly address: Option.Option<string>; readonly contract: Option.Option<string> }) =>
+  Effect.map(parseRange(command, a), (r) => ({ ...r, address: some(a.address), contractAddress: some(a.contract) }))
+
+const erc20 = Command.make("erc20-transfers", transferOptions, (a) =>
+  runExport(a, a, Effect.flatMap(transferQuery("erc20-transfers", a), Sources.erc20Transfers))
+).pipe(Command.withDescription("ERC-20 transfers by --address and/or --contract (tokentx)"))
+
+const erc721 = Command.make("erc721-transfers", transferOptions, (a) =>
+  runExport(a, a, Effect.flatMap(transferQuery("erc721-transfers", a), Sources.erc721Transfers))
+).pipe(Command.withDescription("ERC-721 transfers by --address and/or --contract (tokennfttx)"))
+
+const erc1155 = Command.make("erc1155-transfers", transferOptions, (a) =>
+  runExport(a, a, Effect.flatMap(transferQuery("erc1155-transfers", a), Sources.erc1155Transfers))
+).pipe(Command.withDescription("ERC-1155 transfers by --address and/or --contract (token1155tx)"))
+
+const holders = Command.make("holders", { contract, ...fileOptions, ...Environment.apiOptions }, (a) =>
+  runExport(a, a, Sources.tokenHolders({ chainId: a.chain, contractAddress: a.contract }))
+).pipe(Command.withDescription("every holder of a token with its raw quantity (tokenholderlist, PRO)"))
+
+const topHolders = Command.make("top-holders", { contract, limit, ...fileOptions, ...Environment.apiOptions }, (a) =>
+  runExport(a, a, Sources.topHolders({ chainId: a.chain, contractAddress: a.contract, limit: a.limit }))
+).pipe(Command.withDescription("the largest holders of a token, --limit ≤ 1000 (topholders, PRO)"))
+
+const nftHoldings = Command.make("nft-holdings", { address, ...fileOptions, ...Environment.apiOptions }, (a) =>
+  runExport(a, a, Sources.nftHoldings({ chainId: a.chain, address: a.address }))
+).pipe(Command.withDescription("NFT holdings of an address (addresstokennftbalance, PRO)"))
+
+const tokenBalances = Command.make("token-balances", { address, ...fileOptions, ...Environment.apiOptions }, (a) =>
+  runExport(a, a, Sources.tokenBalances({ chainId: a.chain, address: a.address }))
+).pipe(Command.withDescription("ERC-20 balances of an address (addresstokenbalance, PRO)"))
+
+const dailyOptions = { startDate: date("start-date"), endDate: date("end-date"), sort, ...fileOptions, ...Environment.apiOptions }
+
+const dailyGas = Command.make("daily-gas", dailyOptions, (a) =>
+  runExport(a, a, Sources.dailyGasUsed({ chainId: a.chain, startDate: a.startDate, endDate: a.endDate, sort: a.sort }))
+).pipe(Command.withDescription("gas used per day (dailygasused, PRO)"))
+
+const dailyTx = Command.make("daily-tx", dailyOptions, (a) =>
+  runExport(a, a, Sources.dailyTxCount({ chainId: a.chain, startDate: a.startDate, endDate: a.endDate, sort: a.sort }))
+).pipe(Command.withDescription("transactions per day (dailytx, PRO)"))
+
+const addressTags = Command.make("address-tags", { label, ...fileOptions, ...Environment.apiOptions }, (a) =>
+  runExport(a, a, Sources.addressTags({ chainId: a.chain, label: a.label }))
+).pipe(Command.withDescription("name tags of a label (exportaddresstags, Pro Plus)"))
+
+/** `explorer-etl export …` */
+export const exportCommand = Command.make("export").pipe(
+  Command.withDescription("export a data set to a CSV or JSONL file, with a manifest beside it"),
+  Command.withSubcommands([
+    logs,
+    txs,
+    internalTxs,
+    erc20,
+    erc721,
+    erc1155,
+    holders,
+    topHolders,
+    nftHoldings,
+    tokenBalances,
+    dailyGas,
+    dailyTx,
+    addressTags
+  ])
+)

@@ -1,0 +1,76 @@
+/**
+ * `explorer-etl run <pipeline file> [--every "<cron>"] [--config file] [--out-dir DIR]`: run a
+ * pipeline once, or now and then on a cron schedule (UTC) until interrupted; every run is incremental.
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { NodeContext } from "@effect/platform-node"
+import { Console, Effect, Option } from "effect"
+import { resolve } from "node:path"
+import { pathToFileURL } from "node:url"
+import { DemoData } from "../DemoData.js"
+import * as Pipeline from "../Pipeline.js"
+import type { ExportSummary } from "../sinks/Export.js"
+import * as Environment from "./Environment.js"
+import { badFlag } from "./Errors.js"
+
+const file = Args.text({ name: "pipeline file" }).pipe(Args.withDescription("a pipeline module, e.g. pipelines/token-activity.ts"))
+const every = Options.text("every").pipe(
+  Options.optional,
+  Options.withDescription("cron expression (UTC), e.g. \"0 * * * *\": run now, then at every match, until interrupted")
+)
+const config = Options.text("config").pipe(Options.optional, Options.withDescription("config file replacing the pipeline's own"))
+const outDir = Options.text("out-dir").pipe(Options.withDefault("out"), Options.withDescription("output folder (default ./out)"))
+const confirmations = Options.integer("confirmations").pipe(
+  Options.withDefault(0),
+  Options.withDescription("keep the newest N blocks out until they are final")
+)
+
+const isPipeline = (value: unknown): value is Pipeline.AnyPipeline =>
+  typeof value === "object" && value !== null && "name" in value && "run" in value && "config" in value &&
+  "demoConfig" in value && typeof (value as { run: unknown }).run === "function"
+
+/** Loads the default export of a pipeline module. */
+export const loadPipeline = (path: string) =>
+  Effect.tryPromise({
+    try: () => import(pathToFileURL(resolve(path)).href) as Promise<{ readonly default?: unknown }>,
+    catch: (cause) => badFlag("run", "pipeline file", `cannot load ${path}: ${cause instanceof Error ? cause.message : String(cause)}`)
+  }).pipe(
+    Effect.flatMap((module) =>
+      isPipeline(module.default)
+        ? Effect.succeed(module.default)
+        : Effect.fail(badFlag("run", "pipeline file", `${path} has no default export made with Pipeline.make`))
+    )
+  )
+
+/** One line per file written. */
+export const printSummaries = (summaries: ReadonlyArray<ExportSummary>) =>
+  Effect.forEach(summaries, (s) =>
+    Console.log(`${s.out}\t${s.manifest.rows} rows\t${s.manifest.completeness.status}`), { discard: true })
+
+/** `explorer-etl run …` */
+export const runCommand = Command.make(
+  "run",
+  { file, every, config, outDir, confirmations, ...Environment.apiOptions },
+  (a) =>
+    Effect.gen(function*() {
+      const pipeline = yield* loadPipeline(a.file)
+      const cron = Option.isSome(a.every) ? Option.some(yield* Pipeline.parseCron(a.every.value)) : Option.none()
+      if (a.confirmations < 0) return yield* badFlag("run", "--confirmations", "must be ≥ 0", a.chain)
+      const once = Effect.gen(function*() {
+        const demo = yield* DemoData
+        const targets = Option.isSome(demo) && Option.isNone(a.config)
+          ? pipeline.demoConfig(demo.value)
+          : yield* Pipeline.loadConfig(pipeline, { configFile: Option.getOrUndefined(a.config) })
+        const summaries = yield* Pipeline.run(pipeline, targets, {
+          outDir: a.outDir,
+          quiet: a.quiet,
+          confirmations: a.confirmations
+        })
+        yield* printSummaries(summaries)
+      })
+      yield* Option.match(cron, { onNone: () => once, onSome: (c) => Pipeline.schedule(once, c) }).pipe(
+        Effect.provide(Environment.clientLayer(a)),
+        Effect.provide(NodeContext.layer)
+      )
+    })
+).pipe(Command.withDescription("run a pipeline once, or on a schedule with --every; each run is incremental"))
