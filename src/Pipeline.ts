@@ -19,17 +19,14 @@
  * })
  * Pipeline.main(pipeline, import.meta.url)
  */
-import type { FileSystem } from "@effect/platform"
-import { Path } from "@effect/platform"
-import type { HttpClient } from "@effect/platform"
+import { type FileSystem, type HttpClient, Path } from "@effect/platform"
 import { NodeContext, NodeHttpClient, NodeRuntime } from "@effect/platform-node"
-import { Config, type ConfigError, Cron, Effect, Either, Layer, Option, Redacted, Schedule, Schema, Stream } from "effect"
+import { Config, type ConfigError, Cron, Effect, Either, Layer, Option, Redacted, Schedule, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import * as Chain from "./Chain.js"
 import * as Client from "./Client.js"
 import type { ExplorerClient } from "./Client.js"
-import { InvalidInputError, type StreamError, UnsupportedChainError } from "./Errors.js"
+import { InvalidInputError, type StreamError } from "./Errors.js"
 import { DemoData } from "./DemoData.js"
 import * as Exports from "./Exports.js"
 import * as Plan from "./Plan.js"
@@ -37,8 +34,7 @@ import type { ExportSummary } from "./sinks/Export.js"
 import type { SinkError } from "./sinks/SinkError.js"
 import * as Simulator from "./simulator/index.js"
 import { report } from "./cli/Errors.js"
-import * as Progress from "./streams/Progress.js"
-import type * as Sources from "./streams/Sources.js"
+import * as Sources from "./streams/Sources.js"
 
 /** What a pipeline's `run` gets besides its config. */
 export interface PipelineContext {
@@ -103,66 +99,9 @@ export const any = <C, I>(pipeline: Pipeline<C, I>): AnyPipeline => {
 
 /**
  * A source answered by one call (tokeninfo, ethsupply, or a value of your own shaped as a row), for
- * `context.export`: the file holds the call's rows, is rewritten at every run and gets a manifest
- * like every export. The chain is checked before anything is sent, as for the data-set sources.
- *
- * @example
- * context.export("token.jsonl", Pipeline.oneCall({
- *   dataset: "tokenInfo", operation: "tokeninfo", chainId, query: { contractAddress: token },
- *   schema: Schemas.TokenInfo, fetch: (client, chainId) => client.tokeninfo({ chainId, contractAddress: token })
- * }))
+ * `context.export`: see `Sources.oneCall`.
  */
-export const oneCall = <A, I>(args: {
-  /** The data set's name for the manifest, e.g. "tokenInfo". */
-  readonly dataset: string
-  /** The operation the call makes (its module and action go to the manifest). */
-  readonly operation: Plan.OperationName
-  /** Default: the client's chain. */
-  readonly chainId?: number | undefined
-  /** The query as plain JSON (for the manifest). */
-  readonly query: Readonly<Record<string, unknown>>
-  /** The schema whose encoded form is the file's row. */
-  readonly schema: Schema.Schema<A, I>
-  readonly fetch: (client: Client.ExplorerClient.Service, chainId: Chain.ChainId) => Effect.Effect<ReadonlyArray<A>, StreamError>
-}): Effect.Effect<Sources.RowSource<A, I>, StreamError, ExplorerClient> =>
-  Effect.gen(function*() {
-    const client = yield* Client.ExplorerClient
-    const operation = Plan.operations[args.operation]
-    const id = args.chainId ?? client.defaultChainId
-    if (!Chain.isSupported(id)) {
-      return yield* new UnsupportedChainError({
-        chainId: id,
-        module: operation.module,
-        action: operation.action,
-        detail: `chain ${id} is not served by the explorer API`
-      })
-    }
-    const chainId = Chain.ChainId.make(id)
-    const query = Object.fromEntries(Object.entries({ chainId, ...args.query }).filter(([, v]) => v !== undefined))
-    return {
-      _tag: "Rows",
-      dataset: args.dataset,
-      chainId,
-      module: operation.module,
-      action: operation.action,
-      query,
-      schema: args.schema,
-      rows: (options) =>
-        Stream.fromIterableEffect(
-          Progress.update(options?.progress, (p) => ({ ...p, calls: p.calls + 1 })).pipe(
-            Effect.zipRight(args.fetch(client, chainId)),
-            Effect.tap((rows) =>
-              Progress.update(options?.progress, (p) => ({
-                ...p,
-                pages: p.pages + 1,
-                rows: p.rows + rows.length,
-                completeness: "complete"
-              }))
-            )
-          )
-        )
-    } satisfies Sources.RowSource<A, I>
-  })
+export const oneCall = Sources.oneCall
 
 /** How to run a pipeline. */
 export interface RunOptions {

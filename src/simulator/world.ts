@@ -188,7 +188,7 @@ export const buildWorld = (seed: number, profile: ChainProfile): World => {
   const items: TokenMeta = { address: addr(names.erc1155), ...ERC1155_DEF, decimals: 0, standard: "erc1155" }
   tokens.set(punks.address, punks)
   tokens.set(items.address, items)
-  const [susd, wseth, sgov] = erc20 as [TokenMeta, TokenMeta, TokenMeta]
+  const [susd, , sgov] = erc20 as [TokenMeta, TokenMeta, TokenMeta]
 
   const contracts = new Set<string>()
   const verified = new Map<string, Verified>()

@@ -8,7 +8,7 @@
  */
 import { Clock, Effect, Schema, Stream } from "effect"
 import * as Chain from "../Chain.js"
-import { ExplorerClient, type ParamsOf } from "../Client.js"
+import { type CallOptions, ExplorerClient, type ParamsOf } from "../Client.js"
 import { InvalidInputError, type StreamError, UnsupportedChainError } from "../Errors.js"
 import * as Plan from "../Plan.js"
 import * as Schemas from "../schemas/index.js"
@@ -242,8 +242,48 @@ const singleSource = <A, I>(
     )
 })
 
-/** The streams split block ranges on query timeouts themselves. */
-const noRetryOnTimeout = { retryQueryTimeout: false } as const
+/**
+ * A source answered by one call (tokeninfo, ethsupply, or a value of your own shaped as a row): the
+ * file holds the call's rows, is rewritten at every run and gets a manifest like every export. The
+ * chain is checked before anything is sent, as for the data-set sources.
+ *
+ * @example
+ * Sources.oneCall({
+ *   dataset: "tokenInfo", operation: "tokeninfo", query: { contractAddress: token },
+ *   schema: Schemas.TokenInfo, fetch: (client, chainId) => client.tokeninfo({ chainId, contractAddress: token })
+ * })
+ */
+export const oneCall = <A, I>(args: {
+  /** The data set's name for the manifest, e.g. "tokenInfo". */
+  readonly dataset: string
+  /** The operation the call makes (its module and action go to the manifest). */
+  readonly operation: Plan.OperationName
+  /** Default: the client's chain. */
+  readonly chainId?: number | undefined
+  /** The query as plain JSON (for the manifest). */
+  readonly query: Readonly<Record<string, unknown>>
+  /** The schema whose encoded form is the file's row. */
+  readonly schema: Schema.Schema<A, I>
+  readonly fetch: (client: ExplorerClient.Service, chainId: Chain.ChainId) => Effect.Effect<ReadonlyArray<A>, StreamError>
+}): Effect.Effect<RowSource<A, I>, StreamError, ExplorerClient> =>
+  Effect.gen(function*() {
+    const operation = Plan.operations[args.operation]
+    const { chainId, client } = yield* prepare(operation, args.chainId)
+    return singleSource({
+      dataset: args.dataset,
+      operation,
+      chainId,
+      query: args.query,
+      schema: args.schema,
+      fetch: args.fetch(client, chainId)
+    })
+  })
+
+/**
+ * The streams split block ranges on query timeouts themselves; a one-block range cannot be split, so
+ * its request asks the client to retry a timeout like any transient failure (BlockCursor decides).
+ */
+const timeoutPolicy = (r: BlockCursor.BlockPageRequest): CallOptions => ({ retryQueryTimeout: r.retryQueryTimeout })
 
 /** The client, the chain and the operation of a source, checked before anything is sent. */
 const prepare = (operation: Plan.Operation, chainId: number | undefined) =>
@@ -281,7 +321,7 @@ export const logs = (query: LogsQuery) =>
       fetch: (r) =>
         client.getLogs(
           { ...filters, chainId, fromBlock: r.fromBlock, toBlock: r.toBlock, page: r.page, offset: r.offset },
-          noRetryOnTimeout
+          timeoutPolicy(r)
         )
     })
   })
@@ -299,7 +339,7 @@ export const transactions = (query: AddressQuery) =>
       query,
       range,
       schema: Schemas.NormalTransaction,
-      fetch: (r) => client.txlist({ chainId, address: query.address, ...listPage(r) }, noRetryOnTimeout)
+      fetch: (r) => client.txlist({ chainId, address: query.address, ...listPage(r) }, timeoutPolicy(r))
     })
   })
 
@@ -319,15 +359,21 @@ export const internalTransactions = (query: InternalQuery) =>
       fetch: (r) =>
         client.txlistinternal(
           { chainId, ...(query.address === undefined ? {} : { address: query.address }), ...listPage(r) },
-          noRetryOnTimeout
+          timeoutPolicy(r)
         )
     })
   })
 
-const transfers = (
-  operation: typeof Plan.operations.tokentx | typeof Plan.operations.tokennfttx | typeof Plan.operations.token1155tx,
-  query: TransfersQuery
+/** A token-transfer list (tokentx, tokennfttx, token1155tx): the same filters, its own record. */
+const transfers = <A extends { readonly blockNumber: number }, I>(
+  operation: Plan.Operation,
+  dataset: string,
+  schema: Schema.Schema<A, I>,
+  method: (
+    client: ExplorerClient.Service
+  ) => (params: ParamsOf<"tokentx">, options: CallOptions) => Effect.Effect<ReadonlyArray<A>, StreamError>
 ) =>
+(query: TransfersQuery) =>
   Effect.gen(function*() {
     const { chainId, client } = yield* prepare(operation, query.chainId)
     if (query.address === undefined && query.contractAddress === undefined) {
@@ -339,56 +385,36 @@ const transfers = (
       ...(query.address === undefined ? {} : { address: query.address }),
       ...(query.contractAddress === undefined ? {} : { contractAddress: query.contractAddress })
     }
-    return { client, chainId, range, filters }
+    const call = method(client)
+    return blockSource(client, {
+      dataset,
+      operation,
+      chainId,
+      query,
+      range,
+      schema,
+      fetch: (r) => call({ ...filters, ...listPage(r) }, timeoutPolicy(r))
+    })
   })
 
 /** ERC-20 transfers of an address and/or a token (tokentx). */
-export const erc20Transfers = (query: TransfersQuery) =>
-  Effect.gen(function*() {
-    const operation = Plan.operations.tokentx
-    const { chainId, client, filters, range } = yield* transfers(operation, query)
-    return blockSource(client, {
-      dataset: "erc20Transfers",
-      operation,
-      chainId,
-      query,
-      range,
-      schema: Schemas.Erc20Transfer,
-      fetch: (r) => client.tokentx({ ...filters, ...listPage(r) }, noRetryOnTimeout)
-    })
-  })
+export const erc20Transfers = transfers(Plan.operations.tokentx, "erc20Transfers", Schemas.Erc20Transfer, (c) => c.tokentx)
 
 /** ERC-721 transfers of an address and/or a collection (tokennfttx). */
-export const erc721Transfers = (query: TransfersQuery) =>
-  Effect.gen(function*() {
-    const operation = Plan.operations.tokennfttx
-    const { chainId, client, filters, range } = yield* transfers(operation, query)
-    return blockSource(client, {
-      dataset: "erc721Transfers",
-      operation,
-      chainId,
-      query,
-      range,
-      schema: Schemas.Erc721Transfer,
-      fetch: (r) => client.tokennfttx({ ...filters, ...listPage(r) }, noRetryOnTimeout)
-    })
-  })
+export const erc721Transfers = transfers(
+  Plan.operations.tokennfttx,
+  "erc721Transfers",
+  Schemas.Erc721Transfer,
+  (c) => c.tokennfttx
+)
 
 /** ERC-1155 transfers of an address and/or a collection (token1155tx). */
-export const erc1155Transfers = (query: TransfersQuery) =>
-  Effect.gen(function*() {
-    const operation = Plan.operations.token1155tx
-    const { chainId, client, filters, range } = yield* transfers(operation, query)
-    return blockSource(client, {
-      dataset: "erc1155Transfers",
-      operation,
-      chainId,
-      query,
-      range,
-      schema: Schemas.Erc1155Transfer,
-      fetch: (r) => client.token1155tx({ ...filters, ...listPage(r) }, noRetryOnTimeout)
-    })
-  })
+export const erc1155Transfers = transfers(
+  Plan.operations.token1155tx,
+  "erc1155Transfers",
+  Schemas.Erc1155Transfer,
+  (c) => c.token1155tx
+)
 
 /** Every holder of a token with its raw quantity (tokenholderlist, PRO), page by page. */
 export const tokenHolders = (query: { readonly chainId?: number | undefined; readonly contractAddress: string }) =>

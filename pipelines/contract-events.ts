@@ -1,0 +1,101 @@
+/**
+ * contract-events — the event logs of chosen contracts, one file per (contract, event) target: e.g. a
+ * pool's Swap events, a token's Transfer events. Kept up to date run after run.
+ *
+ * Files, in `<outDir>/contract-events/`, each with its `<file>.manifest.json` and `<file>.state.json`:
+ * - one file per target, named by its `file` field (`.csv` or `.jsonl`): every log the contract
+ *   emitted with that topic0 from `fromBlock` on (getLogs), in block order, each exactly once.
+ *   CSV columns: address, topic0..topic3, data, blockNumber, blockHash, timeStamp, gasPrice, gasUsed,
+ *   logIndex, transactionHash, transactionIndex (numbers in decimal). JSONL keeps `topics` as an array.
+ *   Incremental: a later run appends only the blocks that are new since.
+ *
+ * Config (`pipelines/contract-events.config.json`, or `--config <file>`):
+ * - `chainId`    the chain (default 1);
+ * - `fromBlock`  first block of every file (default 0);
+ * - `targets`    a list of `{ file, address, topic0, fromBlock? }`: the output file name (letters,
+ *                digits, `.`, `_`, `-`, ending in .csv/.jsonl/.ndjson; unique), the emitting contract,
+ *                the event's topic0 (keccak-256 of its signature, e.g. Transfer(address,address,uint256)
+ *                = 0xddf252ad…), and a first block of its own. A target's file name, address, topic and
+ *                first block make its file's identity: change one and run without the old file.
+ *
+ * Run once (embedded simulator without a key; the real API with EXPLORER_API_KEY or ETHERSCAN_API_KEY):
+ *     npx tsx pipelines/contract-events.ts [outDir]
+ *     explorer-etl run pipelines/contract-events.ts [--out-dir out]
+ * Run every hour, each run incremental (keep the last 12 blocks out until final):
+ *     explorer-etl run pipelines/contract-events.ts --every "0 * * * *" --confirmations 12
+ */
+import { Effect, Schema } from "effect"
+import * as Pipeline from "../src/Pipeline.js"
+import * as Schemas from "../src/schemas/index.js"
+import * as Sources from "../src/streams/Sources.js"
+
+/** topic0 of `Transfer(address,address,uint256)` (ERC-20 and ERC-721). */
+const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+
+/** An output file name in the pipeline's folder: no path, a .csv/.jsonl/.ndjson extension. */
+const FileName = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]*\.(csv|jsonl|ndjson)$/i, {
+    message: () => "must be a file name (letters, digits, . _ -) ending in .csv, .jsonl or .ndjson"
+  })
+)
+
+/** One (contract, event) target: its logs go to `file`. */
+export const EventTarget = Schema.Struct({
+  file: FileName,
+  address: Schemas.Address,
+  topic0: Schemas.Topic,
+  fromBlock: Schema.optional(Schema.NonNegativeInt)
+})
+/** @see EventTarget */
+export type EventTarget = typeof EventTarget.Type
+
+/** The targets of contract-events. */
+export const ContractEventsConfig = Schema.Struct({
+  chainId: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { default: () => 1 }),
+  fromBlock: Schema.optionalWith(Schema.NonNegativeInt, { default: () => 0 }),
+  targets: Schema.Array(EventTarget).pipe(
+    Schema.minItems(1),
+    Schema.filter((targets) =>
+      new Set(targets.map((t) => t.file.toLowerCase())).size === targets.length || "every target needs its own file"
+    )
+  )
+})
+/** @see ContractEventsConfig */
+export type ContractEventsConfig = typeof ContractEventsConfig.Type
+
+/** The contract-events pipeline. */
+const pipeline = Pipeline.make({
+  name: "contract-events",
+  description: "event logs of chosen contracts by topic0, one file per target",
+  config: ContractEventsConfig,
+  configFile: new URL("./contract-events.config.json", import.meta.url),
+  // The heavy pool's 20,000 Swap logs (with a block of 1,500 logs, more than one page) and the
+  // Transfer logs of the first ERC-20.
+  demoConfig: (data) => {
+    const chain = data.chain(1)
+    const token = chain.erc20[0]?.address ?? chain.airdropToken.address
+    return {
+      chainId: 1,
+      fromBlock: chain.activity.fromBlock,
+      targets: [
+        { file: "pool-swaps.csv", address: chain.heavyContract.address, topic0: chain.heavyContract.topic0 },
+        { file: "token-transfers.jsonl", address: token, topic0: TRANSFER_TOPIC }
+      ]
+    }
+  },
+  run: (config, context) =>
+    Effect.forEach(config.targets, (target) =>
+      context.export(
+        target.file,
+        Sources.logs({
+          chainId: config.chainId,
+          address: target.address,
+          topic0: target.topic0,
+          fromBlock: target.fromBlock ?? config.fromBlock
+        })
+      ))
+})
+
+export default pipeline
+
+Pipeline.main(pipeline, import.meta.url)
