@@ -168,6 +168,13 @@ export const run = <C, I>(
     return yield* pipeline.run(config, context)
   })
 
+/** One line for a file a pipeline wrote: path, rows in the file, completeness (and why, when truncated). */
+export const describeSummary = (summary: ExportSummary): string => {
+  const { completeness, rows } = summary.manifest
+  const status = completeness.status === "complete" ? "complete" : `truncated: ${completeness.reason ?? "see the manifest"}`
+  return `${summary.out}\t${rows.toLocaleString("en-US")} row${rows === 1 ? "" : "s"}\t${status}`
+}
+
 /** Parses a cron expression up front (Schedule.cron only validates when it first runs). */
 export const parseCron = (expression: string): Effect.Effect<Cron.Cron, InvalidInputError> =>
   Either.match(Cron.parse(expression, "UTC"), {
@@ -226,7 +233,7 @@ export const main = <C, I>(pipeline: Pipeline<C, I>, importMetaUrl: string): voi
       : yield* loadConfig(pipeline, {})
     const summaries = yield* run(pipeline, config, { outDir })
     for (const s of summaries) {
-      yield* Effect.sync(() => process.stdout.write(`${s.out}\t${s.manifest.rows} rows\t${s.manifest.completeness.status}\n`))
+      yield* Effect.sync(() => process.stdout.write(`${describeSummary(s)}\n`))
     }
   })
   runScript(program.pipe(Effect.provide(scriptLayer())))

@@ -14,17 +14,17 @@ import * as Environment from "./Environment.js"
 import { printSummaries } from "./RunCommand.js"
 
 const outDir = Options.text("out-dir").pipe(Options.withDefault("out"), Options.withDescription("output folder (default ./out)"))
-const quiet = Environment.quiet
 
 /** `explorer-etl demo …` */
-export const demoCommand = Command.make("demo", { outDir, quiet }, (a) =>
+export const demoCommand = Command.make("demo", { outDir }, (a) =>
   Effect.gen(function*() {
     const demo = yield* DemoData
     if (Option.isNone(demo)) return
     yield* Console.log(`explorer-etl demo: ${pipelines.length} pipelines on the embedded simulator, writing to ${a.outDir}/`)
     for (const pipeline of pipelines) {
       yield* Console.log(`\n# ${pipeline.name}: ${pipeline.description}`)
-      const summaries = yield* Pipeline.run(pipeline, pipeline.demoConfig(demo.value), { outDir: a.outDir, quiet: a.quiet })
+      // The per-file progress lines would repeat the list below: the demo prints the list only.
+      const summaries = yield* Pipeline.run(pipeline, pipeline.demoConfig(demo.value), { outDir: a.outDir, quiet: true })
       yield* printSummaries(summaries)
     }
   }).pipe(
@@ -35,7 +35,7 @@ export const demoCommand = Command.make("demo", { outDir, quiet }, (a) =>
         baseUrl: "https://api.etherscan.io",
         plan: "proplus",
         simulator: true,
-        quiet: a.quiet,
+        quiet: true,
         retries: ExplorerConfig.DEFAULT_RETRY.times
       })
     ),

@@ -5,10 +5,12 @@
  */
 import { Command, Options } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { InvalidInputError, StreamError } from "../Errors.js"
 import * as Exports from "../Exports.js"
 import type { ExplorerClient } from "../Client.js"
+import * as Schemas from "../schemas/index.js"
+import * as Format from "../sinks/Format.js"
 import * as Sources from "../streams/Sources.js"
 import * as Environment from "./Environment.js"
 import { badFlag } from "./Errors.js"
@@ -77,6 +79,26 @@ const parseToBlock = (
     : Effect.fail(badFlag(command, "--to-block", `must be a block number or latest, got "${text}"`, chainId))
 }
 
+const isAddress = Schema.is(Schemas.Address)
+const isTopic = Schema.is(Schemas.Topic)
+
+/**
+ * The address and topic flags of a block-ordered export, checked before anything is sent: such an
+ * export asks for the latest block before its first page, where the client would check them.
+ */
+const checkHexFlags = (
+  command: string,
+  chainId: number,
+  flags: ReadonlyArray<readonly [flag: string, value: string | undefined, kind: "address" | "topic"]>
+): Effect.Effect<void, InvalidInputError> => {
+  for (const [flag, value, kind] of flags) {
+    if (value === undefined || (kind === "address" ? isAddress(value) : isTopic(value))) continue
+    const what = kind === "address" ? "an address: 0x followed by 40 hex digits" : "a topic: 0x followed by 64 hex digits"
+    return Effect.fail(badFlag(command, flag, `must be ${what}, got "${value}"`, chainId))
+  }
+  return Effect.void
+}
+
 const topicOperatorKeys = ["0_1", "0_2", "0_3", "1_2", "1_3", "2_3"] as const
 
 const parseTopicOps = (chainId: number, specs: ReadonlyArray<string>) =>
@@ -100,6 +122,10 @@ const runExport = <A, I>(
   makeSource: Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>
 ) =>
   Effect.gen(function*() {
+    // Refused here, before the client sends anything, rather than by the sink once the export runs.
+    yield* Format.formatOf(flags.out, some(flags.format)).pipe(
+      Effect.mapError((e) => badFlag("export", "--out", e.detail, api.chain))
+    )
     const source = yield* makeSource
     if (flags.confirmations < 0) {
       return yield* badFlag("export", "--confirmations", "must be ≥ 0", source.chainId)
@@ -126,8 +152,19 @@ const logs = Command.make(
       a,
       a,
       Effect.gen(function*() {
+        yield* checkHexFlags("logs", a.chain, [
+          ["--address", some(a.address), "address"],
+          ...[a.topic0, a.topic1, a.topic2, a.topic3].map((t, i) => [`--topic${i}`, some(t), "topic"] as const)
+        ])
         const blocks = yield* parseRange("logs", a)
         const topicOperators = yield* parseTopicOps(a.chain, a.topicOp)
+        const topics = [a.topic0, a.topic1, a.topic2, a.topic3]
+        for (const pair of Object.keys(topicOperators)) {
+          const [x, y] = pair.split("_").map(Number) as [number, number]
+          if (Option.isNone(topics[x] ?? Option.none()) || Option.isNone(topics[y] ?? Option.none())) {
+            return yield* badFlag("logs", "--topic-op", `${pair} needs both --topic${x} and --topic${y}`, a.chain)
+          }
+        }
         return yield* Sources.logs({
           ...blocks,
           address: some(a.address),
@@ -144,19 +181,37 @@ const logs = Command.make(
 const txs = Command.make(
   "txs",
   { address, ...range, ...fileOptions, ...Environment.apiOptions },
-  (a) => runExport(a, a, Effect.flatMap(parseRange("txs", a), (r) => Sources.transactions({ ...r, address: a.address })))
+  (a) =>
+    runExport(
+      a,
+      a,
+      checkHexFlags("txs", a.chain, [["--address", a.address, "address"]]).pipe(
+        Effect.zipRight(parseRange("txs", a)),
+        Effect.flatMap((r) => Sources.transactions({ ...r, address: a.address }))
+      )
+    )
 ).pipe(Command.withDescription("normal transactions of an address (txlist)"))
 
 const internalTxs = Command.make(
   "internal-txs",
   { address: optionalAddress, ...range, ...fileOptions, ...Environment.apiOptions },
   (a) =>
-    runExport(a, a, Effect.flatMap(parseRange("internal-txs", a), (r) => Sources.internalTransactions({ ...r, address: some(a.address) })))
+    runExport(
+      a,
+      a,
+      checkHexFlags("internal-txs", a.chain, [["--address", some(a.address), "address"]]).pipe(
+        Effect.zipRight(parseRange("internal-txs", a)),
+        Effect.flatMap((r) => Sources.internalTransactions({ ...r, address: some(a.address) }))
+      )
+    )
 ).pipe(Command.withDescription("internal transactions of an address, or of a block range without --address (PRO) (txlistinternal)"))
 
 const transferOptions = { address: optionalAddress, contract: optionalContract, ...range, ...fileOptions, ...Environment.apiOptions }
 const transferQuery = (command: string, a: { readonly chain: number; readonly fromBlock: number; readonly toBlock: string; readonly address: Option.Option<string>; readonly contract: Option.Option<string> }) =>
-  Effect.map(parseRange(command, a), (r) => ({ ...r, address: some(a.address), contractAddress: some(a.contract) }))
+  checkHexFlags(command, a.chain, [["--address", some(a.address), "address"], ["--contract", some(a.contract), "address"]]).pipe(
+    Effect.zipRight(parseRange(command, a)),
+    Effect.map((r) => ({ ...r, address: some(a.address), contractAddress: some(a.contract) }))
+  )
 
 const erc20 = Command.make("erc20-transfers", transferOptions, (a) =>
   runExport(a, a, Effect.flatMap(transferQuery("erc20-transfers", a), Sources.erc20Transfers))

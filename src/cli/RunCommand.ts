@@ -29,10 +29,23 @@ const isPipeline = (value: unknown): value is Pipeline.AnyPipeline =>
   typeof value === "object" && value !== null && "name" in value && "run" in value && "config" in value &&
   "demoConfig" in value && typeof (value as { run: unknown }).run === "function"
 
+/**
+ * TypeScript pipeline files need tsx; the compiled CLI registers it on first use (the CLI running
+ * from its sources has it already).
+ */
+const ensureTypeScript = async (path: string): Promise<void> => {
+  const flag = globalThis as { __explorerEtlTsx?: boolean }
+  if (!/\.[cm]?ts$/.test(path) || flag.__explorerEtlTsx === true) return
+  const { register } = await import("tsx/esm/api")
+  register()
+  flag.__explorerEtlTsx = true
+}
+
 /** Loads the default export of a pipeline module. */
 export const loadPipeline = (path: string) =>
   Effect.tryPromise({
-    try: () => import(pathToFileURL(resolve(path)).href) as Promise<{ readonly default?: unknown }>,
+    try: () =>
+      ensureTypeScript(path).then(() => import(pathToFileURL(resolve(path)).href) as Promise<{ readonly default?: unknown }>),
     catch: (cause) => badFlag("run", "pipeline file", `cannot load ${path}: ${cause instanceof Error ? cause.message : String(cause)}`)
   }).pipe(
     Effect.flatMap((module) =>
@@ -42,10 +55,9 @@ export const loadPipeline = (path: string) =>
     )
   )
 
-/** One line per file written. */
+/** One line per file written: path, rows in the file, completeness (and why, when truncated). */
 export const printSummaries = (summaries: ReadonlyArray<ExportSummary>) =>
-  Effect.forEach(summaries, (s) =>
-    Console.log(`${s.out}\t${s.manifest.rows} rows\t${s.manifest.completeness.status}`), { discard: true })
+  Effect.forEach(summaries, (s) => Console.log(Pipeline.describeSummary(s)), { discard: true })
 
 /** `explorer-etl run …` */
 export const runCommand = Command.make(
