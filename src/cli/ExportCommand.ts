@@ -5,11 +5,10 @@
  */
 import { Command, Options } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import type { InvalidInputError, StreamError } from "../Errors.js"
 import * as Exports from "../Exports.js"
 import type { ExplorerClient } from "../Client.js"
-import * as Schemas from "../schemas/index.js"
 import * as Format from "../sinks/Format.js"
 import * as Sources from "../streams/Sources.js"
 import * as Environment from "./Environment.js"
@@ -79,26 +78,6 @@ const parseToBlock = (
     : Effect.fail(badFlag(command, "--to-block", `must be a block number or latest, got "${text}"`, chainId))
 }
 
-const isAddress = Schema.is(Schemas.Address)
-const isTopic = Schema.is(Schemas.Topic)
-
-/**
- * The address and topic flags of a block-ordered export, checked before anything is sent: such an
- * export asks for the latest block before its first page, where the client would check them.
- */
-const checkHexFlags = (
-  command: string,
-  chainId: number,
-  flags: ReadonlyArray<readonly [flag: string, value: string | undefined, kind: "address" | "topic"]>
-): Effect.Effect<void, InvalidInputError> => {
-  for (const [flag, value, kind] of flags) {
-    if (value === undefined || (kind === "address" ? isAddress(value) : isTopic(value))) continue
-    const what = kind === "address" ? "an address: 0x followed by 40 hex digits" : "a topic: 0x followed by 64 hex digits"
-    return Effect.fail(badFlag(command, flag, `must be ${what}, got "${value}"`, chainId))
-  }
-  return Effect.void
-}
-
 const topicOperatorKeys = ["0_1", "0_2", "0_3", "1_2", "1_3", "2_3"] as const
 
 const parseTopicOps = (chainId: number, specs: ReadonlyArray<string>) =>
@@ -152,19 +131,8 @@ const logs = Command.make(
       a,
       a,
       Effect.gen(function*() {
-        yield* checkHexFlags("logs", a.chain, [
-          ["--address", some(a.address), "address"],
-          ...[a.topic0, a.topic1, a.topic2, a.topic3].map((t, i) => [`--topic${i}`, some(t), "topic"] as const)
-        ])
         const blocks = yield* parseRange("logs", a)
         const topicOperators = yield* parseTopicOps(a.chain, a.topicOp)
-        const topics = [a.topic0, a.topic1, a.topic2, a.topic3]
-        for (const pair of Object.keys(topicOperators)) {
-          const [x, y] = pair.split("_").map(Number) as [number, number]
-          if (Option.isNone(topics[x] ?? Option.none()) || Option.isNone(topics[y] ?? Option.none())) {
-            return yield* badFlag("logs", "--topic-op", `${pair} needs both --topic${x} and --topic${y}`, a.chain)
-          }
-        }
         return yield* Sources.logs({
           ...blocks,
           address: some(a.address),
@@ -185,10 +153,7 @@ const txs = Command.make(
     runExport(
       a,
       a,
-      checkHexFlags("txs", a.chain, [["--address", a.address, "address"]]).pipe(
-        Effect.zipRight(parseRange("txs", a)),
-        Effect.flatMap((r) => Sources.transactions({ ...r, address: a.address }))
-      )
+      Effect.flatMap(parseRange("txs", a), (r) => Sources.transactions({ ...r, address: a.address }))
     )
 ).pipe(Command.withDescription("normal transactions of an address (txlist)"))
 
@@ -199,19 +164,13 @@ const internalTxs = Command.make(
     runExport(
       a,
       a,
-      checkHexFlags("internal-txs", a.chain, [["--address", some(a.address), "address"]]).pipe(
-        Effect.zipRight(parseRange("internal-txs", a)),
-        Effect.flatMap((r) => Sources.internalTransactions({ ...r, address: some(a.address) }))
-      )
+      Effect.flatMap(parseRange("internal-txs", a), (r) => Sources.internalTransactions({ ...r, address: some(a.address) }))
     )
 ).pipe(Command.withDescription("internal transactions of an address, or of a block range without --address (PRO) (txlistinternal)"))
 
 const transferOptions = { address: optionalAddress, contract: optionalContract, ...range, ...fileOptions, ...Environment.apiOptions }
 const transferQuery = (command: string, a: { readonly chain: number; readonly fromBlock: number; readonly toBlock: string; readonly address: Option.Option<string>; readonly contract: Option.Option<string> }) =>
-  checkHexFlags(command, a.chain, [["--address", some(a.address), "address"], ["--contract", some(a.contract), "address"]]).pipe(
-    Effect.zipRight(parseRange(command, a)),
-    Effect.map((r) => ({ ...r, address: some(a.address), contractAddress: some(a.contract) }))
-  )
+  Effect.map(parseRange(command, a), (r) => ({ ...r, address: some(a.address), contractAddress: some(a.contract) }))
 
 const erc20 = Command.make("erc20-transfers", transferOptions, (a) =>
   runExport(a, a, Effect.flatMap(transferQuery("erc20-transfers", a), Sources.erc20Transfers))

@@ -131,6 +131,39 @@ const checkRange = (chainId: number, op: Plan.Operation, query: BlockRangeQuery)
   return Effect.succeed({ fromBlock: from, toBlock: to })
 }
 
+const isAddress = Schema.is(Schemas.Address)
+const isTopic = Schema.is(Schemas.Topic)
+
+/**
+ * The address and topic filters of a block-ordered source, checked before anything is sent (its
+ * first request asks for the latest block, before the client would see the filters).
+ */
+const checkFilters = (
+  chainId: number,
+  op: Plan.Operation,
+  filters: ReadonlyArray<readonly [parameter: string, value: string | undefined, kind: "address" | "topic"]>
+): Effect.Effect<void, InvalidInputError> => {
+  for (const [parameter, value, kind] of filters) {
+    if (value === undefined || (kind === "address" ? isAddress(value) : isTopic(value))) continue
+    const what = kind === "address" ? "an address: 0x followed by 40 hex digits" : "a topic: 0x followed by 64 hex digits"
+    return Effect.fail(refuse(chainId, op, parameter, `must be ${what}, got "${value}"`))
+  }
+  return Effect.void
+}
+
+/** Topic operators only between topics that are given ("0_1" needs topic0 and topic1). */
+const checkTopicOperators = (chainId: number, op: Plan.Operation, query: LogsQuery): Effect.Effect<void, InvalidInputError> => {
+  const topics = [query.topic0, query.topic1, query.topic2, query.topic3]
+  for (const [pair, operator] of Object.entries(query.topicOperators ?? {})) {
+    if (operator === undefined) continue
+    const [x, y] = pair.split("_").map(Number) as [number, number]
+    if (topics[x] === undefined || topics[y] === undefined) {
+      return Effect.fail(refuse(chainId, op, "topicOperators", `${pair} needs both topic${x} and topic${y}`))
+    }
+  }
+  return Effect.void
+}
+
 /** Builds a block-ordered source over one client method. */
 const blockSource = <A extends { readonly blockNumber: number }, I>(
   client: ExplorerClient.Service,
@@ -310,6 +343,14 @@ export const logs = (query: LogsQuery) =>
     if (Object.values(plain(filters)).length === 0) {
       return yield* refuse(chainId, operation, "address", "logs need an address, a topic, or both")
     }
+    yield* checkFilters(chainId, operation, [
+      ["address", query.address, "address"],
+      ["topic0", query.topic0, "topic"],
+      ["topic1", query.topic1, "topic"],
+      ["topic2", query.topic2, "topic"],
+      ["topic3", query.topic3, "topic"]
+    ])
+    yield* checkTopicOperators(chainId, operation, query)
     const range = yield* checkRange(chainId, operation, query)
     return blockSource(client, {
       dataset: "logs",
@@ -331,6 +372,7 @@ export const transactions = (query: AddressQuery) =>
   Effect.gen(function*() {
     const operation = Plan.operations.txlist
     const { chainId, client } = yield* prepare(operation, query.chainId)
+    yield* checkFilters(chainId, operation, [["address", query.address, "address"]])
     const range = yield* checkRange(chainId, operation, query)
     return blockSource(client, {
       dataset: "transactions",
@@ -348,6 +390,7 @@ export const internalTransactions = (query: InternalQuery) =>
   Effect.gen(function*() {
     const operation = Plan.operations.txlistinternal
     const { chainId, client } = yield* prepare(operation, query.chainId)
+    yield* checkFilters(chainId, operation, [["address", query.address, "address"]])
     const range = yield* checkRange(chainId, operation, query)
     return blockSource(client, {
       dataset: "internalTransactions",
@@ -379,6 +422,10 @@ const transfers = <A extends { readonly blockNumber: number }, I>(
     if (query.address === undefined && query.contractAddress === undefined) {
       return yield* refuse(chainId, operation, "address", "token transfers need an address, a contract address, or both")
     }
+    yield* checkFilters(chainId, operation, [
+      ["address", query.address, "address"],
+      ["contractAddress", query.contractAddress, "address"]
+    ])
     const range = yield* checkRange(chainId, operation, query)
     const filters = {
       chainId,

@@ -308,7 +308,7 @@ describe.concurrent("errors", () => {
         topicopKey,
         "InvalidInputError"
       )
-      expect(message).toMatch(/--topic-op/)
+      expect(message).toMatch(/0_1 needs both topic0 and topic1/)
     }), TIMEOUT)
 
   const unknownflagKey = key("unknownflag", "free")

@@ -231,6 +231,18 @@ describe("streams through one client", () => {
         expect(unknownChain._tag).toBe("UnsupportedChainError")
         const noAddress = yield* Streams.erc20Transfers({ chainId: 1 }).pipe(Stream.runDrain, Effect.flip)
         expect(noAddress._tag).toBe("InvalidInputError")
+        const badAddress = yield* Streams.transactions({ chainId: 1, address: "0x1234" }).pipe(Stream.runDrain, Effect.flip)
+        expect(badAddress).toMatchObject({ _tag: "InvalidInputError", parameter: "address" })
+        const badContract = yield* Streams.erc721Transfers({ chainId: 1, contractAddress: "vitalik.eth" }).pipe(Stream.runDrain, Effect.flip)
+        expect(badContract).toMatchObject({ _tag: "InvalidInputError", parameter: "contractAddress" })
+        const badTopic = yield* Streams.logs({ chainId: 1, topic0: "0xddf252ad" }).pipe(Stream.runDrain, Effect.flip)
+        expect(badTopic).toMatchObject({ _tag: "InvalidInputError", parameter: "topic0" })
+        const loneOperator = yield* Streams.logs({
+          chainId: 1,
+          topic0: "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
+          topicOperators: { "0_1": "or" }
+        }).pipe(Stream.runDrain, Effect.flip)
+        expect(loneOperator).toMatchObject({ _tag: "InvalidInputError", parameter: "topicOperators" })
         expect((yield* sim.stats).requests).toBe(0)
       }))
   })
