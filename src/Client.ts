@@ -190,6 +190,27 @@ export const Results = {
 /** The decoded result of an operation, e.g. `ResultOf<"txlist">` = `ReadonlyArray<NormalTransaction>`. */
 export type ResultOf<K extends Plan.OperationName> = Schema.Schema.Type<(typeof Results)[K]>
 
+/** The record struct of a list result (`Schema.Array(Struct)`), if that is what the result schema is. */
+const listRecord = (schema: Schema.Schema.Any): Schema.Struct<Schema.Struct.Fields> | undefined => {
+  const value: unknown = (schema as { readonly value?: unknown }).value
+  return schema.ast._tag === "TupleType" && Schema.isSchema(value) && "fields" in value && value.ast._tag === "TypeLiteral"
+    ? (value as Schema.Struct<Schema.Struct.Fields>)
+    : undefined
+}
+
+/**
+ * The fast decoders of the list results (the hot path of every export): the schemas' own checks and
+ * conversions in one loop, unknown fields kept as `onExcessProperty: "preserve"` keeps them; `undefined`
+ * (anything unusual) sends the answer through the schema, which gives the usual errors.
+ */
+const fastResults: Partial<Record<Plan.OperationName, (input: unknown) => ReadonlyArray<unknown> | undefined>> = Object
+  .fromEntries(
+    Object.entries(Results).flatMap(([name, schema]) => {
+      const row = listRecord(schema)
+      return row === undefined ? [] : [[name, Schemas.recordsFastPath(row, { onExcessProperty: "preserve" }).decode]]
+    })
+  )
+
 /** Per-call options (the second argument of every method). */
 export interface CallOptions {
   /**
@@ -711,15 +732,26 @@ export const makeWithConfig = (
         )
       )
 
-    /** Decodes an answer: an empty answer is `[]` where the schema takes it, else a NotOkError. */
-    const decodeAnswer = <A, I>(ctx: Errors.CallContext, schema: Schema.Schema<A, I, never>, answer: Errors.Answer) =>
-      answer._tag === "Result"
-        ? decodeWith(ctx, schema, answer.result)
-        : Schema.decodeUnknown(schema)([]).pipe(
-          Effect.mapError(() =>
-            new Errors.NotOkError({ ...ctx, detail: answer.serverMessage, serverMessage: answer.serverMessage })
-          )
+    /**
+     * Decodes an answer: an empty answer is `[]` where the schema takes it, else a NotOkError. `fast`:
+     * the fast decoder of a list result, tried first (it gives up on anything it is not sure of).
+     */
+    const decodeAnswer = <A, I>(
+      ctx: Errors.CallContext,
+      schema: Schema.Schema<A, I, never>,
+      answer: Errors.Answer,
+      fast?: ((input: unknown) => A | undefined) | undefined
+    ): Effect.Effect<A, Errors.ExplorerError> => {
+      if (answer._tag === "Result") {
+        const decoded = fast?.(answer.result)
+        return decoded !== undefined ? Effect.succeed(decoded) : decodeWith(ctx, schema, answer.result)
+      }
+      return Schema.decodeUnknown(schema)([]).pipe(
+        Effect.mapError(() =>
+          new Errors.NotOkError({ ...ctx, detail: answer.serverMessage, serverMessage: answer.serverMessage })
         )
+      )
+    }
 
     /** Follows a download link (exportaddresstags, getlabelmasterlist) and returns the file's text. */
     const download = (call: Call, link: string, options: CallOptions | undefined) =>
@@ -780,6 +812,7 @@ export const makeWithConfig = (
       const op: Plan.Operation = Plan.operations[name]
       const paramsSchema = Params[name] as unknown as Schema.Schema<Readonly<Record<string, unknown>>, unknown, never>
       const resultSchema = Results[name] as unknown as Schema.Schema<ResultOf<K>, unknown, never>
+      const fastResult = fastResults[name] as ((input: unknown) => ResultOf<K> | undefined) | undefined
       return (params?: ParamsOf<K>, options?: CallOptions): Effect.Effect<ResultOf<K>, Errors.ExplorerError> =>
         Effect.gen(function*() {
           const input: Readonly<Record<string, unknown>> = params ?? {}
@@ -804,7 +837,7 @@ export const makeWithConfig = (
               : yield* parseCsv(ctx, Schemas.parseLabelMasterCsv, text)
             return rows as ResultOf<K>
           }
-          return yield* decodeAnswer(ctx, resultSchema, answer)
+          return yield* decodeAnswer(ctx, resultSchema, answer, fastResult)
         }).pipe(
           Effect.withSpan(`ExplorerClient.${name}`, {
             attributes: { "explorer.module": op.module, "explorer.action": op.action }

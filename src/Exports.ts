@@ -8,7 +8,7 @@
  * const summary = yield* Exports.toFile(source, { out: "out/logs.csv", resume: true, confirmations: 64 })
  */
 import type { FileSystem, Path } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import { ExplorerClient } from "./Client.js"
 import type { StreamError } from "./Errors.js"
 import * as Export from "./sinks/Export.js"
@@ -47,7 +47,10 @@ export const toFile = <A, I>(
           latestBlock: Progress.update(progress, (p) => ({ ...p, calls: p.calls + 1 })).pipe(
             Effect.zipRight(source.latestBlock)
           ),
-          batches: (range) => source.batches(range, { progress })
+          // Read ahead: the next request is on the wire (and the server busy with it) while this page is
+          // encoded and written. At most two pages beyond the one being written are held (one queued, one
+          // waiting for room); the limiter still spaces every request.
+          batches: (range) => source.batches(range, { progress }).pipe(Stream.buffer({ capacity: 1 }))
         })
       }, options)
     }

@@ -22,7 +22,7 @@
  * Schema.decodeUnknownSync(DecimalBigInt)("12345678901234567890") // 12345678901234567890n
  * Schema.decodeUnknownSync(HexInt)("0x")                           // 0 (getLogs writes zero as "0x")
  */
-import { Arbitrary, Effect, Either, ParseResult, Pretty, Schema } from "effect"
+import { Arbitrary, Effect, Either, ParseResult, Pretty, Schema, type SchemaAST } from "effect"
 
 // ---------------------------------------------------------------------------------------------------------
 // String codecs: one regular-expression test and one conversion per field, in a single transformation
@@ -37,6 +37,11 @@ interface StringCodec<A> {
   readonly encode: (a: unknown) => string | typeof INVALID
   /** Words for error messages: "a decimal safe integer". */
   readonly expected: string
+  /**
+   * Every text `encode` returns is made of `[0-9A-Za-z_]` only (decimal or hex numbers, addresses,
+   * hashes, flags): a file writes it as is, without CSV quoting, formula guard or JSON escaping.
+   */
+  readonly plain?: boolean
 }
 
 /** Annotation under which a building block keeps its codec. */
@@ -91,7 +96,8 @@ export const DecimalInt: Schema.Schema<number, string> = fromCodec(
       return Number.isSafeInteger(n) ? n : INVALID
     },
     encode: (n) => (isSafeNatural(n) ? String(n) : INVALID),
-    expected: "a decimal safe integer"
+    expected: "a decimal safe integer",
+    plain: true
   },
   "DecimalInt",
   arbitrarySafeInt
@@ -106,7 +112,8 @@ export const DecimalBigInt: Schema.Schema<bigint, string> = fromCodec(
   {
     decode: (s) => (DECIMAL.test(s) ? BigInt(s) : INVALID),
     encode: (n) => (typeof n === "bigint" && n >= 0n ? n.toString() : INVALID),
-    expected: "a decimal integer"
+    expected: "a decimal integer",
+    plain: true
   },
   "DecimalBigInt",
   arbitraryBigInt
@@ -134,7 +141,8 @@ export const HexInt: Schema.Schema<number, string> = fromCodec(
       return Number.isSafeInteger(n) ? n : INVALID
     },
     encode: (n) => (isSafeNatural(n) ? (n === 0 ? "0x" : "0x" + n.toString(16)) : INVALID),
-    expected: "a hex safe integer (\"0x\" for zero)"
+    expected: "a hex safe integer (\"0x\" for zero)",
+    plain: true
   },
   "HexInt",
   arbitrarySafeInt
@@ -149,7 +157,8 @@ export const HexBigInt: Schema.Schema<bigint, string> = fromCodec(
   {
     decode: (s) => (HEX_BARE_ZERO.test(s) ? (s.length === 2 ? 0n : BigInt(s)) : INVALID),
     encode: (n) => (typeof n === "bigint" && n >= 0n ? (n === 0n ? "0x" : "0x" + n.toString(16)) : INVALID),
-    expected: "a hex integer (\"0x\" for zero)"
+    expected: "a hex integer (\"0x\" for zero)",
+    plain: true
   },
   "HexBigInt",
   arbitraryBigInt
@@ -168,7 +177,8 @@ export const HexQuantity: Schema.Schema<number, string> = fromCodec(
       return Number.isSafeInteger(n) ? n : INVALID
     },
     encode: (n) => (isSafeNatural(n) ? "0x" + n.toString(16) : INVALID),
-    expected: "a hex quantity (\"0x0\" for zero)"
+    expected: "a hex quantity (\"0x0\" for zero)",
+    plain: true
   },
   "HexQuantity",
   arbitrarySafeInt
@@ -183,7 +193,8 @@ export const HexQuantityBigInt: Schema.Schema<bigint, string> = fromCodec(
   {
     decode: (s) => (HEX_QUANTITY.test(s) ? BigInt(s) : INVALID),
     encode: (n) => (typeof n === "bigint" && n >= 0n ? "0x" + n.toString(16) : INVALID),
-    expected: "a hex quantity (\"0x0\" for zero)"
+    expected: "a hex quantity (\"0x0\" for zero)",
+    plain: true
   },
   "HexQuantityBigInt",
   arbitraryBigInt
@@ -198,7 +209,8 @@ export const BooleanFromDigit: Schema.Schema<boolean, string> = fromCodec(
   {
     decode: (s) => (s === "1" ? true : s === "0" ? false : INVALID),
     encode: (b) => (b === true ? "1" : b === false ? "0" : INVALID),
-    expected: "\"0\" or \"1\""
+    expected: "\"0\" or \"1\"",
+    plain: true
   },
   "BooleanFromDigit",
   (fc) => fc.boolean()
@@ -228,7 +240,8 @@ export const EmptyAsNull = <A, I extends string>(inner: Schema.Schema<A, I>): Sc
       {
         decode: (s) => (s === "" ? null : codec.decode(s)),
         encode: (a) => (a === null ? "" : codec.encode(a)),
-        expected: `"" or ${codec.expected}`
+        expected: `"" or ${codec.expected}`,
+        plain: codec.plain === true
       },
       "EmptyAsNull",
       arbitrary
@@ -301,7 +314,9 @@ const patternCodec = (regex: RegExp, expected: string): StringCodec<string> => {
   return {
     decode: (s) => (regex.test(s) ? s : INVALID),
     encode: (s) => (typeof s === "string" && regex.test(s) ? s : INVALID),
-    expected
+    expected,
+    // Every pattern of this module accepts only 0x, hex digits and GENESIS(_).
+    plain: true
   }
 }
 
@@ -472,24 +487,46 @@ export type JsonRpcResponse = typeof JsonRpcResponse.Type
 // ---------------------------------------------------------------------------------------------------------
 // Fast paths for lists of records
 
-/** How one field of a record is read and written on the fast path. */
-type FieldStep =
-  | { readonly key: string; readonly optional: boolean; readonly kind: "string" }
-  | { readonly key: string; readonly optional: boolean; readonly kind: "codec"; readonly codec: StringCodec<unknown> }
-  | { readonly key: string; readonly optional: boolean; readonly kind: "codecArray"; readonly codec: StringCodec<unknown> }
-  | {
-    readonly key: string
-    readonly optional: boolean
-    readonly kind: "schema"
-    readonly decode: (u: unknown) => Either.Either<unknown, ParseResult.ParseIssue>
-    readonly encode: (u: unknown) => Either.Either<unknown, ParseResult.ParseIssue>
+/**
+ * One field of a record compiled for the fast path: its conversions return the value, or INVALID
+ * whenever the fast path is not sure (the whole list then goes through the schema).
+ */
+interface FastField {
+  readonly key: string
+  readonly optional: boolean
+  readonly decode: (u: unknown) => unknown
+  readonly encode: (a: unknown) => unknown
+  /** The encoded value only ever holds text made of `[0-9A-Za-z_]` (see `StringCodec.plain`). */
+  readonly plain: boolean
+}
+
+const isString = (u: unknown): u is string => typeof u === "string"
+
+const stringField = (u: unknown): unknown => (typeof u === "string" ? u : INVALID)
+
+const codecArray = (convert: (item: unknown) => unknown) => (u: unknown): unknown => {
+  if (!Array.isArray(u)) return INVALID
+  const items: Array<unknown> = new Array(u.length)
+  for (let i = 0; i < u.length; i++) {
+    const x = convert(u[i])
+    if (x === INVALID) return INVALID
+    items[i] = x
   }
+  return items
+}
 
-/** Sentinel of the fast path: "not sure, let the schema do it". */
-const FALLBACK: unique symbol = Symbol.for("explorer-etl/schemas/Fallback")
+const fromEither = (f: (u: unknown) => Either.Either<unknown, ParseResult.ParseIssue>) => (u: unknown): unknown => {
+  const e = f(u)
+  return Either.isLeft(e) ? INVALID : e.right
+}
 
-const compileSteps = (fields: Schema.Struct.Fields): ReadonlyArray<FieldStep> | undefined => {
-  const steps: Array<FieldStep> = []
+/**
+ * Compiles the fields of a struct, or `undefined` when one of them is of a kind the fast path leaves to
+ * the schema (optional fields with defaults or renaming, …). `preserve`: nested schemas keep unknown keys.
+ */
+const compileFields = (fields: Schema.Struct.Fields, preserve: boolean): ReadonlyArray<FastField> | undefined => {
+  const options: SchemaAST.ParseOptions = { onExcessProperty: preserve ? "preserve" : "ignore" }
+  const out: Array<FastField> = []
   for (const key of Object.keys(fields)) {
     const field = fields[key]
     let schema: Schema.Schema.Any
@@ -512,122 +549,150 @@ const compileSteps = (fields: Schema.Struct.Fields): ReadonlyArray<FieldStep> | 
     const elementCodec = ast._tag === "TupleType" && ast.elements.length === 0 && ast.rest.length === 1
       ? (ast.rest[0]?.type.annotations[CodecId] as StringCodec<unknown> | undefined)
       : undefined
-    if (ast._tag === "StringKeyword") steps.push({ key, optional, kind: "string" })
-    else if (codec !== undefined) steps.push({ key, optional, kind: "codec", codec })
-    else if (elementCodec !== undefined) steps.push({ key, optional, kind: "codecArray", codec: elementCodec })
-    else {
-      steps.push({
+    if (ast._tag === "StringKeyword") {
+      out.push({ key, optional, decode: stringField, encode: stringField, plain: false })
+    } else if (codec !== undefined) {
+      const decode = codec.decode
+      out.push({
         key,
         optional,
-        kind: "schema",
-        decode: ParseResult.decodeUnknownEither(schema as Schema.Schema<unknown, unknown>),
-        encode: ParseResult.encodeUnknownEither(schema as Schema.Schema<unknown, unknown>)
+        decode: (u) => (isString(u) ? decode(u) : INVALID),
+        encode: codec.encode,
+        plain: codec.plain === true
+      })
+    } else if (elementCodec !== undefined) {
+      const decode = elementCodec.decode
+      out.push({
+        key,
+        optional,
+        decode: codecArray((item) => (isString(item) ? decode(item) : INVALID)),
+        encode: codecArray(elementCodec.encode),
+        plain: elementCodec.plain === true
+      })
+    } else {
+      const decode = ParseResult.decodeUnknownEither(schema as Schema.Schema<unknown, unknown>)
+      const encode = ParseResult.encodeUnknownEither(schema as Schema.Schema<unknown, unknown>)
+      out.push({
+        key,
+        optional,
+        decode: fromEither((u) => decode(u, options)),
+        encode: fromEither((u) => encode(u, options)),
+        plain: false
       })
     }
   }
-  return steps
+  return out
 }
 
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key)
 
-/** Maps every element of `input` field by field, or gives up with FALLBACK at the first doubt. */
-const runSteps = (
-  steps: ReadonlyArray<FieldStep>,
+/**
+ * Maps every element of `input` field by field, or gives up with FALLBACK at the first doubt. With
+ * `excess` (the declared keys), keys the struct does not declare are copied first, as the schema does
+ * with `onExcessProperty: "preserve"`; without it they are dropped.
+ */
+const runFields = (
+  fields: ReadonlyArray<FastField>,
   input: unknown,
-  decoding: boolean
+  decoding: boolean,
+  excess: ReadonlySet<string> | undefined
 ): Array<Record<string, unknown>> | typeof FALLBACK => {
   if (!Array.isArray(input)) return FALLBACK
+  const n = fields.length
   const out: Array<Record<string, unknown>> = new Array(input.length)
   for (let r = 0; r < input.length; r++) {
     const row: unknown = input[r]
     if (typeof row !== "object" || row === null || Array.isArray(row)) return FALLBACK
     const record = row as Record<string, unknown>
     const result: Record<string, unknown> = {}
-    for (const step of steps) {
-      const v = record[step.key]
+    if (excess !== undefined) {
+      for (const key in record) {
+        if (excess.has(key)) continue
+        // Inherited keys, and `__proto__` (an assignment would set the prototype), are the schema's business.
+        if (key === "__proto__" || !hasOwn(record, key)) return FALLBACK
+        result[key] = record[key]
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      const field = fields[i] as FastField
+      const v = record[field.key]
       if (v === undefined) {
-        if (step.optional && !hasOwn(record, step.key)) continue
+        if (field.optional && !hasOwn(record, field.key)) continue
         return FALLBACK
       }
-      switch (step.kind) {
-        case "string":
-          if (typeof v !== "string") return FALLBACK
-          result[step.key] = v
-          break
-        case "codec": {
-          if (decoding) {
-            if (typeof v !== "string") return FALLBACK
-            const a = step.codec.decode(v)
-            if (a === INVALID) return FALLBACK
-            result[step.key] = a
-          } else {
-            const s = step.codec.encode(v)
-            if (s === INVALID) return FALLBACK
-            result[step.key] = s
-          }
-          break
-        }
-        case "codecArray": {
-          if (!Array.isArray(v)) return FALLBACK
-          const items: Array<unknown> = new Array(v.length)
-          for (let i = 0; i < v.length; i++) {
-            const item: unknown = v[i]
-            const x = decoding ? (typeof item === "string" ? step.codec.decode(item) : INVALID) : step.codec.encode(item)
-            if (x === INVALID) return FALLBACK
-            items[i] = x
-          }
-          result[step.key] = items
-          break
-        }
-        case "schema": {
-          const e = decoding ? step.decode(v) : step.encode(v)
-          if (Either.isLeft(e)) return FALLBACK
-          result[step.key] = e.right
-          break
-        }
-      }
+      const x = decoding ? field.decode(v) : field.encode(v)
+      if (x === INVALID) return FALLBACK
+      result[field.key] = x
     }
     out[r] = result
   }
   return out
 }
 
+/** Sentinel of the fast path: "not sure, let the schema do it". */
+const FALLBACK: unique symbol = Symbol.for("explorer-etl/schemas/Fallback")
+
+/** Options of {@link recordsFastPath} and {@link decodeRecords}. */
+export interface FastPathOptions {
+  /**
+   * Keys of an input record the struct does not declare: dropped (`"ignore"`, the default) or kept
+   * (`"preserve"`, as the client decodes), exactly as the schema's own option. Records are read as
+   * `JSON.parse` makes them (own enumerable string keys).
+   */
+  readonly onExcessProperty?: "ignore" | "preserve" | undefined
+}
+
 /**
  * The fast path of {@link decodeRecords} / {@link encodeRecords} on its own: plain functions that return
  * the decoded (or encoded) list, or `undefined` whenever they leave the work to the schema (unusual input,
- * invalid values, fields of kinds they do not know). What they return equals what the schema gives.
+ * invalid values, fields of kinds they do not know). What they return equals what the schema gives
+ * (decoding with the same `onExcessProperty`; encoding drops undeclared keys, as the schema does).
  */
-export const recordsFastPath = <Fields extends Schema.Struct.Fields>(row: Schema.Struct<Fields>): {
+export const recordsFastPath = <Fields extends Schema.Struct.Fields>(row: Schema.Struct<Fields>, options: FastPathOptions = {}): {
   readonly decode: (input: unknown) => ReadonlyArray<Schema.Struct<Fields>["Type"]> | undefined
   readonly encode: (records: ReadonlyArray<Schema.Struct<Fields>["Type"]>) => ReadonlyArray<Schema.Struct<Fields>["Encoded"]> | undefined
 } => {
-  const steps = compileSteps(row.fields)
+  const preserve = options.onExcessProperty === "preserve"
+  const fields = compileFields(row.fields, preserve)
+  const encodeFields = preserve ? compileFields(row.fields, false) : fields
+  const declared = preserve && fields !== undefined ? new Set(fields.map((f) => f.key)) : undefined
   return {
     decode: (input) => {
-      const out = steps === undefined ? FALLBACK : runSteps(steps, input, true)
+      const out = fields === undefined ? FALLBACK : runFields(fields, input, true, declared)
       // Every value was checked by the very building block the schema would have used.
       return out === FALLBACK ? undefined : (out as unknown as ReadonlyArray<Schema.Struct<Fields>["Type"]>)
     },
     encode: (records) => {
-      const out = steps === undefined ? FALLBACK : runSteps(steps, records, false)
+      const out = encodeFields === undefined ? FALLBACK : runFields(encodeFields, records, false, undefined)
       return out === FALLBACK ? undefined : (out as unknown as ReadonlyArray<Schema.Struct<Fields>["Encoded"]>)
     }
   }
 }
 
 /**
+ * The fields of a struct whose encoded value only ever holds text made of `[0-9A-Za-z_]` — numbers written
+ * in decimal or hex, addresses, hashes, flags, and lists of them —, so that a file can write them without
+ * CSV quoting, formula guard or JSON escaping. Empty when the struct is not one the fast path knows.
+ */
+export const plainTextFields = <Fields extends Schema.Struct.Fields>(row: Schema.Struct<Fields>): ReadonlySet<string> => {
+  const fields = compileFields(row.fields, false)
+  return new Set(fields === undefined ? [] : fields.filter((f) => f.plain).map((f) => f.key))
+}
+
+/**
  * The decoder of a list of records (`result` of a list operation): the same as
- * `Schema.decodeUnknown(Schema.Array(row))`, same values, same errors, several times faster. Each field is
- * read with its building block's own check and conversion in one plain loop; on any value the fast path is
- * not sure of, the whole list goes through the schema, which then gives the usual `ParseError`.
+ * `Schema.decodeUnknown(Schema.Array(row), options)`, same values, same errors, several times faster.
+ * Each field is read with its building block's own check and conversion in one plain loop; on any value
+ * the fast path is not sure of, the whole list goes through the schema, which then gives the usual
+ * `ParseError`.
  *
  * @example
  * const decodeTransactions = decodeRecords(NormalTransaction)
  * const rows = yield* decodeTransactions(envelope.result)   // ReadonlyArray<NormalTransaction>
  */
-export const decodeRecords = <Fields extends Schema.Struct.Fields>(row: Schema.Struct<Fields>) => {
-  const fast = recordsFastPath(row)
-  const slow = Schema.decodeUnknown(Schema.Array(row))
+export const decodeRecords = <Fields extends Schema.Struct.Fields>(row: Schema.Struct<Fields>, options: FastPathOptions = {}) => {
+  const fast = recordsFastPath(row, options)
+  const slow = Schema.decodeUnknown(Schema.Array(row), { onExcessProperty: options.onExcessProperty ?? "ignore" })
   return (
     input: unknown
   ): Effect.Effect<ReadonlyArray<Schema.Struct<Fields>["Type"]>, ParseResult.ParseError, Schema.Struct.Context<Fields>> => {

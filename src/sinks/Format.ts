@@ -4,7 +4,7 @@
  *
  * - Columns are the fields of the schema's *encoded* side, in the schema's field order.
  * - A row is `Schema.encode(schema)(record)`, written cell by cell:
- *   - CSV (through csv-stringify): RFC 4180 quoting (a cell is quoted only when it holds a comma, a
+ *   - CSV: RFC 4180 quoting as csv-stringify writes it (a cell is quoted only when it holds a comma, a
  *     double quote, CR or LF; quotes are doubled), records end with LF (`\n`) — the last one too —,
  *     UTF-8 without BOM, a header row of the column names. Strings are written as they are, numbers in
  *     decimal, bigints as exact integers, booleans as `true`/`false`, null and absent fields as an empty
@@ -18,12 +18,18 @@
  *   whole. Token names and symbols are chosen by whoever deploys the token. Cells written from numbers and
  *   bigints are not text and are never prefixed. `formulaGuard: false` writes every cell verbatim.
  *
+ * Speed: encoding is on the hot path of every export. For a `Schema.Struct` record the rows of a chunk
+ * are encoded by the schemas' fast path (`recordsFastPath`: the same building blocks' checks in one loop,
+ * falling back to `Schema.encode` row by row on anything unusual, which then reports the failing row),
+ * and the cells the schema says are plain text (`plainTextFields`: numbers, addresses, hashes, flags)
+ * are written as they are, without quoting checks, formula guard or JSON escaping.
+ *
  * @example
  * const encoder = yield* Format.encoder(Erc20Transfer, { format: "csv" })
  * const text = encoder.header + (yield* encoder.encode(rows))
  */
-import { stringify } from "csv-stringify/sync"
-import { Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
+import { Effect, Either, Option, type ParseResult, Schema, type SchemaAST } from "effect"
+import { plainTextFields, recordsFastPath } from "../schemas/common.js"
 import { SinkError } from "./SinkError.js"
 
 /** The file formats an export can write. */
@@ -195,18 +201,21 @@ const cellOf = (value: unknown, guard: boolean): string => {
   }
 }
 
-const csvOptions = {
-  delimiter: ",",
-  quote: "\"",
-  escape: "\"",
-  record_delimiter: csvRecordDelimiter,
-  // Quote any cell holding CR or LF, whatever the record delimiter (csv-parse reads all three as ends).
-  quote_record_delimiter: true,
-  eof: true,
-  header: false,
-  // The guard is ours (exactly = + - @ tab CR, see guardFormula), applied before stringify.
-  escape_formulas: false
-} as const
+/** A cell csv-stringify would quote (with this module's options: `,` delimiter, `"` quote, LF records). */
+const NEEDS_QUOTES = /[",\r\n]/
+
+/**
+ * One CSV cell as csv-stringify writes it with this module's options (RFC 4180): quoted when it holds a
+ * comma, a double quote, CR or LF, with its quotes doubled; as is otherwise (the empty cell too).
+ */
+export const csvCell = (cell: string): string => (NEEDS_QUOTES.test(cell) ? `"${cell.replaceAll("\"", "\"\"")}"` : cell)
+
+/** One CSV record: the cells quoted by {@link csvCell}, joined by commas, ended by LF. */
+export const csvRecord = (cells: ReadonlyArray<string>): string => {
+  let line = ""
+  for (let i = 0; i < cells.length; i++) line += (i === 0 ? "" : ",") + csvCell(cells[i] as string)
+  return line + csvRecordDelimiter
+}
 
 const encodeFailure = (index: number, error: ParseResult.ParseError): SinkError =>
   new SinkError({
@@ -214,6 +223,22 @@ const encodeFailure = (index: number, error: ParseResult.ParseError): SinkError 
     path: "<record>",
     detail: `record ${index} of the chunk does not encode with the record schema: ${error.message}`
   })
+
+const topicsFailure = (index: number, value: unknown): SinkError =>
+  new SinkError({
+    reason: "Encode",
+    path: "<record>",
+    detail: `record ${index} of the chunk has ${
+      Array.isArray(value) ? `${value.length} topics` : "topics that are not an array"
+    }; CSV has the columns topic0..topic${topicColumns - 1}`
+  })
+
+/** The struct behind a record schema, when it is one (the fast path's case). */
+const structOf = <A, I>(schema: Schema.Schema<A, I, never>): Schema.Struct<Schema.Struct.Fields> | undefined =>
+  "fields" in schema && schema.ast._tag === "TypeLiteral" ? (schema as unknown as Schema.Struct<Schema.Struct.Fields>) : undefined
+
+const isPlainList = (value: unknown): value is ReadonlyArray<string> =>
+  Array.isArray(value) && value.every((item) => typeof item === "string")
 
 /**
  * An encoder for a record schema: derives the columns from the schema's encoded side and writes rows
@@ -237,71 +262,109 @@ export const encoder = <A, I>(
       })
     }
     const encodeRow = Schema.encodeEither(schema)
+    const struct = structOf(schema)
+    const fast = struct === undefined ? undefined : recordsFastPath(struct)
+    const plainNames = struct === undefined ? new Set<string>() : plainTextFields(struct)
+    const plain = fields.map((f) => plainNames.has(f.name))
     const chainIdOf = options.chainIdOf
     const guard = options.formulaGuard ?? true
+
+    /**
+     * The encoded form of every row of a chunk (`fast`: by the fast path, whose records hold exactly the
+     * present fields, in column order, none `undefined`), or the failure of the first row that does not encode.
+     */
+    const encodeAll = (rows: ReadonlyArray<A>): { readonly sources: ReadonlyArray<unknown>; readonly fast: boolean } | SinkError => {
+      const quick = fast?.encode(rows as ReadonlyArray<Schema.Struct.Type<Schema.Struct.Fields>>)
+      if (quick !== undefined) return { sources: quick, fast: true }
+      const out: Array<unknown> = new Array(rows.length)
+      for (let i = 0; i < rows.length; i++) {
+        const encoded = encodeRow(rows[i] as A)
+        if (Either.isLeft(encoded)) return encodeFailure(i, encoded.left)
+        out[i] = encoded.right
+      }
+      return { sources: out, fast: false }
+    }
+
+    /** Encodes a chunk and writes each row with `line`; "" for none. */
+    const encodeWith = (
+      line: (row: A, source: Record<string, unknown>, index: number, fast: boolean) => string | SinkError
+    ) =>
+    (rows: Iterable<A>): Effect.Effect<string, SinkError> =>
+      Effect.suspend(() => {
+        const list: ReadonlyArray<A> = Array.isArray(rows) ? rows : Array.from(rows)
+        const encoded = encodeAll(list)
+        if (encoded instanceof SinkError) return Effect.fail(encoded)
+        const { fast: quick, sources } = encoded
+        const lines: Array<string> = new Array(list.length)
+        for (let i = 0; i < list.length; i++) {
+          const out = line(list[i] as A, sources[i] as Record<string, unknown>, i, quick)
+          if (typeof out !== "string") return Effect.fail(out)
+          lines[i] = out
+        }
+        return Effect.succeed(lines.join(""))
+      })
+
     const columns: Array<string> = chainIdOf !== undefined ? [chainIdColumn] : []
     if (options.format === "jsonl") {
       columns.push(...names)
-      const encode = (rows: Iterable<A>): Effect.Effect<string, SinkError> =>
-        Effect.suspend(() => {
-          let text = ""
-          let index = 0
-          for (const row of rows) {
-            const encoded = encodeRow(row)
-            if (Either.isLeft(encoded)) return Effect.fail(encodeFailure(index, encoded.left))
-            const source = encoded.right as Record<string, unknown>
-            const line: Record<string, unknown> = {}
-            if (chainIdOf !== undefined) line[chainIdColumn] = chainIdOf(row)
-            for (const name of names) {
-              const value = source[name]
-              if (value !== undefined) line[name] = typeof value === "bigint" ? value.toString() : value
-            }
-            text += jsonText(line) + "\n"
-            index++
+      // `"name":` of every key, as JSON.stringify of the whole line writes it.
+      const keys = names.map((name) => `${JSON.stringify(name)}:`)
+      const chainIdKey = `${JSON.stringify(chainIdColumn)}:`
+      const line = (row: A, source: Record<string, unknown>, _index: number, quick: boolean): string => {
+        if (quick && chainIdOf === undefined) {
+          // A fast-path record is the line itself: its keys are the present columns, in order.
+          try {
+            return JSON.stringify(source) + "\n"
+          } catch {
+            // a bigint somewhere: written below, as the module header says
           }
-          return Effect.succeed(text)
-        })
-      return { format: "jsonl", columns, header: "", encode } satisfies RowEncoder<A>
+        }
+        let text = "{"
+        let first = true
+        if (chainIdOf !== undefined) {
+          text += chainIdKey + jsonText(chainIdOf(row))
+          first = false
+        }
+        for (let j = 0; j < names.length; j++) {
+          const value = source[names[j] as string]
+          if (value === undefined) continue
+          const json: string | undefined = plain[j] === true && typeof value === "string"
+            ? `"${value}"`
+            : jsonText(typeof value === "bigint" ? value.toString() : value)
+          // A value JSON cannot write (a function): JSON.stringify of the whole line would leave the key out.
+          if (json === undefined) continue
+          text += (first ? "" : ",") + (keys[j] as string) + json
+          first = false
+        }
+        return text + "}\n"
+      }
+      return { format: "jsonl", columns, header: "", encode: encodeWith(line) } satisfies RowEncoder<A>
     }
     for (const field of fields) {
       if (field.topics) for (let i = 0; i < topicColumns; i++) columns.push(`topic${i}`)
       else columns.push(field.name)
     }
-    const encode = (rows: Iterable<A>): Effect.Effect<string, SinkError> =>
-      Effect.suspend(() => {
-        const records: Array<Array<string>> = []
-        let index = 0
-        for (const row of rows) {
-          const encoded = encodeRow(row)
-          if (Either.isLeft(encoded)) return Effect.fail(encodeFailure(index, encoded.left))
-          const source = encoded.right as Record<string, unknown>
-          const cells: Array<string> = []
-          if (chainIdOf !== undefined) cells.push(String(chainIdOf(row)))
-          for (const field of fields) {
-            const value = source[field.name]
-            if (field.topics) {
-              const topics: ReadonlyArray<unknown> = Array.isArray(value) ? value : []
-              if (topics.length > topicColumns || (value !== undefined && value !== null && !Array.isArray(value))) {
-                return Effect.fail(
-                  new SinkError({
-                    reason: "Encode",
-                    path: "<record>",
-                    detail: `record ${index} of the chunk has ${
-                      Array.isArray(value) ? `${topics.length} topics` : "topics that are not an array"
-                    }; CSV has the columns topic0..topic${topicColumns - 1}`
-                  })
-                )
-              }
-              for (let i = 0; i < topicColumns; i++) cells.push(cellOf(topics[i], guard))
-            } else {
-              cells.push(cellOf(value, guard))
-            }
+    const line = (row: A, source: Record<string, unknown>, index: number): string | SinkError => {
+      const cells: Array<string> = []
+      if (chainIdOf !== undefined) cells.push(csvCell(String(chainIdOf(row))))
+      for (let j = 0; j < fields.length; j++) {
+        const field = fields[j] as Field
+        const value = source[field.name]
+        if (field.topics) {
+          const topics: ReadonlyArray<unknown> = Array.isArray(value) ? value : []
+          if (topics.length > topicColumns || (value !== undefined && value !== null && !Array.isArray(value))) {
+            return topicsFailure(index, value)
           }
-          records.push(cells)
-          index++
+          const quick = plain[j] === true && isPlainList(value)
+          for (let i = 0; i < topicColumns; i++) {
+            const topic = topics[i]
+            cells.push(quick ? (topic as string | undefined) ?? "" : csvCell(cellOf(topic, guard)))
+          }
+        } else {
+          cells.push(plain[j] === true && typeof value === "string" ? value : csvCell(cellOf(value, guard)))
         }
-        return Effect.succeed(records.length === 0 ? "" : stringify(records, csvOptions))
-      })
-    const header = stringify([columns], csvOptions)
-    return { format: "csv", columns, header, encode } satisfies RowEncoder<A>
+      }
+      return cells.join(",") + csvRecordDelimiter
+    }
+    return { format: "csv", columns, header: csvRecord(columns), encode: encodeWith(line) } satisfies RowEncoder<A>
   })

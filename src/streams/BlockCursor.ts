@@ -13,7 +13,9 @@
  *   inside that block (page 2, 3, …) while the window allows, and fails with `DenseBlockError` naming
  *   the block when even the window cannot prove it read the block whole — never truncating silently;
  * - "Query Timeout" answers split the block range in halves; after each finished sub-range the span
- *   doubles again (re-widening after sparse pages).
+ *   doubles again (re-widening after sparse pages). A range of one block cannot be split: its request
+ *   says so (`retryQueryTimeout: true`) and the fetch retries a timeout with the client's transient
+ *   retry policy; only when that is exhausted does the stream fail with `QueryTimeoutError`.
  *
  * De-duplicating on a key is no substitute: token-transfer rows have no log index, a transaction can
  * hold identical twin transfers, and internal transactions share their parent's hash.
@@ -28,6 +30,12 @@ export interface BlockPageRequest {
   readonly toBlock: number
   readonly page: number
   readonly offset: number
+  /**
+   * Whether the fetch should retry "Query Timeout" answers itself (e.g. the client's
+   * `{ retryQueryTimeout }` call option): true when the engine cannot split the range any further
+   * (one block) or does not split at all (`splitOnTimeout: false`), false otherwise.
+   */
+  readonly retryQueryTimeout: boolean
 }
 
 /** A batch of rows the engine emits: every row with a block ≤ `completeThrough` has now been emitted. */
@@ -49,7 +57,10 @@ export interface BlockCursorOptions<A, E> {
   /** The result window: the largest page × offset the plan allows. */
   readonly window: number
   readonly blockOf: (row: A) => number
-  /** One request, ascending order. Must not retry query timeouts itself when `splitOnTimeout` is on. */
+  /**
+   * One request, ascending order. Retries query timeouts itself only when the request says so
+   * (`request.retryQueryTimeout`): otherwise the engine splits the range.
+   */
   readonly fetch: (request: BlockPageRequest) => Effect.Effect<ReadonlyArray<A>, E>
   /** Split the block range on `QueryTimeoutError` (default true). */
   readonly splitOnTimeout?: boolean
@@ -83,11 +94,18 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
 
   const tick = (f: (p: Progress.Progress) => Progress.Progress) => Progress.update(options.progress, f)
 
-  // Fetch one page, halving the sub-range on query timeouts until a single block still times out.
+  // Fetch one page, halving the sub-range on query timeouts down to a single block, whose request
+  // asks the fetch to retry a timeout instead (splitting cannot help there).
   const fetchPage = (state: State<A>): Effect.Effect<readonly [ReadonlyArray<A>, State<A>], E | StreamError> =>
     tick((p) => ({ ...p, calls: p.calls + 1 })).pipe(
       Effect.zipRight(
-        options.fetch({ fromBlock: state.cursor, toBlock: state.subEnd, page: state.page, offset: cap })
+        options.fetch({
+          fromBlock: state.cursor,
+          toBlock: state.subEnd,
+          page: state.page,
+          offset: cap,
+          retryQueryTimeout: !splitOnTimeout || state.subEnd <= state.cursor
+        })
       ),
       Effect.map((rows) => [rows, state] as const),
       Effect.catchIf(

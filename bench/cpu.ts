@@ -1,0 +1,267 @@
+/**
+ * The CPU path, measured on one core with the network out of the picture: answers are captured once
+ * from the bench simulator (10,000-row txlist pages, 1,000-row getLogs pages, paged as the block cursor
+ * pages them), then served from memory by an in-process `HttpClient`, and, in alternating order, round
+ * after round on the very same bodies:
+ *
+ * - explorer-etl: `Exports.toFile` of `Sources.transactions` / `Sources.logs` — the real client (checks,
+ *   limiter, classification, JSON.parse, record decoding through the schemas), the block cursor, the
+ *   sinks' encoder (CSV and JSONL), hashing, checkpoints and the manifest, to a file;
+ * - baseline: `JSON.parse` of each body, then csv-stringify of the raw `result` objects (CSV) or one
+ *   `JSON.stringify` per record (JSONL), to a file.
+ *
+ * Also the stages on their own (JSON.parse; the client's call = parse + classify + decode; the encoder),
+ * to say what bounds the path. Prints one BENCH_RESULT line (see bench/lib.ts).
+ *
+ * Args: --base-url URL --key KEY --tx-address A --log-address A --from-block N --latest N
+ *       [--tx-pages 3] [--log-pages 30] [--rounds 3] --dir DIR
+ */
+import { HttpClient, HttpClientResponse } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { stringify } from "csv-stringify/sync"
+import { Effect, Layer, Redacted } from "effect"
+import { closeSync, openSync, rmSync, writeSync } from "node:fs"
+import * as path from "node:path"
+import * as Client from "../src/Client.js"
+import * as Exports from "../src/Exports.js"
+import * as Format from "../src/sinks/Format.js"
+import * as Sources from "../src/streams/Sources.js"
+import { arg, args, emit, median, peakRssMb, round } from "./lib.js"
+
+const a = args()
+const baseUrl = arg(a, "base-url")
+const key = arg(a, "key")
+const chainId = 1
+const fromBlock = Number(arg(a, "from-block"))
+const latest = Number(arg(a, "latest"))
+const txPages = Number(a["tx-pages"] ?? "3")
+const logPages = Number(a["log-pages"] ?? "30")
+const rounds = Number(a.rounds ?? "3")
+const dir = arg(a, "dir")
+
+type Dataset = "txs" | "logs"
+type FileFormat = "csv" | "jsonl"
+
+interface Captured {
+  /** Bodies by `${startBlock}:${page}`, the way the block cursor asks for them. */
+  readonly bodies: Map<string, Buffer>
+  /** In capture order, for the baseline and the stages. */
+  readonly list: ReadonlyArray<Buffer>
+  /** The start block and page of each body, in capture order. */
+  readonly keys: ReadonlyArray<readonly [start: number, page: number]>
+  readonly rows: number
+  readonly bytes: number
+}
+
+/** Pages a query the way the block cursor does (a full page restarts at its last block) and keeps the bodies. */
+const capture = async (dataset: Dataset, address: string, pages: number, cap: number): Promise<Captured> => {
+  const bodies = new Map<string, Buffer>()
+  const list: Array<Buffer> = []
+  const keys: Array<readonly [number, number]> = []
+  let start = fromBlock
+  let page = 1
+  let rows = 0
+  let bytes = 0
+  for (let i = 0; i < pages; i++) {
+    const url = dataset === "txs"
+      ? `${baseUrl}/v2/api?chainid=${chainId}&module=account&action=txlist&address=${address}&startblock=${start}&endblock=${latest}&page=${page}&offset=${cap}&sort=asc&apikey=${key}`
+      : `${baseUrl}/v2/api?chainid=${chainId}&module=logs&action=getLogs&address=${address}&fromBlock=${start}&toBlock=${latest}&page=${page}&offset=${cap}&apikey=${key}`
+    const body = Buffer.from(await (await fetch(url)).arrayBuffer())
+    const result = (JSON.parse(body.toString("utf8")) as { result: ReadonlyArray<{ blockNumber: string }> }).result
+    if (!Array.isArray(result) || result.length === 0) break
+    bodies.set(`${start}:${page}`, body)
+    list.push(body)
+    keys.push([start, page])
+    rows += result.length
+    bytes += body.length
+    if (result.length < cap) break
+    const last = Number((result[result.length - 1] as { blockNumber: string }).blockNumber)
+    if (last === start) page++
+    else {
+      start = last
+      page = 1
+    }
+  }
+  return { bodies, list, keys, rows, bytes }
+}
+
+const EMPTY = Buffer.from("{\"status\":\"0\",\"message\":\"No transactions found\",\"result\":[]}")
+
+/** An in-process explorer answering from the captured bodies (unknown pages: an empty answer). */
+const replay = (captured: Record<Dataset, Captured>) =>
+  Layer.succeed(
+    HttpClient.HttpClient,
+    HttpClient.make((request, url) =>
+      Effect.sync(() => {
+        const p = url.searchParams
+        const action = p.get("action")
+        let body: Buffer
+        if (action === "getblocknobytime") body = Buffer.from(`{"status":"1","message":"OK","result":"${latest}"}`)
+        else if (action === "txlist") body = captured.txs.bodies.get(`${p.get("startblock")}:${p.get("page")}`) ?? EMPTY
+        else body = captured.logs.bodies.get(`${p.get("fromBlock")}:${p.get("page")}`) ?? EMPTY
+        return HttpClientResponse.fromWeb(request, new Response(body, { headers: { "content-type": "application/json" } }))
+      })
+    )
+  )
+
+const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const t0 = performance.now()
+    const value = yield* effect
+    return { value, seconds: (performance.now() - t0) / 1000 }
+  })
+
+/** The baseline: JSON.parse, then csv-stringify of the raw records or JSON.stringify per line, to a file. */
+const baseline = (bodies: ReadonlyArray<Buffer>, format: FileFormat, out: string) => {
+  const t0 = performance.now()
+  const fd = openSync(out, "w")
+  let rows = 0
+  let first = true
+  for (const body of bodies) {
+    const result = (JSON.parse(body.toString("utf8")) as { result: ReadonlyArray<Record<string, unknown>> }).result
+    let text: string
+    if (format === "csv") {
+      text = stringify(result as Array<Record<string, unknown>>, { header: first })
+    } else {
+      text = ""
+      for (const r of result) text += JSON.stringify(r) + "\n"
+    }
+    first = false
+    writeSync(fd, text)
+    rows += result.length
+  }
+  closeSync(fd)
+  return { rows, seconds: (performance.now() - t0) / 1000 }
+}
+
+const program = (captured: Record<Dataset, Captured>) => Effect.gen(function*() {
+  const client = yield* Client.ExplorerClient
+  const sources = {
+    txs: yield* Sources.transactions({ chainId, address: arg(a, "tx-address"), fromBlock, toBlock: latest }),
+    logs: yield* Sources.logs({ chainId, address: arg(a, "log-address"), fromBlock, toBlock: latest })
+  }
+  const explorer = (dataset: Dataset, format: FileFormat) =>
+    Effect.gen(function*() {
+      const out = path.join(dir, `cpu-${dataset}.${format}`)
+      const source: Sources.Source<unknown, unknown> = sources[dataset] as Sources.Source<unknown, unknown>
+      const { seconds, value } = yield* timed(Exports.toFile(source, { out, quiet: true }))
+      return { rows: value.rowsWritten, seconds }
+    })
+
+  const samples: Record<string, { explorer: Array<number>; baseline: Array<number> }> = {}
+  for (let r = 0; r < rounds; r++) {
+    const only = a.only
+    const cases = ([["txs", "csv"], ["txs", "jsonl"], ["logs", "csv"], ["logs", "jsonl"]] as const).filter(
+      ([d, f]) => only === undefined || only === `${d}.${f}`
+    )
+    for (const [dataset, format] of r % 2 === 0 ? cases : [...cases].reverse()) {
+      const name = `${dataset}.${format}`
+      const s = (samples[name] ??= { explorer: [], baseline: [] })
+      const runExplorer = Effect.map(explorer(dataset, format), (x) => void s.explorer.push(x.rows / x.seconds))
+      const runBaseline = Effect.sync(() => {
+        const b = baseline(captured[dataset].list, format, path.join(dir, `base-${dataset}.${format}`))
+        s.baseline.push(b.rows / b.seconds)
+      })
+      // Alternate which goes first, so warm-up and GC debt do not always favour the same side.
+      if ((r + (dataset === "txs" ? 0 : 1)) % 2 === 0) yield* Effect.zipRight(runExplorer, runBaseline)
+      else yield* Effect.zipRight(runBaseline, runExplorer)
+    }
+  }
+
+  // Stages on their own, on the same bodies.
+  const stage = <A>(f: () => A): number => {
+    const t0 = performance.now()
+    f()
+    return (performance.now() - t0) / 1000
+  }
+  const stages: Record<string, Record<string, number>> = {}
+  for (const dataset of ["txs", "logs"] as const) {
+    const c = captured[dataset]
+    const schema = sources[dataset].schema as Sources.Source<unknown, unknown>["schema"]
+    const parsed: Array<ReadonlyArray<Record<string, unknown>>> = []
+    const parseS = stage(() => {
+      for (const b of c.list) parsed.push((JSON.parse(b.toString("utf8")) as { result: ReadonlyArray<Record<string, unknown>> }).result)
+    })
+    const decoded: Array<ReadonlyArray<unknown>> = []
+    const { seconds: callS } = yield* timed(
+      Effect.forEach(c.keys, ([start, page]): Effect.Effect<ReadonlyArray<unknown>, unknown> =>
+        dataset === "txs"
+          ? client.txlist({ chainId, address: arg(a, "tx-address"), startBlock: start, endBlock: latest, page, offset: 10_000, sort: "asc" })
+          : client.getLogs({ chainId, address: arg(a, "log-address"), fromBlock: start, toBlock: latest, page, offset: 1_000 })
+      ).pipe(Effect.map((pages) => void decoded.push(...pages)))
+    )
+    const csv = yield* Format.encoder(schema, { format: "csv" })
+    const jsonl = yield* Format.encoder(schema, { format: "jsonl" })
+    let csvS = 0
+    let jsonlS = 0
+    for (const page of decoded) {
+      const t0 = performance.now()
+      yield* csv.encode(page)
+      const t1 = performance.now()
+      yield* jsonl.encode(page)
+      csvS += (t1 - t0) / 1000
+      jsonlS += (performance.now() - t1) / 1000
+    }
+    const rows = decoded.reduce((n, p) => n + p.length, 0)
+    const stringifyS = stage(() => {
+      for (const p of parsed) stringify(p as Array<Record<string, unknown>>)
+    })
+    const lineS = stage(() => {
+      for (const p of parsed) for (const r of p) JSON.stringify(r)
+    })
+    stages[dataset] = {
+      rows,
+      jsonParse: round(rows / parseS),
+      clientCall: round(rows / callS),
+      encodeCsv: round(rows / csvS),
+      encodeJsonl: round(rows / jsonlS),
+      csvStringify: round(rows / stringifyS),
+      jsonStringify: round(rows / lineS)
+    }
+  }
+  rmSync(path.join(dir, "cpu-txs.csv"), { force: true })
+
+  const cases = Object.fromEntries(
+    Object.entries(samples).map(([name, s]) => {
+      const explorerRate = median(s.explorer)
+      const baselineRate = median(s.baseline)
+      return [name, {
+        explorer: round(explorerRate),
+        baseline: round(baselineRate),
+        ratio: round(explorerRate / baselineRate, 2),
+        explorerSamples: s.explorer.map((x) => round(x)),
+        baselineSamples: s.baseline.map((x) => round(x))
+      }]
+    })
+  )
+  return {
+    captured: {
+      txs: { pages: captured.txs.list.length, rows: captured.txs.rows, bytes: captured.txs.bytes },
+      logs: { pages: captured.logs.list.length, rows: captured.logs.rows, bytes: captured.logs.bytes }
+    },
+    rounds,
+    cases,
+    stages,
+    peakRssMb: round(peakRssMb())
+  }
+})
+
+const main = Effect.gen(function*() {
+  const captured: Record<Dataset, Captured> = {
+    txs: yield* Effect.promise(() => capture("txs", arg(a, "tx-address"), txPages, 10_000)),
+    logs: yield* Effect.promise(() => capture("logs", arg(a, "log-address"), logPages, 1_000))
+  }
+  const ClientLive = Client.layer({
+    apiKey: Redacted.make(key),
+    baseUrl: "http://replay.invalid",
+    plan: "standard",
+    // The limiter is not what is measured here.
+    rate: { callsPerSecond: 1_000_000, throttledPerSecond: 1_000_000 }
+  }).pipe(Layer.provide(replay(captured)))
+  return yield* program(captured).pipe(Effect.provide(Layer.merge(ClientLive, NodeContext.layer)))
+})
+
+Effect.runPromise(main).then(emit, (error: unknown) => {
+  process.stderr.write(`${String(error)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,271 @@
+/**
+ * Renders `bench/RESULTS.md` from the figures of one `npm run bench` run: each figure beside its goal,
+ * met or not, and what bounds the ones that are not.
+ */
+import { round } from "./lib.js"
+
+/** The figures the report reads (bench/run.ts writes them all to results.json). */
+export interface Results {
+  readonly date: string
+  readonly quick: boolean
+  readonly durationSeconds: number
+  readonly machine: {
+    readonly cpus: number
+    readonly cpuModel: string
+    readonly memoryGb: number
+    readonly node: string
+    readonly platform: string
+    readonly loadAverage: ReadonlyArray<number>
+  }
+  readonly simulators: {
+    readonly strict: { readonly rateLimitToleranceMs: number } & Readonly<Record<string, unknown>>
+    readonly open: Readonly<Record<string, unknown>>
+  }
+  readonly rate: ReadonlyArray<{
+    readonly name: string
+    /** Whether the issue sets a goal for this run (professional is shown for what bounds it). */
+    readonly goal: boolean
+    readonly rowsPerSecond?: number | undefined
+    readonly allowedPerSecond: number
+    readonly callsPerSecond: number
+    readonly utilisation: number
+    readonly maxInAnySecond: number
+    readonly calls: number
+    readonly serverRequests: number
+    readonly rateLimitedByServer: number
+    readonly rateLimitedSeenByClient: number
+  }>
+  readonly cpu: {
+    readonly captured?: Readonly<Record<string, { readonly pages: number; readonly rows: number; readonly bytes: number }>>
+    readonly rounds?: number
+    readonly cases?: Readonly<Record<string, { readonly explorer: number; readonly baseline: number; readonly ratio: number }>>
+    readonly stages?: Readonly<Record<string, Readonly<Record<string, number>>>>
+    readonly peakRssMb?: number
+  }
+  readonly endToEnd: ReadonlyArray<{
+    readonly dataset: string
+    readonly format: string
+    readonly rows?: number | undefined
+    readonly seconds: number
+    readonly rowsPerSecond?: number | undefined
+    readonly calls: number
+    readonly simulatorCpuSeconds: number
+  }>
+  readonly memory: ReadonlyArray<{
+    readonly config: string
+    readonly description: string
+    readonly dataset: string
+    readonly pageRows: number
+    readonly targetRows: number
+    readonly rows?: number | undefined
+    readonly rowsPerSecond?: number | undefined
+    readonly rssBeforeMb: number
+    readonly peakRssMb: number
+  }>
+  readonly modules: ReadonlyArray<{ readonly step: string; readonly rssMb: number; readonly heapMb: number }>
+  readonly naive: ReadonlyArray<{
+    readonly query: string
+    readonly blocks: { readonly from: number; readonly to: number; readonly denseBlock: number; readonly denseRows: number }
+    readonly plan: string
+    readonly oracleRows: number
+    readonly naive: Readonly<Record<string, unknown>>
+    readonly explorerEtl: {
+      readonly completed: boolean
+      readonly error?: { readonly tag: string; readonly message: string } | undefined
+      readonly rowsExported?: number | undefined
+      readonly calls: number
+      readonly oracle?: { readonly missing: number; readonly duplicated: number; readonly unexpected: number; readonly matched: number } | undefined
+    }
+  }>
+  readonly serving: ReadonlyArray<{
+    readonly dataset: string
+    readonly rows: number
+    readonly requests: number
+    readonly seconds: number
+    readonly rowsPerSecond: number
+    readonly serverCpuSeconds: number
+    readonly rowsPerServerCpuSecond: number
+  }>
+}
+
+const TOP_PLAN_ROWS_PER_SECOND = 300_000
+
+const n = (x: number | undefined, digits = 0): string =>
+  x === undefined || Number.isNaN(x) ? "–" : round(x, digits).toLocaleString("en-US", { maximumFractionDigits: digits })
+const pct = (x: number): string => `${round(x * 100, 1)} %`
+const mark = (ok: boolean): string => (ok ? "**met**" : "**not met**")
+
+/** RESULTS.md of a run. */
+export const render = (r: Results): string => {
+  const out: Array<string> = []
+  const line = (s = "") => out.push(s)
+
+  const rateOk = r.rate.map((x) => x.utilisation >= 0.95 && x.rateLimitedByServer === 0 && x.rateLimitedSeenByClient === 0)
+  const cases = r.cpu.cases ?? {}
+  const memoryBy = (config: string) => r.memory.filter((m) => m.config === config && m.dataset === "logs")
+  const configNames = [...new Set(r.memory.map((m) => m.config))]
+  const tsxMemory = memoryBy("tsx")
+  const compiledMemory = memoryBy("compiled")
+  const bundledMemory = memoryBy("bundled")
+  const cappedMemory = memoryBy("bundled, heap ≤ 96 MB")
+  /** Growth of the peak over the last tenfold of rows (100k → 1M): what "flat" is judged on. */
+  const growth = (rows: ReadonlyArray<{ readonly peakRssMb: number }>) => {
+    const last = rows[rows.length - 1]?.peakRssMb ?? 0
+    const before = rows[rows.length - 2]?.peakRssMb ?? last
+    return { mb: last - before, share: before > 0 ? (last - before) / before : 0 }
+  }
+  const FLAT = 0.15
+  const servingOk = r.serving.map((s) => s.rowsPerSecond >= 20_000)
+  const bestCpu = (dataset: string) => Math.max(cases[`${dataset}.csv`]?.explorer ?? 0, cases[`${dataset}.jsonl`]?.explorer ?? 0)
+  const stages = r.cpu.stages ?? {}
+  const e2eTxs = r.endToEnd.filter((e) => e.dataset === "txs")
+
+  line("# explorer-etl benchmark results")
+  line()
+  line(`Issue #7. One run of \`npm run bench\` on ${r.date.slice(0, 10)} (${r.date}), ${n(r.durationSeconds)} s in all${r.quick ? " — **quick mode: smaller sizes, not the reference run**" : ""}.`)
+  line(`Machine: ${r.machine.cpus} × ${r.machine.cpuModel}, ${r.machine.memoryGb} GB, ${r.machine.platform}, Node ${r.machine.node}; load average at the end ${r.machine.loadAverage.join(" / ")}.`)
+  line("Every measurement runs in a process of its own against simulators in processes of their own (bench/server.ts), so CPU and peak RSS are the export's own; baselines run in the same process, alternating with explorer-etl, so a noisy machine slows both. Raw figures: [results.json](results.json).")
+  line()
+  line("## Summary")
+  line()
+  line("| # | Figure | Measured | Goal | |")
+  line("|---|---|---|---|---|")
+  r.rate.forEach((x, i) => {
+    if (x.goal) {
+      line(`| 1 | Rate utilisation, ${x.name} | ${n(x.callsPerSecond, 2)} of ${x.allowedPerSecond} calls/s = ${pct(x.utilisation)}; rate-limit answers: ${x.rateLimitedByServer} | ≥ 95 %, 0 | ${mark(rateOk[i] === true)} |`)
+    }
+  })
+  for (const [name, c] of Object.entries(cases)) {
+    line(`| 2 | CPU path ${name}: explorer-etl ÷ baseline | ${n(c.explorer)} ÷ ${n(c.baseline)} rows/s = ${c.ratio} | ≥ 0.7 | ${mark(c.ratio >= 0.7)} |`)
+  }
+  line(`| 2 | Keeps up with the top plan (30 calls/s × 10,000 rows = 300,000 rows/s)? | best CPU path ${n(bestCpu("txs"))} rows/s (${pct(bestCpu("txs") / TOP_PLAN_ROWS_PER_SECOND)}); end to end ${n(Math.max(...e2eTxs.map((e) => e.rowsPerSecond ?? 0)))} rows/s | 300,000 | ${mark(bestCpu("txs") >= TOP_PLAN_ROWS_PER_SECOND)} |`)
+  for (const config of configNames) {
+    const rows = memoryBy(config)
+    if (rows.length < 2) continue
+    const g = growth(rows)
+    line(`| 3 | Memory flat, log exports (${config}): peak at ${n(rows[rows.length - 2]?.targetRows)} → ${n(rows[rows.length - 1]?.targetRows)} rows | ${n(rows[rows.length - 2]?.peakRssMb)} → ${n(rows[rows.length - 1]?.peakRssMb)} MB (${g.mb >= 0 ? "+" : ""}${pct(g.share)}) | flat (≤ +15 % for 10 × the rows) | ${mark(g.share <= FLAT)} |`)
+  }
+  for (const config of configNames) {
+    const rows = memoryBy(config)
+    if (rows.length === 0) continue
+    const peaks = rows.map((m) => `${n(m.targetRows)} rows: ${n(m.peakRssMb)} MB`).join(", ")
+    line(`| 3 | Peak RSS, log exports (${config}${config === "compiled" ? ": as bin/explorer-etl.js runs" : ""}) | ${peaks} | < 150 MB | ${mark(rows.every((m) => m.peakRssMb < 150))} |`)
+  }
+  for (const x of r.naive) {
+    const peer = x.naive as { rowsExported?: number; missing?: number; duplicated?: number; errors?: ReadonlyArray<string> }
+    const ours = x.explorerEtl
+    const oursText = ours.completed
+      ? `explorer-etl: ${n(ours.rowsExported)} rows, ${ours.oracle?.missing ?? "?"} missing, ${ours.oracle?.duplicated ?? "?"} duplicated`
+      : `explorer-etl: refused (${ours.error?.tag ?? "error"}), no file`
+    const oursOk = ours.completed ? ours.oracle?.missing === 0 && ours.oracle.duplicated === 0 && ours.oracle.unexpected === 0 : true
+    line(`| 4 | ${x.query}, ${x.plan}: naive page++ vs explorer-etl (${n(x.oracleRows)} rows) | naive: ${n(peer.rowsExported)} rows, ${n(peer.missing)} missing, ${n(peer.duplicated)} duplicated; ${oursText} | no row lost or doubled, or no file | ${mark(oursOk)} |`)
+  }
+  r.serving.forEach((s, i) =>
+    line(`| 5 | Simulator serving rate, ${s.dataset} (${n(s.rows)} rows) | ${n(s.rowsPerSecond)} rows/s | ≥ 20,000 rows/s | ${mark(servingOk[i] === true)} |`)
+  )
+  line()
+
+  line("## 1. Rate-budget utilisation")
+  line()
+  line(`The simulator enforces its per-key sliding windows with a tolerance of **${r.simulators.strict.rateLimitToleranceMs} ms** (a call is refused when it would be the (N+1)-th within any 1,000 ms). Each run goes flat out for a fixed time; calls/s is (calls − 1) ÷ (last send − first send), as the client sent them.`)
+  line()
+  line("| Run | Allowed | Calls/s | Utilisation | Most calls in any 1 s | Calls | Rate-limit answers (server / client) | Rows/s |")
+  line("|---|---|---|---|---|---|---|---|")
+  for (const x of r.rate) {
+    line(`| ${x.name}${x.goal ? "" : " (no goal: shown for what bounds it)"} | ${x.allowedPerSecond}/s | ${n(x.callsPerSecond, 3)} | ${pct(x.utilisation)} | ${x.maxInAnySecond} | ${x.calls} | ${x.rateLimitedByServer} / ${x.rateLimitedSeenByClient} | ${n(x.rowsPerSecond)} |`)
+  }
+  line()
+  const pro = r.rate.find((x) => !x.goal)
+  if (pro !== undefined) {
+    line(`On the professional plan (30/s) a single export of 1,000-row log pages reaches ${pct(pro.utilisation)} of the budget: there the CPU path (decode, encode, write: ${n(pro.rowsPerSecond)} rows/s, see §2), not the limiter, sets the pace.`)
+    line()
+  }
+  line("The limiter spaces calls 1000 ÷ (rate × 0.97) ms apart (a 3 % margin, rounded up to the millisecond): 344 ms on free, 104 ms on standard, 516 ms for the throttled lane — 96.9 %, 96.2 % and 96.9 % of the budget at best; a start that fires late by a timer's usual 1–2 ms is made up by the next one (never more than 2 ms, so any window keeps > 20 ms of slack for jitter). A block-cursor export has one request in flight at a time: against a real server with latency L, one export makes at most 1 ÷ (L + processing) calls/s, so to use a large budget run several exports (chains, data sets, address ranges) in one program — they share the key's limiter.")
+  line()
+
+  line("## 2. The CPU path")
+  line()
+  const cap = r.cpu.captured ?? {}
+  line(`Bodies captured once from the simulator and replayed in-process (no network): ${Object.entries(cap).map(([k, v]) => `${k}: ${v.pages} pages, ${n(v.rows)} rows, ${n(v.bytes / 1e6, 1)} MB`).join("; ")}. explorer-etl = \`Exports.toFile\` (client checks and limiter, classification, JSON.parse, record decoding through the schemas, block cursor, sinks' encoder, sha256, checkpoints, manifest) to a file; baseline = JSON.parse + csv-stringify of the raw records (CSV) or JSON.stringify per record (JSONL) to a file. Median of ${r.cpu.rounds ?? "?"} alternating rounds.`)
+  line()
+  line("| Case | explorer-etl rows/s | baseline rows/s | ratio (goal ≥ 0.7) |")
+  line("|---|---|---|---|")
+  for (const [name, c] of Object.entries(cases)) line(`| ${name} | ${n(c.explorer)} | ${n(c.baseline)} | ${c.ratio} ${c.ratio >= 0.7 ? "✓" : "✗"} |`)
+  line()
+  line("Stages on their own (rows/s, same bodies):")
+  line()
+  line("| Data set | JSON.parse | client call (parse + classify + decode) | encode CSV | encode JSONL | csv-stringify of raw records | JSON.stringify per raw record |")
+  line("|---|---|---|---|---|---|---|")
+  for (const [name, s] of Object.entries(stages)) {
+    line(`| ${name} | ${n(s.jsonParse)} | ${n(s.clientCall)} | ${n(s.encodeCsv)} | ${n(s.encodeJsonl)} | ${n(s.csvStringify)} | ${n(s.jsonStringify)} |`)
+  }
+  line()
+  const parseTxs = stages.txs?.jsonParse ?? 0
+  line(`**300,000 rows/s?** No. On one core of this machine JSON.parse alone reads ${n(parseTxs)} txlist rows/s (${pct(parseTxs / TOP_PLAN_ROWS_PER_SECOND)} of 300,000), so neither explorer-etl nor the baseline can keep up with the top plan's 30 × 10,000-row pages; explorer-etl's best CPU path is ${n(bestCpu("txs"))} rows/s (${pct(bestCpu("txs") / TOP_PLAN_ROWS_PER_SECOND)}). What bounds it, per row: JSON.parse (a native floor no client avoids), then the typed decode (every field checked by its schema's pattern, five amounts to bigint), then encoding back (each field checked again, bigints written back to text), sha256 and the writes. JSONL suffers most against its baseline because the baseline does nothing but parse and stringify: explorer-etl's extra decode + encode of every field costs about as much as both. CSV compares better because csv-stringify is slower than explorer-etl's own CSV writing.`)
+  line()
+  line("End to end against the simulator process (limits off, professional plan, client rate raised to 1,000 calls/s; the simulator uses the other core):")
+  line()
+  line("| Data set | Format | Rows | Seconds | Rows/s | Calls | Simulator CPU s |")
+  line("|---|---|---|---|---|---|---|")
+  for (const e of r.endToEnd) line(`| ${e.dataset} | ${e.format} | ${n(e.rows)} | ${n(e.seconds, 2)} | ${n(e.rowsPerSecond)} | ${e.calls} | ${n(e.simulatorCpuSeconds, 2)} |`)
+  line()
+
+  line("## 3. Memory")
+  line()
+  line("Peak RSS (VmHWM of the export's process, read when the export ends) and the RSS once everything is loaded, before the first row. Logs of the heavy contract (1,000-row pages) up to 1M rows; transactions of the busy wallet (10,000-row pages, the largest answers).")
+  line()
+  line("| Process | Data set | Rows | RSS before the first row | Peak RSS | Rows/s |")
+  line("|---|---|---|---|---|---|")
+  for (const m of r.memory) line(`| ${m.config} | ${m.dataset} (${n(m.pageRows)}-row pages) | ${n(m.rows)} | ${n(m.rssBeforeMb)} MB | ${n(m.peakRssMb)} MB | ${n(m.rowsPerSecond)} |`)
+  line()
+  for (const config of [...new Set(r.memory.map((m) => m.config))]) {
+    line(`- **${config}**: ${r.memory.find((m) => m.config === config)?.description ?? ""}`)
+  }
+  line()
+  const before = (rows: ReadonlyArray<{ readonly rssBeforeMb: number }>) => rows[0]?.rssBeforeMb ?? 0
+  const gc = growth(compiledMemory)
+  const gb = growth(bundledMemory)
+  const capped = cappedMemory[cappedMemory.length - 1]
+  const uncapped = bundledMemory[bundledMemory.length - 1]
+  const biggest = compiledMemory[compiledMemory.length - 1]
+  line(`**Flat**: ten times the rows (${n(compiledMemory[compiledMemory.length - 2]?.targetRows)} → ${n(biggest?.targetRows)}) move the peak by ${n(gc.mb)} MB (${pct(gc.share)}) compiled and ${n(gb.mb)} MB (${pct(gb.share)}) bundled — pages stream through and nothing accumulates; the smallest export ends before V8 has grown its heap, hence its lower peak.`)
+  line()
+  line("What the modules alone hold, before any export (compiled, plain node):")
+  line()
+  line("| Loaded | RSS | V8 heap used |")
+  line("|---|---|---|")
+  for (const m of r.modules) line(`| ${m.step} | ${n(m.rssMb)} MB | ${n(m.heapMb)} MB |`)
+  line()
+  line(`**Not under 150 MB**, and what dominates it. Before the first row the CLI's process already holds ~${n(before(compiledMemory))} MB compiled: Node itself and the \`effect\` and \`@effect/platform-node\` indexes, which load every module of both packages (table above); tree-shaken into one file the same program starts at ~${n(before(bundledMemory))} MB, and through tsx at ~${n(before(tsxMemory))} MB (tsx's loader thread, source maps, modules compiled on the fly). The export itself then adds V8's garbage, not data: the allocation rate is high (a page is parsed, decoded, encoded and hashed every few milliseconds, and nothing of it outlives the page) and V8 lets it pile up before collecting, more so the bigger the heap it started with. Capping the heap shows it: the bundled ${n(capped?.targetRows)}-row export with \`--max-old-space-size=96\` peaks at ${n(capped?.peakRssMb)} MB (instead of ${n(uncapped?.peakRssMb)} MB) at ${n(capped?.rowsPerSecond)} rows/s (instead of ${n(uncapped?.rowsPerSecond)}). The ways under 150 MB are outside the export path: a tree-shaken build of the CLI, deep imports instead of the package indexes, and \`NODE_OPTIONS=--max-old-space-size=96\`.`)
+  line()
+
+  line("## 4. Against a naive peer")
+  line()
+  line("The naive peer pages the way most clients do: page = 1, 2, … with offset 1,000 and plain fetch, a polite pause to stay under the rate, stopping at an empty or short page or at the first error. Same query, same plan, same simulator (limits enforced). Rows are compared with the oracle (every record the query matches).")
+  line()
+  line("| Query | Plan | Oracle rows | Naive: rows, missing, duplicated, calls, errors | explorer-etl |")
+  line("|---|---|---|---|---|")
+  for (const x of r.naive) {
+    const p = x.naive as { rowsExported?: number; missing?: number; duplicated?: number; calls?: number; errors?: ReadonlyArray<string> }
+    const ours = x.explorerEtl
+    const oursText = ours.completed
+      ? `${n(ours.rowsExported)} rows, ${ours.oracle?.missing ?? "?"} missing, ${ours.oracle?.duplicated ?? "?"} duplicated, ${ours.calls} calls`
+      : `**refused**: ${ours.error?.tag ?? "error"} (${(ours.error?.message ?? "").split(": paging")[0]?.replace(/\|/g, "/")}) — no file published, ${ours.calls} calls`
+    line(`| ${x.query} (blocks ${x.blocks.from}..${x.blocks.to}, block ${x.blocks.denseBlock} holds ${n(x.blocks.denseRows)}) | ${x.plan} | ${n(x.oracleRows)} | ${n(p.rowsExported)}, ${n(p.missing)}, ${n(p.duplicated)}, ${n(p.calls)}, ${(p.errors ?? []).join("; ").replace(/\|/g, "/") || "none"} | ${oursText} |`)
+  }
+  line()
+  line("On the free plan the result window is 1,000 rows (page × offset ≤ 1,000): the naive peer gets one page and then the window error, a file missing almost everything. explorer-etl moves a block cursor instead of a page number, so the window never stops it — except on a block denser than the window, which no free-plan request can read whole: it then stops with DenseBlockError naming the block rather than write a silently truncated file. On a paid plan (window 10,000) the naive peer stops after 10 pages; explorer-etl exports every row exactly once.")
+  line()
+
+  line("## 5. Simulator serving rate")
+  line()
+  line("| Query | Rows | Requests | Seconds (request + body) | Rows/s (goal ≥ 20,000) | Simulator CPU s | Rows per simulator CPU second |")
+  line("|---|---|---|---|---|---|---|")
+  for (const s of r.serving) line(`| ${s.dataset} | ${n(s.rows)} | ${s.requests} | ${n(s.seconds, 2)} | ${n(s.rowsPerSecond)} ${s.rowsPerSecond >= 20_000 ? "✓" : "✗"} | ${n(s.serverCpuSeconds, 2)} | ${n(s.rowsPerServerCpuSecond)} |`)
+  line()
+  line("## Reproduce")
+  line()
+  line("`npm run bench` (about five minutes on 2 cores; `npm run bench -- --quick` for a short trial run). The fault-injection suite that proves the exports byte-exact under every fault kind is `test/faults/` (part of `npm test`).")
+  line()
+  return out.join("\n")
+}

@@ -1,0 +1,114 @@
+/**
+ * The bench simulator: `Simulator.make` in a process of its own, so the exports measured in other
+ * processes do not share its CPU or RSS. Argument: the simulator options as JSON. Prints
+ * `READY <json>` (base URL, demo keys, the chain-1 entities the benchmarks query), then answers one
+ * JSON command per stdin line with `REPLY <json>`:
+ * `stats`, `resetStats`, `setFaults { faults }`, `oracleCount { query }`, `oracleToFile { query, path }`
+ * (one wire record per line, as `JSON.stringify` writes it), `warm { query }` (builds a data set's rows).
+ */
+import { Effect, Exit, Scope } from "effect"
+import { createWriteStream } from "node:fs"
+import { createInterface } from "node:readline"
+import * as Simulator from "../src/simulator/index.js"
+import type { BenchDataset, ServerReady } from "./lib.js"
+
+interface Command {
+  readonly id: number
+  readonly cmd: string
+  readonly query?: Simulator.OracleQuery
+  readonly path?: string
+  readonly faults?: Simulator.FaultOptions
+}
+
+const options = JSON.parse(process.argv[2] ?? "{}") as Simulator.SimulatorOptions
+
+const writeLines = (path: string, rows: ReadonlyArray<unknown>): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const out = createWriteStream(path)
+    out.on("error", reject)
+    let i = 0
+    const pump = () => {
+      while (i < rows.length) {
+        const ok = out.write(`${JSON.stringify(rows[i++])}\n`)
+        if (!ok) return void out.once("drain", pump)
+      }
+      out.end(resolve)
+    }
+    pump()
+  })
+
+const main = async () => {
+  const started = performance.now()
+  const scope = Effect.runSync(Scope.make())
+  const sim = await Effect.runPromise(Simulator.make(options).pipe(Scope.extend(scope)))
+  const chain = sim.dataset.chain(1)
+  const token = chain.erc20[0]
+  const holder = chain.wallets[0]
+  if (token === undefined || holder === undefined) throw new Error("the data set has no token or wallet on chain 1")
+  const dataset: BenchDataset = {
+    chainId: 1,
+    latestBlock: chain.latestBlock,
+    activity: chain.activity,
+    busyWallet: {
+      address: chain.busyWallet.address,
+      transactions: chain.busyWallet.transactions,
+      denseBlock: chain.busyWallet.denseBlock?.block
+    },
+    heavyContract: {
+      address: chain.heavyContract.address,
+      logs: chain.heavyContract.logs,
+      denseBlock: chain.heavyContract.denseBlock?.block
+    },
+    token: { address: token.address, holder: holder.address }
+  }
+  const ready: ServerReady = { baseUrl: sim.baseUrl, demoKeys: sim.demoKeys, dataset, startMs: performance.now() - started }
+  process.stdout.write(`READY ${JSON.stringify(ready)}\n`)
+
+  const run = async (c: Command): Promise<unknown> => {
+    switch (c.cmd) {
+      case "stats":
+        return Effect.runPromise(sim.stats)
+      case "resetStats":
+        return Effect.runPromise(sim.resetStats)
+      case "setFaults":
+        return Effect.runPromise(sim.setFaults(c.faults ?? {}))
+      case "oracleCount":
+        if (c.query === undefined) throw new Error("oracleCount needs a query")
+        return Effect.runPromise(sim.oracleCount(c.query))
+      case "warm": {
+        if (c.query === undefined) throw new Error("warm needs a query")
+        const t = performance.now()
+        const n = await Effect.runPromise(sim.oracleCount(c.query))
+        return { count: n, ms: performance.now() - t }
+      }
+      case "oracleToFile": {
+        if (c.query === undefined || c.path === undefined) throw new Error("oracleToFile needs a query and a path")
+        const rows = await Effect.runPromise(sim.oracle(c.query))
+        await writeLines(c.path, rows)
+        return rows.length
+      }
+      default:
+        throw new Error(`unknown command ${c.cmd}`)
+    }
+  }
+
+  const lines = createInterface({ input: process.stdin })
+  lines.on("line", (line) => {
+    if (line.trim() === "") return
+    const c = JSON.parse(line) as Command
+    run(c).then(
+      (result) => process.stdout.write(`REPLY ${JSON.stringify({ id: c.id, result: result ?? null })}\n`),
+      (error: unknown) => process.stdout.write(`REPLY ${JSON.stringify({ id: c.id, error: String(error) })}\n`)
+    )
+  })
+  const stop = () => {
+    void Effect.runPromise(Scope.close(scope, Exit.void)).finally(() => process.exit(0))
+  }
+  lines.on("close", stop)
+  process.on("SIGTERM", stop)
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${String(error)}\n`)
+  process.exit(1)
+})
