@@ -2,7 +2,8 @@
  * One explorer-etl export in a process of its own, against the bench simulator: `Exports.toFile` of the
  * busy wallet's transactions or the heavy contract's logs, as a user runs it (undici, the real limiter,
  * the real sinks). Reports rows, rows/s, the calls and their rate as sent, the client's counters, and the
- * process's memory: RSS once everything is loaded (before the export) and the peak (VmHWM) after it.
+ * process's memory: RSS once everything is loaded (before the export) and the peak (VmHWM) after it;
+ * run with `--expose-gc`, also the largest heap a full collection each second leaves (the data held).
  *
  * With `--verify FILE` (the oracle, one wire record per line) a finished JSONL export is read back,
  * each line decoded with the file schema and written back to the wire form, and compared with the
@@ -51,8 +52,15 @@ const program = Effect.gen(function*() {
   // Everything is loaded and built: what the process holds before the first row.
   global.gc?.()
   const rssBefore = rssMb()
+  const heapBefore = process.memoryUsage().heapUsed / 1024 / 1024
   let rssMax = rssBefore
   const sampler = setInterval(() => void (rssMax = Math.max(rssMax, rssMb())), 100)
+  // With --expose-gc: a full collection every second, and the heap it leaves (the data really held).
+  let liveHeapMax = heapBefore
+  const liveSampler = global.gc === undefined ? undefined : setInterval(() => {
+    global.gc?.()
+    liveHeapMax = Math.max(liveHeapMax, process.memoryUsage().heapUsed / 1024 / 1024)
+  }, 1000)
   const t0 = performance.now()
   const run = Exports.toFile(source, { out: arg(a, "out"), quiet: true })
   const outcome = yield* (seconds === undefined ? Effect.map(run, Option.some) : Effect.timeout(run, Duration.seconds(seconds)).pipe(
@@ -60,6 +68,7 @@ const program = Effect.gen(function*() {
   )).pipe(Effect.either)
   const elapsed = (performance.now() - t0) / 1000
   clearInterval(sampler)
+  if (liveSampler !== undefined) clearInterval(liveSampler)
   const stats = yield* client.stats
   const summary = outcome._tag === "Right" ? Option.getOrUndefined(outcome.right) : undefined
   const peak = peakRssMb()
@@ -86,6 +95,8 @@ const program = Effect.gen(function*() {
     client: stats,
     rssBeforeMb: round(rssBefore, 1),
     rssMaxSampledMb: round(rssMax, 1),
+    heapBeforeMb: round(heapBefore, 1),
+    liveHeapMaxMb: liveSampler === undefined ? undefined : round(liveHeapMax, 1),
     peakRssMb: round(peak, 1),
     oracle
   }
