@@ -15,6 +15,7 @@
 import { NodeContext } from "@effect/platform-node"
 import { Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { readFileSync } from "node:fs"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import * as Client from "../src/Client.js"
 import * as Exports from "../src/Exports.js"
 import type * as Plan from "../src/Plan.js"
@@ -61,6 +62,9 @@ const program = Effect.gen(function*() {
     global.gc?.()
     liveHeapMax = Math.max(liveHeapMax, process.memoryUsage().heapUsed / 1024 / 1024)
   }, 1000)
+  // How late this process's event loop ran: a late timer or a long synchronous step delays a request.
+  const loop = monitorEventLoopDelay({ resolution: 5 })
+  loop.enable()
   const t0 = performance.now()
   const run = Exports.toFile(source, { out: arg(a, "out"), quiet: true })
   const outcome = yield* (seconds === undefined ? Effect.map(run, Option.some) : Effect.timeout(run, Duration.seconds(seconds)).pipe(
@@ -68,6 +72,7 @@ const program = Effect.gen(function*() {
   )).pipe(Effect.either)
   const elapsed = (performance.now() - t0) / 1000
   clearInterval(sampler)
+  loop.disable()
   if (liveSampler !== undefined) clearInterval(liveSampler)
   const stats = yield* client.stats
   const summary = outcome._tag === "Right" ? Option.getOrUndefined(outcome.right) : undefined
@@ -92,6 +97,7 @@ const program = Effect.gen(function*() {
     seconds: round(elapsed, 3),
     rowsPerSecond: summary === undefined ? undefined : round(summary.rowsWritten / elapsed),
     rate: rateOf(sent),
+    loopDelayMaxMs: round(loop.max / 1e6, 1),
     client: stats,
     rssBeforeMb: round(rssBefore, 1),
     rssMaxSampledMb: round(rssMax, 1),

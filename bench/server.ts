@@ -3,11 +3,12 @@
  * processes do not share its CPU or RSS. Argument: the simulator options as JSON. Prints
  * `READY <json>` (base URL, demo keys, the chain-1 entities the benchmarks query), then answers one
  * JSON command per stdin line with `REPLY <json>`:
- * `stats`, `resetStats`, `setFaults { faults }`, `oracleCount { query }`, `oracleToFile { query, path }`
+ * `stats` (with the event loop's largest delay since `resetStats`), `resetStats`, `setFaults { faults }`, `oracleCount { query }`, `oracleToFile { query, path }`
  * (one wire record per line, as `JSON.stringify` writes it), `warm { query }` (builds a data set's rows).
  */
 import { Effect, Exit, Scope } from "effect"
 import { createWriteStream } from "node:fs"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import { createInterface } from "node:readline"
 import * as Simulator from "../src/simulator/index.js"
 import type { BenchDataset, ServerReady } from "./lib.js"
@@ -64,11 +65,16 @@ const main = async () => {
   const ready: ServerReady = { baseUrl: sim.baseUrl, demoKeys: sim.demoKeys, dataset, startMs: performance.now() - started }
   process.stdout.write(`READY ${JSON.stringify(ready)}\n`)
 
+  // How late the server's event loop ran (GC pauses, long requests): a request is timestamped when its
+  // handler runs, so a pause shifts its arrival as the rate windows see it.
+  const loop = monitorEventLoopDelay({ resolution: 5 })
+  loop.enable()
   const run = async (c: Command): Promise<unknown> => {
     switch (c.cmd) {
       case "stats":
-        return Effect.runPromise(sim.stats)
+        return { ...(await Effect.runPromise(sim.stats)), loopDelayMaxMs: loop.max / 1e6 }
       case "resetStats":
+        loop.reset()
         return Effect.runPromise(sim.resetStats)
       case "setFaults":
         return Effect.runPromise(sim.setFaults(c.faults ?? {}))

@@ -7,9 +7,10 @@
  *   first second, effect-3-notes §1.8). A timer fires a little late (1–2 ms in Node); spacing each
  *   start from the previous *actual* start would lose that every call (2 % of the budget at 10/s,
  *   5 % at 30/s), so the next start is planned from the previous *planned* one, but catches up at
- *   most 2 ms (and never more than half the safety margin): consecutive starts are never closer than
- *   the spacing less 2 ms, which leaves more than 20 ms of the margin, in any window of the server,
- *   for network and server jitter.
+ *   most 2 ms (and never more than half the safety margin). Any N + 1 consecutive starts then span at
+ *   least N × spacing − 2 ms (the catch-up does not add up: only the first start's lateness is made
+ *   up within a run), i.e. ≥ 1,030 ms at 3/s and ≥ 1,038 ms at 10/s: the margin still absorbs
+ *   about 30 ms of network and server jitter in any one-second window.
  * - The throttled operations (`Plan.operations[x].throttled`, 2 calls/s on every plan) also pass a
  *   gate that holds their slot until `1000 / (2 × (1 − margin))` ms after the moment they took the
  *   key's slot, i.e. the moment they are sent. (Two RateLimiters in a row would not do: a call
@@ -103,7 +104,7 @@ const build = (options: Options): Effect.Effect<Throttle> =>
     const keyInterval = intervalMillis(options.callsPerSecond, options.safetyMargin)
     const throttledInterval = intervalMillis(options.throttledPerSecond, options.safetyMargin)
     // How much of a late start the next one may make up: the usual lateness of a timer, and at most
-    // half the safety margin of one interval (N + 1 starts then span at least N × interval × (1 − margin / 2)).
+    // half the safety margin of one interval.
     const catchUp = Math.min(MAX_CATCH_UP_MILLIS, (keyInterval * options.safetyMargin) / 2)
     const keyGate = yield* Effect.makeSemaphore(1)
     const nextKeyStart = yield* Ref.make(Number.NEGATIVE_INFINITY)
