@@ -318,7 +318,7 @@ export const exportToFile = <A, I, E, R>(
         const file = yield* openData(temp, 0)
         yield* file.append(encoder.header)
         yield* source.rows.pipe(
-          // Rows may come one per chunk: encoding a chunk costs a csv-stringify call and a write check.
+          // Rows may come one per chunk: encoding and writing per chunk has a fixed cost, so regroup them.
           Stream.rechunk(rowsChunk),
           Stream.runForEachChunk((chunk) =>
             Effect.flatMap(encoder.encode(chunk), (text) => {
