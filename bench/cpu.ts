@@ -15,6 +15,7 @@
  *
  * Args: --base-url URL --key KEY --tx-address A --log-address A --from-block N --latest N
  *       [--tx-pages 3] [--log-pages 30] [--rounds 3] --dir DIR
+ *       [--only txs.csv|txs.jsonl|logs.csv|logs.jsonl] [--stages false] (to profile one case)
  */
 import { HttpClient, HttpClientResponse } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
@@ -170,7 +171,7 @@ const program = (captured: Record<Dataset, Captured>) => Effect.gen(function*() 
 
   // Stages on their own, on the same bodies: the best of three passes each (a stage is short, so one
   // pass is at the mercy of a GC or a neighbour).
-  const PASSES = 3
+  const PASSES = a.stages === "false" ? 0 : 3
   const best = (seconds: ReadonlyArray<number>): number => Math.min(...seconds)
   const stage = (f: () => void): number => {
     const t0 = performance.now()

@@ -78,9 +78,11 @@ export const runChild = <A>(
 ): Promise<ChildRun<A>> =>
   new Promise((resolve, reject) => {
     const started = performance.now()
+    // BENCH_DIST=1: the compiled script from dist/ (after `npm run build`), e.g. for --cpu-prof with real names.
+    const entry = process.env.BENCH_DIST ? [`dist/bench/${script}.js`] : ["--import", "tsx", `bench/${script}.ts`]
     const child = spawn(
       process.execPath,
-      [...(options.nodeArgs ?? []), "--import", "tsx", `bench/${script}.ts`, ...childArgs],
+      [...(options.nodeArgs ?? []), ...entry, ...childArgs],
       { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } }
     )
     let stdout = ""

@@ -190,6 +190,14 @@ export const Results = {
 /** The decoded result of an operation, e.g. `ResultOf<"txlist">` = `ReadonlyArray<NormalTransaction>`. */
 export type ResultOf<K extends Plan.OperationName> = Schema.Schema.Type<(typeof Results)[K]>
 
+/** The operations whose result is a list of records (`Schema.Array` of a struct). */
+export type ListOperationName = {
+  [K in Plan.OperationName]: ResultOf<K> extends ReadonlyArray<infer R> ? R extends object ? K : never : never
+}[Plan.OperationName]
+
+/** One record of a list operation, e.g. `RecordOf<"getLogs">` = `Log`. */
+export type RecordOf<K extends ListOperationName> = ResultOf<K> extends ReadonlyArray<infer R> ? R : never
+
 /** The record struct of a list result (`Schema.Array(Struct)`), if that is what the result schema is. */
 const listRecord = (schema: Schema.Schema.Any): Schema.Struct<Schema.Struct.Fields> | undefined => {
   const value: unknown = (schema as { readonly value?: unknown }).value
@@ -277,6 +285,23 @@ export declare namespace ExplorerClient {
      * be among them.
      */
     readonly request: <A, I>(args: RequestArgs<A, I>, options?: CallOptions) => Effect.Effect<A, Errors.ExplorerError>
+    /**
+     * A list operation's records as a file writes them: in the encoding of `row`, a schema of the
+     * operation's record type (the operation's own record schema, or e.g. `LogFileRow` for getLogs,
+     * which writes numbers in decimal). The same call, checks, errors and retries as the named method;
+     * every record is checked as the method checks it, but the decoded values are never built: fields
+     * that mean the same on both sides are passed through as the server wrote them. What exports use.
+     *
+     * @example
+     * const rows = yield* client.fileRecords("getLogs", { address, fromBlock, toBlock }, Schemas.LogFileRow)
+     * // rows[0].blockNumber === "12878196" (the API wrote "0xc48174")
+     */
+    readonly fileRecords: <K extends ListOperationName, I>(
+      name: K,
+      params: ParamsOf<K>,
+      row: Schema.Schema<RecordOf<K>, I, never>,
+      options?: CallOptions
+    ) => Effect.Effect<ReadonlyArray<I>, Errors.ExplorerError>
     /** proxy/eth_gasPrice: wei per gas (JSON-RPC hex → bigint). */
     readonly eth_gasPrice: OptionalMethod<"eth_gasPrice">
     /** token/tokeninfo (PRO, 2/s): the token's rows (one). */
@@ -807,13 +832,20 @@ export const makeWithConfig = (
         )
       )
 
-    /** The pipeline of a named operation: check, send, decode. */
-    const operation = <K extends Plan.OperationName>(name: K) => {
+    /**
+     * The pipeline of a named operation: check, send, then `decode` the answer (`Rows`: the rows of a
+     * followed download link, already decoded).
+     */
+    const pipeline = <K extends Plan.OperationName, Out>(
+      name: K,
+      decode: (
+        ctx: Errors.CallContext,
+        got: { readonly _tag: "Answer"; readonly answer: Errors.Answer } | { readonly _tag: "Rows"; readonly rows: ResultOf<K> }
+      ) => Effect.Effect<Out, Errors.ExplorerError>
+    ) => {
       const op: Plan.Operation = Plan.operations[name]
       const paramsSchema = Params[name] as unknown as Schema.Schema<Readonly<Record<string, unknown>>, unknown, never>
-      const resultSchema = Results[name] as unknown as Schema.Schema<ResultOf<K>, unknown, never>
-      const fastResult = fastResults[name] as ((input: unknown) => ResultOf<K> | undefined) | undefined
-      return (params?: ParamsOf<K>, options?: CallOptions): Effect.Effect<ResultOf<K>, Errors.ExplorerError> =>
+      return (params: ParamsOf<K> | undefined, options: CallOptions | undefined): Effect.Effect<Out, Errors.ExplorerError> =>
         Effect.gen(function*() {
           const input: Readonly<Record<string, unknown>> = params ?? {}
           const chainId = yield* resolveChain(input.chainId, op.module, op.action)
@@ -835,14 +867,67 @@ export const makeWithConfig = (
             const rows = name === "exportaddresstags"
               ? yield* parseCsv(ctx, Schemas.parseAddressTagsCsv, text)
               : yield* parseCsv(ctx, Schemas.parseLabelMasterCsv, text)
-            return rows as ResultOf<K>
+            return yield* decode(ctx, { _tag: "Rows", rows: rows as ResultOf<K> })
           }
-          return yield* decodeAnswer(ctx, resultSchema, answer, fastResult)
+          return yield* decode(ctx, { _tag: "Answer", answer })
         }).pipe(
           Effect.withSpan(`ExplorerClient.${name}`, {
             attributes: { "explorer.module": op.module, "explorer.action": op.action }
           })
         )
+    }
+
+    /** A named operation: its result decoded by its schema (the fast decoder first for lists). */
+    const operation = <K extends Plan.OperationName>(name: K) => {
+      const resultSchema = Results[name] as unknown as Schema.Schema<ResultOf<K>, unknown, never>
+      const fastResult = fastResults[name] as ((input: unknown) => ResultOf<K> | undefined) | undefined
+      const run = pipeline(name, (ctx, got) =>
+        got._tag === "Rows" ? Effect.succeed(got.rows) : decodeAnswer(ctx, resultSchema, got.answer, fastResult))
+      return (params?: ParamsOf<K>, options?: CallOptions) => run(params, options)
+    }
+
+    /** Transcoders by operation and file schema, built once each. */
+    const transcoders = new Map<string, Map<unknown, ((input: unknown) => ReadonlyArray<unknown> | undefined) | undefined>>()
+    const transcoderOf = (name: ListOperationName, row: Schema.Schema.AnyNoContext) => {
+      let byRow = transcoders.get(name)
+      if (byRow === undefined) transcoders.set(name, byRow = new Map())
+      if (!byRow.has(row)) {
+        const wire = listRecord(Results[name])
+        const file = "fields" in row && row.ast._tag === "TypeLiteral" ? (row as unknown as Schema.Struct<Schema.Struct.Fields>) : undefined
+        byRow.set(row, wire === undefined || file === undefined ? undefined : Schemas.transcodeRecords(wire, file))
+      }
+      return byRow.get(row)
+    }
+
+    const fileRecords = <K extends ListOperationName, I>(
+      name: K,
+      params: ParamsOf<K>,
+      row: Schema.Schema<RecordOf<K>, I, never>,
+      options?: CallOptions
+    ): Effect.Effect<ReadonlyArray<I>, Errors.ExplorerError> => {
+      const resultSchema = Results[name] as unknown as Schema.Schema<ResultOf<K>, unknown, never>
+      const fastResult = fastResults[name] as ((input: unknown) => ResultOf<K> | undefined) | undefined
+      const transcode = transcoderOf(name, row as Schema.Schema.AnyNoContext)
+      const encodeRows = Schema.encode(Schema.Array(row))
+      const viaSchemas = (ctx: Errors.CallContext, rows: ResultOf<K>) =>
+        encodeRows(rows as unknown as ReadonlyArray<RecordOf<K>>).pipe(
+          Effect.mapError((error) =>
+            new Errors.DecodeError({
+              ...ctx,
+              transient: false,
+              detail: clip(scrub(`a record does not fit the file's schema: ${ParseResult.TreeFormatter.formatErrorSync(error)}`))
+            })
+          )
+        )
+      return pipeline(name, (ctx, got) => {
+        if (got._tag === "Rows") return viaSchemas(ctx, got.rows)
+        if (got.answer._tag === "Result" && transcode !== undefined) {
+          const rows = transcode(got.answer.result) as ReadonlyArray<I> | undefined
+          if (rows !== undefined) return Effect.succeed(rows)
+        }
+        // Anything the transcoder is not sure of goes the long way, which gives the usual errors.
+        return Effect.flatMap(decodeAnswer(ctx, resultSchema, got.answer, fastResult), (rows) => viaSchemas(ctx, rows))
+      })(params, options)
     }
 
     const RESERVED = new Set(["chainid", "module", "action", "apikey"])
@@ -879,6 +964,7 @@ export const makeWithConfig = (
       apiUrl: config.apiUrl,
       stats: Ref.get(counters),
       request,
+      fileRecords,
       eth_gasPrice: operation("eth_gasPrice"),
       tokeninfo: operation("tokeninfo"),
       tokenbalancehistory: operation("tokenbalancehistory"),

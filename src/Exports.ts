@@ -39,6 +39,7 @@ export const toFile = <A, I>(
       chainId: source.chainId
     }
     if (source._tag === "Blocks") {
+      const fileBatches = source.fileBatches
       return yield* Export.exportToFile({
         ...common,
         source: Export.blocks({
@@ -51,7 +52,12 @@ export const toFile = <A, I>(
           // encoded and written. At most two pages beyond the one being written are held (one queued, one
           // waiting for room); the limiter still spaces every request.
           batches: (range) => source.batches(range, { progress }).pipe(Stream.buffer({ capacity: 1 }))
-        })
+        }),
+        // The rows as the file writes them, when the source can give them so (the library's sources can):
+        // checked like the decoded ones, without building the decoded values and encoding them back.
+        encodedBatches: fileBatches === undefined
+          ? undefined
+          : (range) => fileBatches(range, { progress }).pipe(Stream.buffer({ capacity: 1 }))
       }, options)
     }
     return yield* Export.exportToFile({

@@ -42,6 +42,8 @@ interface StringCodec<A> {
    * hashes, flags): a file writes it as is, without CSV quoting, formula guard or JSON escaping.
    */
   readonly plain?: boolean
+  /** A cheaper test with `decode`'s verdict, for callers that keep the text (no conversion). */
+  readonly check?: (s: string) => boolean
 }
 
 /** Annotation under which a building block keeps its codec. */
@@ -111,6 +113,7 @@ export const DecimalBigInt: Schema.Schema<bigint, string> = fromCodec(
   Schema.BigIntFromSelf,
   {
     decode: (s) => (DECIMAL.test(s) ? BigInt(s) : INVALID),
+    check: (s) => DECIMAL.test(s),
     encode: (n) => (typeof n === "bigint" && n >= 0n ? n.toString() : INVALID),
     expected: "a decimal integer",
     plain: true
@@ -156,6 +159,7 @@ export const HexBigInt: Schema.Schema<bigint, string> = fromCodec(
   Schema.BigIntFromSelf,
   {
     decode: (s) => (HEX_BARE_ZERO.test(s) ? (s.length === 2 ? 0n : BigInt(s)) : INVALID),
+    check: (s) => HEX_BARE_ZERO.test(s),
     encode: (n) => (typeof n === "bigint" && n >= 0n ? (n === 0n ? "0x" : "0x" + n.toString(16)) : INVALID),
     expected: "a hex integer (\"0x\" for zero)",
     plain: true
@@ -192,6 +196,7 @@ export const HexQuantityBigInt: Schema.Schema<bigint, string> = fromCodec(
   Schema.BigIntFromSelf,
   {
     decode: (s) => (HEX_QUANTITY.test(s) ? BigInt(s) : INVALID),
+    check: (s) => HEX_QUANTITY.test(s),
     encode: (n) => (typeof n === "bigint" && n >= 0n ? "0x" + n.toString(16) : INVALID),
     expected: "a hex quantity (\"0x0\" for zero)",
     plain: true
@@ -240,6 +245,7 @@ export const EmptyAsNull = <A, I extends string>(inner: Schema.Schema<A, I>): Sc
       {
         decode: (s) => (s === "" ? null : codec.decode(s)),
         encode: (a) => (a === null ? "" : codec.encode(a)),
+        check: (s) => s === "" || (codec.check === undefined ? codec.decode(s) !== INVALID : codec.check(s)),
         expected: `"" or ${codec.expected}`,
         plain: codec.plain === true
       },
@@ -309,11 +315,43 @@ const HASH_FIELD = /^(?:0x[0-9a-fA-F]{64}|GENESIS_[0-9a-fA-F]{40})$/
 const HEX_DATA = /^0x[0-9a-fA-F]*$/
 const HASH32 = /^0x[0-9a-fA-F]{64}$/
 
+/** Hex digits (either case) by character code. */
+const HEX_DIGIT = new Uint8Array(128)
+for (const c of "0123456789abcdefABCDEF") HEX_DIGIT[c.charCodeAt(0)] = 1
+
+/** Whether `s` from index `from` on is made of hex digits only. */
+const hexFrom = (s: string, from: number): boolean => {
+  for (let i = from; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c > 127 || HEX_DIGIT[c] === 0) return false
+  }
+  return true
+}
+
+/** `0x` followed by exactly `digits` hex digits. */
+const isPrefixedHex = (s: string, digits: number): boolean =>
+  s.length === digits + 2 && s.charCodeAt(0) === 48 && s.charCodeAt(1) === 120 && hexFrom(s, 2)
+
+/**
+ * The patterns of the record fields as the hot path of every export tests them: the fixed-length ones as
+ * plain loops (about twice as fast here as a counted repetition `{64}` in a regular expression), the
+ * open-ended hex data with its regular expression (faster than a loop on long texts). Each gives exactly
+ * the verdict of the schema's own regular expression (test/schemas checks the two agree).
+ */
+export const fieldTests = {
+  address: (s: string): boolean => (s.length === 42 ? isPrefixedHex(s, 40) : s === "GENESIS"),
+  hash: (s: string): boolean =>
+    s.length === 66 ? isPrefixedHex(s, 64) : s.length === 48 && s.startsWith("GENESIS_") && hexFrom(s, 8),
+  hexData: (s: string): boolean => HEX_DATA.test(s),
+  hash32: (s: string): boolean => isPrefixedHex(s, 64)
+} as const
+
 /** The codec of a string checked by a pattern (lets {@link EmptyAsNull} test it in one step). */
-const patternCodec = (regex: RegExp, expected: string): StringCodec<string> => {
+const patternCodec = (test: (s: string) => boolean, expected: string): StringCodec<string> => {
   return {
-    decode: (s) => (regex.test(s) ? s : INVALID),
-    encode: (s) => (typeof s === "string" && regex.test(s) ? s : INVALID),
+    decode: (s) => (test(s) ? s : INVALID),
+    encode: (s) => (typeof s === "string" && test(s) ? s : INVALID),
+    check: test,
     expected,
     // Every pattern of this module accepts only 0x, hex digits and GENESIS(_).
     plain: true
@@ -326,7 +364,7 @@ const patternCodec = (regex: RegExp, expected: string): StringCodec<string> => {
  */
 export const AddressField = Schema.String.pipe(Schema.pattern(ADDRESS_FIELD)).annotations({
   identifier: "AddressField",
-  [CodecId]: patternCodec(ADDRESS_FIELD, "an address or \"GENESIS\"")
+  [CodecId]: patternCodec(fieldTests.address, "an address or \"GENESIS\"")
 })
 /** @see AddressField */
 export type AddressField = typeof AddressField.Type
@@ -337,7 +375,7 @@ export type AddressField = typeof AddressField.Type
  */
 export const HashField = Schema.String.pipe(Schema.pattern(HASH_FIELD)).annotations({
   identifier: "HashField",
-  [CodecId]: patternCodec(HASH_FIELD, "a 32-byte hash or \"GENESIS_<address>\"")
+  [CodecId]: patternCodec(fieldTests.hash, "a 32-byte hash or \"GENESIS_<address>\"")
 })
 /** @see HashField */
 export type HashField = typeof HashField.Type
@@ -345,7 +383,7 @@ export type HashField = typeof HashField.Type
 /** Hex bytes of any length (`"0x"` for none), e.g. log `data`. */
 export const HexData = Schema.String.pipe(Schema.pattern(HEX_DATA)).annotations({
   identifier: "HexData",
-  [CodecId]: patternCodec(HEX_DATA, "hex bytes")
+  [CodecId]: patternCodec(fieldTests.hexData, "hex bytes")
 })
 /** @see HexData */
 export type HexData = typeof HexData.Type
@@ -358,7 +396,7 @@ export type Address = typeof Address.Type
 /** Input validator: a 32-byte hash, `0x` + 64 hex digits (either case). Also the log topics of records. */
 export const Hash32 = Schema.String.pipe(Schema.pattern(HASH32)).annotations({
   identifier: "Hash32",
-  [CodecId]: patternCodec(HASH32, "a 32-byte hash")
+  [CodecId]: patternCodec(fieldTests.hash32, "a 32-byte hash")
 })
 /** @see Hash32 */
 export type Hash32 = typeof Hash32.Type
@@ -498,6 +536,14 @@ interface FastField {
   readonly encode: (a: unknown) => unknown
   /** The encoded value only ever holds text made of `[0-9A-Za-z_]` (see `StringCodec.plain`). */
   readonly plain: boolean
+  /**
+   * What the field's text means: `"string"` (any text), its building block's codec, or `undefined` (a
+   * schema of another kind). Two fields with the same meaning, and the same `list`, read the same text to
+   * the same value and write it back unchanged: a transcoder passes such a field through as it is.
+   */
+  readonly meaning: StringCodec<unknown> | "string" | undefined
+  /** A list of such values (`Schema.Array(block)`). */
+  readonly list: boolean
 }
 
 const isString = (u: unknown): u is string => typeof u === "string"
@@ -550,7 +596,7 @@ const compileFields = (fields: Schema.Struct.Fields, preserve: boolean): Readonl
       ? (ast.rest[0]?.type.annotations[CodecId] as StringCodec<unknown> | undefined)
       : undefined
     if (ast._tag === "StringKeyword") {
-      out.push({ key, optional, decode: stringField, encode: stringField, plain: false })
+      out.push({ key, optional, decode: stringField, encode: stringField, plain: false, meaning: "string", list: false })
     } else if (codec !== undefined) {
       const decode = codec.decode
       out.push({
@@ -558,7 +604,9 @@ const compileFields = (fields: Schema.Struct.Fields, preserve: boolean): Readonl
         optional,
         decode: (u) => (isString(u) ? decode(u) : INVALID),
         encode: codec.encode,
-        plain: codec.plain === true
+        plain: codec.plain === true,
+        meaning: codec,
+        list: false
       })
     } else if (elementCodec !== undefined) {
       const decode = elementCodec.decode
@@ -567,7 +615,9 @@ const compileFields = (fields: Schema.Struct.Fields, preserve: boolean): Readonl
         optional,
         decode: codecArray((item) => (isString(item) ? decode(item) : INVALID)),
         encode: codecArray(elementCodec.encode),
-        plain: elementCodec.plain === true
+        plain: elementCodec.plain === true,
+        meaning: elementCodec,
+        list: true
       })
     } else {
       const decode = ParseResult.decodeUnknownEither(schema as Schema.Schema<unknown, unknown>)
@@ -577,7 +627,9 @@ const compileFields = (fields: Schema.Struct.Fields, preserve: boolean): Readonl
         optional,
         decode: fromEither((u) => decode(u, options)),
         encode: fromEither((u) => encode(u, options)),
-        plain: false
+        plain: false,
+        meaning: undefined,
+        list: false
       })
     }
   }
@@ -713,5 +765,108 @@ export const encodeRecords = <Fields extends Schema.Struct.Fields>(row: Schema.S
   ): Effect.Effect<ReadonlyArray<Schema.Struct<Fields>["Encoded"]>, ParseResult.ParseError, Schema.Struct.Context<Fields>> => {
     const out = fast.encode(records)
     return out === undefined ? slow(records) : Effect.succeed(out)
+  }
+}
+
+/** Whether a codec accepts a text, without keeping the value (the cheaper `check` when it has one). */
+const accepts = (codec: StringCodec<unknown>): ((s: string) => boolean) => {
+  const check = codec.check
+  if (check !== undefined) return check
+  const decode = codec.decode
+  return (s) => decode(s) !== INVALID
+}
+
+/**
+ * The conversion of one field from the wire's text to the file's: the text itself when both sides mean
+ * the same (after checking it), else the file's writing of the wire's reading; INVALID on any doubt.
+ */
+const transcodeField = (wire: FastField, file: FastField): (u: unknown) => unknown => {
+  if (wire.meaning !== undefined && wire.meaning === file.meaning && wire.list === file.list) {
+    if (wire.meaning === "string") return stringField
+    const ok = accepts(wire.meaning)
+    if (!wire.list) return (u) => (typeof u === "string" && ok(u) ? u : INVALID)
+    return (u) => {
+      if (!Array.isArray(u)) return INVALID
+      for (let i = 0; i < u.length; i++) {
+        const item: unknown = u[i]
+        if (typeof item !== "string" || !ok(item)) return INVALID
+      }
+      return u
+    }
+  }
+  const decode = wire.decode
+  const encode = file.encode
+  return (u) => {
+    const a = decode(u)
+    return a === INVALID ? INVALID : encode(a)
+  }
+}
+
+/**
+ * A transcoder of lists of records: from the wire's encoding (`wire`, as the API answers) straight to a
+ * file's encoding (`file`, e.g. `LogFileRow` for getLogs, or the same struct), without building the
+ * decoded records in between. It accepts exactly what `Schema.decodeUnknown(Schema.Array(wire))` accepts
+ * and gives the fields of `Schema.encode(Schema.Array(file))` of that, or `undefined` whenever it is not
+ * sure — invalid values, unusual input — and the caller then goes through the schemas, which give the
+ * usual errors. The transcoder itself is `undefined` when a field of `file` is missing from `wire` or of
+ * a kind the fast path does not know.
+ *
+ * It works **in place**: the records it returns are the input's own objects (and array), every field of
+ * `file` checked and, where the two encodings differ, rewritten (getLogs hex `"0x1a"` → `"26"`); fields
+ * that mean the same on both sides (same building block: addresses, hashes, the account lists' decimal
+ * amounts) are left as the server wrote them. Keys `file` does not declare stay, so read the records
+ * by `file`'s fields (a file writes only those). Nothing is changed unless every record passes, so the
+ * input is intact for the schemas when it returns `undefined`. Meant for freshly parsed answers.
+ *
+ * @example
+ * const toFileRows = transcodeRecords(Log, LogFileRow)
+ * toFileRows?.(JSON.parse(body).result) // [{ address, topics, data, blockNumber: "12878196", … }] or undefined
+ */
+export const transcodeRecords = <WireFields extends Schema.Struct.Fields, FileFields extends Schema.Struct.Fields>(
+  wire: Schema.Struct<WireFields>,
+  file: Schema.Struct<FileFields>
+): ((input: unknown) => ReadonlyArray<Schema.Struct<FileFields>["Encoded"]> | undefined) | undefined => {
+  const wireFields = compileFields(wire.fields, false)
+  const fileFields = compileFields(file.fields, false)
+  if (wireFields === undefined || fileFields === undefined) return undefined
+  const byKey = new Map(wireFields.map((f) => [f.key, f]))
+  const keys: Array<string> = []
+  const optional: Array<boolean> = []
+  const checks: Array<(u: unknown) => unknown> = []
+  for (const f of fileFields) {
+    const w = byKey.get(f.key)
+    // An assignment to `__proto__` would set the prototype: such a record is the schemas' business.
+    if (w === undefined || f.key === "__proto__") return undefined
+    keys.push(f.key)
+    optional.push(w.optional)
+    checks.push(transcodeField(w, f))
+  }
+  const n = keys.length
+  return (input) => {
+    if (!Array.isArray(input)) return undefined
+    // First every record is checked and its new texts kept aside; only then are they written, so that
+    // an answer the transcoder gives up on is left as it came.
+    const rewrites: Array<number | string | unknown> = []
+    for (let r = 0; r < input.length; r++) {
+      const row: unknown = input[r]
+      if (typeof row !== "object" || row === null || Array.isArray(row)) return undefined
+      const record = row as Record<string, unknown>
+      for (let i = 0; i < n; i++) {
+        const key = keys[i] as string
+        const v = record[key]
+        if (v === undefined) {
+          // Absent where the wire allows it: absent from the file record too (the file then says if it minds).
+          if (optional[i] === true && !hasOwn(record, key)) continue
+          return undefined
+        }
+        const x = (checks[i] as (u: unknown) => unknown)(v)
+        if (x === INVALID) return undefined
+        if (x !== v) rewrites.push(r, i, x)
+      }
+    }
+    for (let k = 0; k < rewrites.length; k += 3) {
+      ;(input[rewrites[k] as number] as Record<string, unknown>)[keys[rewrites[k + 1] as number] as string] = rewrites[k + 2]
+    }
+    return input as ReadonlyArray<Schema.Struct<FileFields>["Encoded"]>
   }
 }

@@ -113,6 +113,12 @@ interface JobCommon<A, I> {
 export interface BlocksJob<A, I, E, R> extends JobCommon<A, I> {
   readonly chainId: number
   readonly source: BlocksSource<A, E, R>
+  /**
+   * The same batches with every row already in the schema's encoded form (Sources' `fileBatches`):
+   * when given, the export reads these and writes each row as it is (`Format.encodedEncoder`) instead
+   * of encoding decoded rows. `source` still gives the range and the latest block.
+   */
+  readonly encodedBatches?: ((range: BlockRange) => Stream.Stream<BlockBatch<I>, E, R>) | undefined
 }
 
 /** An export of rows without block order, of one chain or several. */
@@ -219,12 +225,15 @@ export const exportToFile = <A, I, E, R>(
     const chainIds = multi === undefined ? [job.chainId as number] : [...multi.chainIds]
     const formulaGuard = format === "csv" ? options.formulaGuard ?? true : undefined
     const atOut = (e: SinkError) => new SinkError({ reason: e.reason, path: out, detail: e.detail })
-    const rowEncoder = yield* Format.encoder(job.schema, {
-      format,
-      chainIdOf: multi?.chainIdOf,
-      formulaGuard
-    }).pipe(Effect.mapError(atOut))
-    const encoder: Format.RowEncoder<A> = {
+    const encodedBatches = source._tag === "Blocks" ? (job as BlocksJob<A, I, E, R>).encodedBatches : undefined
+    // Rows of `encodedBatches` are the schema's encoded form (I), others its decoded values (A): one
+    // encoder for the kind the run reads, each checked against its own row type where it is built.
+    const rowEncoder: Format.RowEncoder<unknown> = encodedBatches !== undefined
+      ? (yield* Format.encodedEncoder(job.schema, { format, formulaGuard }).pipe(Effect.mapError(atOut))) as Format.RowEncoder<unknown>
+      : (yield* Format.encoder(job.schema, { format, chainIdOf: multi?.chainIdOf, formulaGuard }).pipe(
+        Effect.mapError(atOut)
+      )) as Format.RowEncoder<unknown>
+    const encoder: Format.RowEncoder<unknown> = {
       ...rowEncoder,
       encode: (rows) => Effect.mapError(rowEncoder.encode(rows), atOut)
     }
@@ -521,7 +530,8 @@ export const exportToFile = <A, I, E, R>(
       if (start._tag === "Fresh") yield* commit("writing")
       let lastCommit = yield* Clock.currentTimeMillis
       if (firstBlock <= target) {
-        yield* source.batches({ fromBlock: firstBlock, toBlock: target }).pipe(
+        const batches: Stream.Stream<BlockBatch<unknown>, E, R> = (encodedBatches ?? source.batches)({ fromBlock: firstBlock, toBlock: target })
+        yield* batches.pipe(
           Stream.runForEach((batch) =>
             Effect.gen(function*() {
               if (batch.rows.length > 0) {

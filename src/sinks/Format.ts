@@ -18,11 +18,14 @@
  *   whole. Token names and symbols are chosen by whoever deploys the token. Cells written from numbers and
  *   bigints are not text and are never prefixed. `formulaGuard: false` writes every cell verbatim.
  *
- * Speed: encoding is on the hot path of every export. For a `Schema.Struct` record the rows of a chunk
- * are encoded by the schemas' fast path (`recordsFastPath`: the same building blocks' checks in one loop,
- * falling back to `Schema.encode` row by row on anything unusual, which then reports the failing row),
- * and the cells the schema says are plain text (`plainTextFields`: numbers, addresses, hashes, flags)
- * are written as they are, without quoting checks, formula guard or JSON escaping.
+ * Speed: encoding is on the hot path of every export. Exports of the block-ordered data sets hand the
+ * rows over already encoded ({@link encodedEncoder}: the client checked them on the wire and never built
+ * the decoded values); otherwise, for a `Schema.Struct` record, the rows of a chunk are encoded by the
+ * schemas' fast path (`recordsFastPath`: the same building blocks' checks in one loop, falling back to
+ * `Schema.encode` row by row on anything unusual, which then reports the failing row). Either way the
+ * cells the schema says are plain text (`plainTextFields`: numbers, addresses, hashes, flags) are written
+ * as they are, without quoting checks, formula guard or JSON escaping, and a JSONL line is written key by
+ * key, as JSON.stringify would write it.
  *
  * @example
  * const encoder = yield* Format.encoder(Erc20Transfer, { format: "csv" })
@@ -247,7 +250,24 @@ const isPlainList = (value: unknown): value is ReadonlyArray<string> =>
 export const encoder = <A, I>(
   schema: Schema.Schema<A, I, never>,
   options: EncoderOptions<A>
-): Effect.Effect<RowEncoder<A>, SinkError> =>
+): Effect.Effect<RowEncoder<A>, SinkError> => make<A, I, A>(schema, options, false)
+
+/**
+ * An encoder of rows already in the schema's encoded form, as `ExplorerClient.fileRecords` (and
+ * `Sources` `fileBatches`) deliver them: each row holds exactly the schema's present fields, in the
+ * schema's order, every value checked by the schema. The file is the same as {@link encoder} writes
+ * from the decoded rows; the rows are written as they are, without encoding them again.
+ */
+export const encodedEncoder = <A, I>(
+  schema: Schema.Schema<A, I, never>,
+  options: EncoderOptions<I>
+): Effect.Effect<RowEncoder<I>, SinkError> => make<A, I, I>(schema, options, true)
+
+const make = <A, I, Row>(
+  schema: Schema.Schema<A, I, never>,
+  options: EncoderOptions<Row>,
+  rowsEncoded: boolean
+): Effect.Effect<RowEncoder<Row>, SinkError> =>
   Effect.gen(function*() {
     const fields = yield* Either.mapLeft(
       fieldsOf(schema),
@@ -270,34 +290,32 @@ export const encoder = <A, I>(
     const guard = options.formulaGuard ?? true
 
     /**
-     * The encoded form of every row of a chunk (`fast`: by the fast path, whose records hold exactly the
-     * present fields, in column order, none `undefined`), or the failure of the first row that does not encode.
+     * The encoded form of every row of a chunk (rows given encoded are their own), or the failure of the
+     * first row that does not encode.
      */
-    const encodeAll = (rows: ReadonlyArray<A>): { readonly sources: ReadonlyArray<unknown>; readonly fast: boolean } | SinkError => {
-      const quick = fast?.encode(rows as ReadonlyArray<Schema.Struct.Type<Schema.Struct.Fields>>)
-      if (quick !== undefined) return { sources: quick, fast: true }
+    const encodeAll = (rows: ReadonlyArray<Row>): ReadonlyArray<unknown> | SinkError => {
+      if (rowsEncoded) return rows
+      const quick = fast?.encode(rows as unknown as ReadonlyArray<Schema.Struct.Type<Schema.Struct.Fields>>)
+      if (quick !== undefined) return quick
       const out: Array<unknown> = new Array(rows.length)
       for (let i = 0; i < rows.length; i++) {
-        const encoded = encodeRow(rows[i] as A)
+        const encoded = encodeRow(rows[i] as unknown as A)
         if (Either.isLeft(encoded)) return encodeFailure(i, encoded.left)
         out[i] = encoded.right
       }
-      return { sources: out, fast: false }
+      return out
     }
 
     /** Encodes a chunk and writes each row with `line`; "" for none. */
-    const encodeWith = (
-      line: (row: A, source: Record<string, unknown>, index: number, fast: boolean) => string | SinkError
-    ) =>
-    (rows: Iterable<A>): Effect.Effect<string, SinkError> =>
+    const encodeWith = (line: (row: Row, source: Record<string, unknown>, index: number) => string | SinkError) =>
+    (rows: Iterable<Row>): Effect.Effect<string, SinkError> =>
       Effect.suspend(() => {
-        const list: ReadonlyArray<A> = Array.isArray(rows) ? rows : Array.from(rows)
-        const encoded = encodeAll(list)
-        if (encoded instanceof SinkError) return Effect.fail(encoded)
-        const { fast: quick, sources } = encoded
+        const list: ReadonlyArray<Row> = Array.isArray(rows) ? rows : Array.from(rows)
+        const sources = encodeAll(list)
+        if (sources instanceof SinkError) return Effect.fail(sources)
         const lines: Array<string> = new Array(list.length)
         for (let i = 0; i < list.length; i++) {
-          const out = line(list[i] as A, sources[i] as Record<string, unknown>, i, quick)
+          const out = line(list[i] as Row, sources[i] as Record<string, unknown>, i)
           if (typeof out !== "string") return Effect.fail(out)
           lines[i] = out
         }
@@ -310,15 +328,10 @@ export const encoder = <A, I>(
       // `"name":` of every key, as JSON.stringify of the whole line writes it.
       const keys = names.map((name) => `${JSON.stringify(name)}:`)
       const chainIdKey = `${JSON.stringify(chainIdColumn)}:`
-      const line = (row: A, source: Record<string, unknown>, _index: number, quick: boolean): string => {
-        if (quick && chainIdOf === undefined) {
-          // A fast-path record is the line itself: its keys are the present columns, in order.
-          try {
-            return JSON.stringify(source) + "\n"
-          } catch {
-            // a bigint somewhere: written below, as the module header says
-          }
-        }
+      // The line is written key by key (what JSON.stringify of the whole record would write, twice as
+      // fast): plain-text values and lists of them need no escaping, and keys the record holds beyond
+      // the columns are never read.
+      const line = (row: Row, source: Record<string, unknown>): string => {
         let text = "{"
         let first = true
         if (chainIdOf !== undefined) {
@@ -328,8 +341,12 @@ export const encoder = <A, I>(
         for (let j = 0; j < names.length; j++) {
           const value = source[names[j] as string]
           if (value === undefined) continue
-          const json: string | undefined = plain[j] === true && typeof value === "string"
+          const json: string | undefined = plain[j] !== true
+            ? jsonText(typeof value === "bigint" ? value.toString() : value)
+            : typeof value === "string"
             ? `"${value}"`
+            : isPlainList(value)
+            ? (value.length === 0 ? "[]" : `["${value.join("\",\"")}"]`)
             : jsonText(typeof value === "bigint" ? value.toString() : value)
           // A value JSON cannot write (a function): JSON.stringify of the whole line would leave the key out.
           if (json === undefined) continue
@@ -338,13 +355,13 @@ export const encoder = <A, I>(
         }
         return text + "}\n"
       }
-      return { format: "jsonl", columns, header: "", encode: encodeWith(line) } satisfies RowEncoder<A>
+      return { format: "jsonl", columns, header: "", encode: encodeWith(line) } satisfies RowEncoder<Row>
     }
     for (const field of fields) {
       if (field.topics) for (let i = 0; i < topicColumns; i++) columns.push(`topic${i}`)
       else columns.push(field.name)
     }
-    const line = (row: A, source: Record<string, unknown>, index: number): string | SinkError => {
+    const line = (row: Row, source: Record<string, unknown>, index: number): string | SinkError => {
       const cells: Array<string> = []
       if (chainIdOf !== undefined) cells.push(csvCell(String(chainIdOf(row))))
       for (let j = 0; j < fields.length; j++) {
@@ -366,5 +383,5 @@ export const encoder = <A, I>(
       }
       return cells.join(",") + csvRecordDelimiter
     }
-    return { format: "csv", columns, header: csvRecord(columns), encode: encodeWith(line) } satisfies RowEncoder<A>
+    return { format: "csv", columns, header: csvRecord(columns), encode: encodeWith(line) } satisfies RowEncoder<Row>
   })

@@ -420,6 +420,44 @@ describe("answers", () => {
       expect(fake.seen).toHaveLength(1)
     })))
 
+  it.scoped("fileRecords: the records as a file writes them, the same request, the same errors", () =>
+    driven(Effect.gen(function*() {
+      const fake = fakeHttp((r) =>
+        r.params.action === "getLogs"
+          ? ok([F.log, { ...F.log, logIndex: "0x", gasPrice: "0x" }])
+          : r.params.startblock === "13"
+          ? ok([{ ...F.normalTransaction, hash: "0x12" }])
+          : ok([F.normalTransaction, { ...F.normalTransaction, brandNewField: "42" }])
+      )
+      const client = yield* clientOn(fake)
+      const encodeAs = <A, I>(row: Schema.Schema<A, I>, rows: ReadonlyArray<A>) => Schema.encodeSync(Schema.Array(row))(rows)
+      const declared = (row: { readonly fields: object }, records: ReadonlyArray<object>) =>
+        records.map((r) => Object.fromEntries(Object.keys(row.fields).flatMap((k) => (k in r ? [[k, (r as Record<string, unknown>)[k]]] : []))))
+
+      const logs = yield* client.fileRecords("getLogs", { address: F.ADDRESS, fromBlock: 1, toBlock: 2 }, Schemas.LogFileRow)
+      expect(declared(Schemas.LogFileRow, logs)).toStrictEqual(
+        encodeAs(Schemas.LogFileRow, yield* client.getLogs({ address: F.ADDRESS, fromBlock: 1, toBlock: 2 }))
+      )
+      expect(logs[1]?.logIndex).toBe("0")
+      const txs = yield* client.fileRecords("txlist", { address: F.ADDRESS }, Schemas.NormalTransaction)
+      expect(declared(Schemas.NormalTransaction, txs)).toStrictEqual(
+        encodeAs(Schemas.NormalTransaction, yield* client.txlist({ address: F.ADDRESS }))
+      )
+      // The same request as the method's, parameter for parameter.
+      const [viaFile, viaMethod] = fake.seen.filter((r) => r.params.action === "getLogs")
+      expect(viaFile?.params).toStrictEqual(viaMethod?.params)
+
+      // A record that does not fit: the method's DecodeError, after one request.
+      const before = fake.seen.length
+      const bad = yield* Effect.flip(client.fileRecords("txlist", { address: F.ADDRESS, startBlock: 13 }, Schemas.NormalTransaction))
+      expect(bad._tag === "DecodeError" && !bad.transient).toBe(true)
+      expect(fake.seen.length).toBe(before + 1)
+      // Bad input: refused before anything is sent.
+      const refused = yield* Effect.flip(client.fileRecords("txlist", { address: "nope" }, Schemas.NormalTransaction))
+      expect(refused._tag).toBe("InvalidInputError")
+      expect(fake.seen.length).toBe(before + 1)
+    })))
+
   it.scoped("getabi on an unverified contract: NotOkError saying so; getsourcecode: a row saying so", () =>
     driven(Effect.gen(function*() {
       const fake = fakeHttp((r) =>

@@ -250,12 +250,12 @@ const clean = new Map<string, { readonly text: string; readonly calls: number }>
 describe("exports under injected faults", () => {
   layer(Layer.mergeAll(SimulatorLive, NodeContext.layer), { timeout: "120 seconds", excludeTestServices: true })((it) => {
     /** Exports a data set once with a fresh client; the client's counters come back with the summary. */
-    const exportOnce = (c: Case, out: string) =>
+    const exportOnce = (c: Case, out: string, adapt: (source: AnySource) => AnySource = (source) => source) =>
       Effect.gen(function*() {
         const sim = yield* Simulator.Simulator
         return yield* Effect.gen(function*() {
           const client = yield* Client.ExplorerClient
-          const source = yield* c.source(sim)
+          const source = adapt(yield* c.source(sim))
           const summary = yield* Exports.toFile(source, { out, quiet: true })
           return { summary, stats: yield* client.stats }
         }).pipe(Effect.provide(clientLayer(sim, c.plan).pipe(Layer.provide(NodeHttpClient.layerUndici))))
@@ -279,6 +279,24 @@ describe("exports under injected faults", () => {
             expect(stats.retries).toBe(0)
             expect(text).toBe(expected)
             clean.set(c.name, { text, calls: summary.manifest.calls })
+            if (source._tag === "Blocks") {
+              // Exports read block sources as file records (`fileBatches`); the decoded batches, encoded by
+              // the sinks, write the very same file in either format.
+              expect(source.fileBatches).toBeDefined()
+              const decodedOnly = (s: AnySource): AnySource => {
+                if (s._tag !== "Blocks") return s
+                const { fileBatches: _, ...rest } = s
+                return rest
+              }
+              for (const format of ["csv", "jsonl"] as const) {
+                const viaFile = path.join(dir, `${c.name}-file-records.${format}`)
+                const viaDecoded = path.join(dir, `${c.name}-decoded.${format}`)
+                yield* exportOnce(c, viaFile)
+                yield* exportOnce(c, viaDecoded, decodedOnly)
+                expect(readFileSync(viaFile, "utf8")).toBe(readFileSync(viaDecoded, "utf8"))
+                expect(readFileSync(viaFile, "utf8")).toBe(yield* expectedFile(records, c.wire, source.schema, format))
+              }
+            }
           }))
 
         for (const { label, rates, seeds } of configurations) {

@@ -22,6 +22,8 @@ type Named =
     readonly declared: ReadonlySet<string>
     readonly fastDecode: (input: unknown) => ReadonlyArray<unknown> | undefined
     readonly fastEncode: (records: ReadonlyArray<unknown>) => ReadonlyArray<unknown> | undefined
+    /** The export path: the records checked and passed through in place (the same struct on both sides). */
+    readonly transcode: ((input: unknown) => ReadonlyArray<unknown> | undefined) | undefined
   }
   | { readonly kind: "value"; readonly schema: Schema.Schema.AnyNoContext }
 
@@ -33,7 +35,8 @@ const list = <Fields extends Schema.Struct.Fields>(row: Schema.Struct<Fields>): 
     schema: Schema.Array(row) as unknown as Schema.Schema.AnyNoContext,
     declared: new Set(Object.keys(row.fields)),
     fastDecode: fast.decode,
-    fastEncode: (records) => fast.encode(records as ReadonlyArray<Schema.Struct<Fields>["Type"]>)
+    fastEncode: (records) => fast.encode(records as ReadonlyArray<Schema.Struct<Fields>["Type"]>),
+    transcode: S.transcodeRecords(row, row)
   }
 }
 const value = (schema: Schema.Schema.AnyNoContext): Named => ({ kind: "value", schema })
@@ -174,6 +177,14 @@ describe("real recorded answers", () => {
         expect(fast).toBeDefined()
         expect(fast).toStrictEqual(Schema.decodeUnknownSync(spec.schema)(records))
         expect(spec.fastEncode(fast ?? [])).toStrictEqual(records)
+        // the export path takes them too, and leaves them as the server wrote them
+        expect(spec.transcode).toBeDefined()
+        expect(spec.transcode?.(structuredClone(records))).toStrictEqual(records)
+        if (operation === "logs.getLogs") {
+          // …or writes them in decimal, exactly as decoding and encoding with the file's schema would
+          const viaSchemas = Schema.encodeSync(Schema.Array(S.LogFileRow))(Schema.decodeUnknownSync(Schema.Array(S.Log))(records))
+          expect(S.transcodeRecords(S.Log, S.LogFileRow)?.(structuredClone(records))).toStrictEqual(viaSchemas)
+        }
       }
       decodedOperations.add(operation)
     })

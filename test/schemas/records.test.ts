@@ -286,3 +286,117 @@ describe("LogFileRow", () => {
     expect(Schema.decodeUnknownSync(S.LogFileRow)(file)).toEqual(log)
   })
 })
+
+describe("transcodeRecords (the export path)", () => {
+  /** What the schemas give: decode with `wire`, encode with `file`. */
+  const viaSchemas = <W extends Schema.Struct.Fields, F extends Schema.Struct.Fields>(
+    wire: Schema.Struct<W>,
+    file: Schema.Struct<F>,
+    input: ReadonlyArray<unknown>
+  ) => Schema.encodeSync(Schema.Array(file) as unknown as Schema.Schema<unknown, unknown>)(
+    Schema.decodeUnknownSync(Schema.Array(wire) as unknown as Schema.Schema<unknown, unknown>)(input)
+  )
+
+  /** The declared fields of each record, as a file reads them (keys beyond them stay in place). */
+  const declaredOnly = (fields: ReadonlyArray<string>, records: ReadonlyArray<unknown>) =>
+    records.map((r) =>
+      Object.fromEntries(fields.filter((k) => (r as Record<string, unknown>)[k] !== undefined).map((k) => [k, (r as Record<string, unknown>)[k]]))
+    )
+
+  const agrees = <W extends Schema.Struct.Fields, F extends Schema.Struct.Fields>(name: string, wire: Schema.Struct<W>, file: Schema.Struct<F>) =>
+    it(`${name}: gives what decoding and encoding give, on generated records`, () => {
+      const transcode = S.transcodeRecords(wire, file)
+      expect(transcode).toBeDefined()
+      const encodeWire = Schema.encodeSync(Schema.Array(wire) as unknown as Schema.Schema<unknown, ReadonlyArray<unknown>>)
+      fc.assert(
+        fc.property(fc.array(Arbitrary.make(wire).map(withoutUndefined), { maxLength: 3 }), (records) => {
+          const input = encodeWire(records)
+          const expected = viaSchemas(wire, file, input)
+          const out = transcode?.(structuredClone(input))
+          expect(out).toBeDefined()
+          expect(declaredOnly(Object.keys(file.fields), out ?? [])).toStrictEqual(expected)
+        }),
+        { numRuns: 30 }
+      )
+    })
+  agrees("Log → LogFileRow (hex to decimal)", S.Log, S.LogFileRow)
+  agrees("NormalTransaction", S.NormalTransaction, S.NormalTransaction)
+  agrees("InternalTransaction", S.InternalTransaction, S.InternalTransaction)
+  agrees("Erc20Transfer", S.Erc20Transfer, S.Erc20Transfer)
+  agrees("Erc721Transfer", S.Erc721Transfer, S.Erc721Transfer)
+  agrees("Erc1155Transfer", S.Erc1155Transfer, S.Erc1155Transfer)
+
+  const log = (i: number): Record<string, unknown> => ({
+    address: address(i),
+    topics: [`0x${"ab".repeat(32)}`],
+    data: "0x",
+    blockNumber: "0x1a",
+    timeStamp: "0x5f5e100",
+    gasPrice: "0x",
+    gasUsed: "0x5208",
+    logIndex: "0x",
+    transactionHash: `0x${"cd".repeat(32)}`,
+    transactionIndex: "0x1",
+    extra: "kept"
+  })
+
+  it("rewrites the differing fields in place and keeps undeclared keys", () => {
+    const input = [log(1)]
+    const out = S.transcodeRecords(S.Log, S.LogFileRow)?.(input)
+    expect(out).toBe(input)
+    expect(out?.[0]).toMatchObject({ blockNumber: "26", timeStamp: "100000000", gasPrice: "0", gasUsed: "21000", logIndex: "0", transactionIndex: "1", extra: "kept" })
+  })
+
+  it("gives up on any invalid value, leaving the whole answer as it came (the schemas then report it)", () => {
+    for (const [key, bad] of [["transactionHash", "0x12"], ["topics", ["0xzz"]], ["blockNumber", "0x01"], ["gasPrice", 7], ["data", "0xgg"]] as const) {
+      const input = [log(1), { ...log(2), [key]: bad }]
+      const before = structuredClone(input)
+      expect(S.transcodeRecords(S.Log, S.LogFileRow)?.(input)).toBeUndefined()
+      expect(input).toStrictEqual(before)
+      expect(() => viaSchemas(S.Log, S.LogFileRow, input)).toThrow()
+    }
+    expect(S.transcodeRecords(S.Log, S.LogFileRow)?.([{ ...log(1), transactionHash: undefined }])).toBeUndefined()
+    expect(S.transcodeRecords(S.Log, S.LogFileRow)?.({ not: "a list" })).toBeUndefined()
+    expect(S.transcodeRecords(S.Log, S.LogFileRow)?.([null])).toBeUndefined()
+  })
+
+  it("an optional field the wire may leave out is left out of the file record too", () => {
+    const { blockHash: _, ...noHash } = { ...log(1), blockHash: `0x${"ef".repeat(32)}` }
+    const out = S.transcodeRecords(S.Log, S.LogFileRow)?.([noHash])
+    expect(out?.[0]).not.toHaveProperty("blockHash")
+  })
+
+  it("is not offered when the file needs a field the wire lacks, or a kind it does not know", () => {
+    expect(S.transcodeRecords(S.Log, Schema.Struct({ missing: S.DecimalInt }))).toBeUndefined()
+    const WithDefault = Schema.Struct({ n: S.DecimalInt, m: Schema.optionalWith(S.DecimalInt, { default: () => 7 }) })
+    expect(S.transcodeRecords(WithDefault, WithDefault)).toBeUndefined()
+  })
+})
+
+describe("fieldTests (the export path's checks of addresses and hashes)", () => {
+  const patterns = {
+    address: /^(?:0x[0-9a-fA-F]{40}|GENESIS)$/,
+    hash: /^(?:0x[0-9a-fA-F]{64}|GENESIS_[0-9a-fA-F]{40})$/,
+    hexData: /^0x[0-9a-fA-F]*$/,
+    hash32: /^0x[0-9a-fA-F]{64}$/
+  } as const
+  const hexChars = fc.constantFrom(..."0123456789abcdefABCDEFgxX G_ENSI\u00e9\u0660".split(""))
+  const candidates = fc.oneof(
+    fc.string(),
+    fc.tuple(fc.constantFrom("0x", "0X", "GENESIS_", "GENESIS", ""), fc.array(hexChars, { maxLength: 70 })).map(([p, cs]) => p + cs.join("")),
+    fc.tuple(fc.constantFrom(40, 64), fc.nat(63)).map(([n, i]) => {
+      const digits = "a".repeat(n).split("")
+      digits[i % n] = "g"
+      return "0x" + digits.join("")
+    })
+  )
+  for (const [name, regex] of Object.entries(patterns)) {
+    it(`${name} agrees with the schema's regular expression`, () => {
+      const test = S.fieldTests[name as keyof typeof patterns]
+      fc.assert(fc.property(candidates, (s) => test(s) === regex.test(s)), { numRuns: 3000 })
+      for (const s of ["0x" + "a".repeat(40), "0x" + "F".repeat(64), "GENESIS", "GENESIS_" + "0".repeat(40), "0x", "0x" + "a".repeat(63)]) {
+        expect(test(s)).toBe(regex.test(s))
+      }
+    })
+  }
+})
