@@ -12,8 +12,13 @@
  * Args: --base-url URL --key KEY --plan PLAN --dataset txs|logs --address A --from-block N --to-block N
  *       --out FILE [--rate CALLS_PER_SECOND] [--seconds N: stop the export after N seconds] [--verify FILE]
  */
-import { NodeContext } from "@effect/platform-node"
-import { Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import * as Client from "../src/Client.js"

@@ -244,3 +244,19 @@ export const compare = (oracleLines: ReadonlyArray<string>, rows: ReadonlyArray<
   for (const [row, n] of expected) matched += Math.min(n, seen.get(row) ?? 0)
   return { oracleRows: oracleLines.length, matched, missing: oracleLines.length - matched, duplicated, unexpected }
 }
+
+/** Runs a plain JavaScript file (compiled or bundled) in a node process of its own and returns its BENCH_RESULT. */
+export const runCompiled = async <A>(script: string, childArgs: ReadonlyArray<string>, nodeArgs: ReadonlyArray<string>): Promise<A> => {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeArgs, script, ...childArgs], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d: Buffer) => void (stdout += d.toString()))
+    child.stderr.on("data", (d: Buffer) => void (stderr += d.toString()))
+    child.on("exit", (code) => {
+      const line = stdout.split("\n").reverse().find((l) => l.startsWith("BENCH_RESULT "))
+      if (line === undefined) reject(new Error(`${script} ended (${code}) without a result:\n${stderr.slice(-2000)}`))
+      else resolve(JSON.parse(line.slice("BENCH_RESULT ".length)) as A)
+    })
+  })
+}

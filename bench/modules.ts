@@ -1,7 +1,9 @@
 /**
- * What a process holds before it exports anything: RSS and V8 heap after Node starts, then after each
- * layer of modules an explorer-etl program loads (the `effect` index, the `@effect/platform-node` index,
- * explorer-etl itself). Run compiled (dist/bench/modules.js) with plain node.
+ * What a process holds before it exports anything: RSS and V8 heap after Node starts, after explorer-etl
+ * loads (its modules import the Effect packages module by module: `effect/Effect`, `effect/Schema`, …),
+ * and after the `effect` and `@effect/platform-node` indexes, which load every module of both packages
+ * (what `import { Effect } from "effect"` in a program of your own adds). Run compiled
+ * (dist/bench/modules.js) with plain node.
  */
 import { emit, round, rssMb } from "./lib.js"
 
@@ -11,12 +13,12 @@ const main = async () => {
   const steps: Array<{ readonly step: string; readonly rssMb: number; readonly heapMb: number }> = []
   const mark = (step: string) => steps.push({ step, rssMb: round(rssMb(), 1), heapMb: round(heapMb(), 1) })
   mark("node")
-  await import("effect")
-  mark("+ effect (index: every module)")
-  await import("@effect/platform-node")
-  mark("+ @effect/platform-node (index)")
   await import("../src/index.js")
-  mark("+ explorer-etl")
+  mark("+ explorer-etl (deep imports of the Effect modules it uses)")
+  await import("effect")
+  mark("+ the effect index (every module)")
+  await import("@effect/platform-node")
+  mark("+ the @effect/platform-node index (every module)")
   return { steps }
 }
 

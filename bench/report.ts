@@ -40,7 +40,16 @@ export interface Results {
   readonly cpu: {
     readonly captured?: Readonly<Record<string, { readonly pages: number; readonly rows: number; readonly bytes: number }>>
     readonly rounds?: number
-    readonly cases?: Readonly<Record<string, { readonly explorer: number; readonly baseline: number; readonly ratio: number }>>
+    readonly cases?: Readonly<
+      Record<string, {
+        readonly explorer: number
+        readonly baseline: number
+        readonly ratio: number
+        /** JSONL only: JSON.parse + JSON.stringify per record, a stricter reference with no goal. */
+        readonly strict?: number
+        readonly strictRatio?: number
+      }>
+    >
     readonly stages?: Readonly<Record<string, Readonly<Record<string, number>>>>
     readonly peakRssMb?: number
   }
@@ -109,9 +118,9 @@ export const render = (r: Results): string => {
   const memoryBy = (config: string) => r.memory.filter((m) => m.config === config && m.dataset === "logs")
   const configNames = [...new Set(r.memory.map((m) => m.config))]
   const tsxMemory = memoryBy("tsx")
-  const compiledMemory = memoryBy("compiled")
-  const bundledMemory = memoryBy("bundled")
-  const cappedMemory = memoryBy("bundled, heap ≤ 96 MB")
+  const cliMemory = memoryBy("CLI")
+  const defaultsMemory = memoryBy("V8 defaults")
+  const cappedMemory = memoryBy("heap ≤ 96 MB")
   /**
    * "Flat" is judged on the live heap (what a full collection leaves, sampled every second) of the
    * smallest and the largest export: at most +15 % or +5 MB, whichever is larger. Peak RSS is shown
@@ -144,7 +153,8 @@ export const render = (r: Results): string => {
     }
   })
   for (const [name, c] of Object.entries(cases)) {
-    line(`| 2 | CPU path ${name}: explorer-etl ÷ baseline | ${n(c.explorer)} ÷ ${n(c.baseline)} rows/s = ${c.ratio} | ≥ 0.7 | ${mark(c.ratio >= 0.7)} |`)
+    const strict = c.strictRatio === undefined ? "" : ` (against JSON.parse + JSON.stringify, no goal: ${c.strictRatio})`
+    line(`| 2 | CPU path ${name}: explorer-etl ÷ baseline (JSON.parse + csv-stringify) | ${n(c.explorer)} ÷ ${n(c.baseline)} rows/s = ${c.ratio}${strict} | ≥ 0.7 | ${mark(c.ratio >= 0.7)} |`)
   }
   line(`| 2 | Keeps up with the top plan (30 calls/s × 10,000 rows = 300,000 rows/s)? | best CPU path ${n(bestCpu("txs"))} rows/s (${pct(bestCpu("txs") / TOP_PLAN_ROWS_PER_SECOND)}); end to end ${n(Math.max(...e2eTxs.map((e) => e.rowsPerSecond ?? 0)))} rows/s | 300,000 | ${mark(bestCpu("txs") >= TOP_PLAN_ROWS_PER_SECOND)} |`)
   if (liveFirst !== undefined && liveLast !== undefined) {
@@ -154,7 +164,10 @@ export const render = (r: Results): string => {
     const rows = memoryBy(config)
     if (rows.length === 0) continue
     const peaks = rows.map((m) => `${n(m.targetRows)} rows: ${n(m.peakRssMb)} MB`).join(", ")
-    line(`| 3 | Peak RSS, log exports (${config}${config === "compiled" ? ": as bin/explorer-etl.js runs" : ""}) | ${peaks} | < 150 MB | ${mark(rows.every((m) => m.peakRssMb < 150))} |`)
+    const txs = r.memory.find((m) => m.config === config && m.dataset === "txs")
+    const txsText = txs === undefined ? "" : `; txs (10,000-row pages): ${n(txs.peakRssMb)} MB`
+    const judged = config === "CLI" ? " — the goal's measure" : " (no goal: shown for comparison)"
+    line(`| 3 | Peak RSS, log exports (${config}${config === "CLI" ? ": as bin/explorer-etl.js runs" : ""})${judged} | ${peaks}${txsText} | < 150 MB | ${config === "CLI" ? mark(rows.every((m) => m.peakRssMb < 150) && (txs === undefined || txs.peakRssMb < 150)) : "–"} |`)
   }
   for (const x of r.naive) {
     const peer = x.naive as { rowsExported?: number; missing?: number; duplicated?: number; errors?: ReadonlyArray<string> }
@@ -182,7 +195,7 @@ export const render = (r: Results): string => {
   line()
   const pro = r.rate.find((x) => !x.goal)
   if (pro !== undefined) {
-    line(`On the professional plan (30/s) a single export of 1,000-row log pages reaches ${pct(pro.utilisation)} of the budget: there the CPU path (decode, encode, write: ${n(pro.rowsPerSecond)} rows/s, see §2), not the limiter, sets the pace.`)
+    line(`On the professional plan (30/s) a single export of 1,000-row log pages reaches ${pct(pro.utilisation)} of the budget: there the CPU path (parse, check, write: ${n(pro.rowsPerSecond)} rows/s, see §2), not the limiter, sets the pace.`)
     line()
   }
   line("The limiter spaces calls 1000 ÷ (rate × 0.97) ms apart (a 3 % margin, rounded up to the millisecond): 344 ms on free, 104 ms on standard, 516 ms for the throttled lane — 96.9 %, 96.2 % and 96.9 % of the budget at best; a start that fires late by a timer's usual 1–2 ms is made up by the next one (never more than 2 ms). Any N + 1 consecutive starts are then at least N × spacing − 2 ms apart: 1,030 ms on free, 1,038 ms on standard (the throttled lane spaces each start from the previous actual one: 1,032 ms) — 30 ms or more of slack for whatever shifts an arrival (network, the simulator's own pauses: it timestamps a request when its handler runs, so its event-loop delay is shown). A block-cursor export has one request in flight at a time: against a real server with latency L, one export makes at most 1 ÷ (L + processing) calls/s, so to use a large budget run several exports (chains, data sets, address ranges) in one program — they share the key's limiter.")
@@ -191,22 +204,26 @@ export const render = (r: Results): string => {
   line("## 2. The CPU path")
   line()
   const cap = r.cpu.captured ?? {}
-  line(`Bodies captured once from the simulator and replayed in-process (no network): ${Object.entries(cap).map(([k, v]) => `${k}: ${v.pages} pages, ${n(v.rows)} rows, ${n(v.bytes / 1e6, 1)} MB`).join("; ")}. explorer-etl = \`Exports.toFile\` (client checks and limiter, classification, JSON.parse, record decoding through the schemas, block cursor, sinks' encoder, sha256, checkpoints, manifest) to a file; baseline = JSON.parse + csv-stringify of the raw records (CSV) or JSON.stringify per record (JSONL) to a file. Median of ${r.cpu.rounds ?? "?"} alternating rounds.`)
+  line(`Bodies captured once from the simulator and replayed in-process (no network): ${Object.entries(cap).map(([k, v]) => `${k}: ${v.pages} pages, ${n(v.rows)} rows, ${n(v.bytes / 1e6, 1)} MB`).join("; ")}. explorer-etl = \`Exports.toFile\` (client checks and limiter, classification, JSON.parse, every record checked against its schema and written in the file's encoding, block cursor, sha256, checkpoints, manifest) to a file. Baseline, as the issue defines it: JSON.parse + csv-stringify of the raw records to a file, the reference of the CSV and the JSONL ratios alike. For JSONL a stricter reference is shown beside it with no goal: JSON.parse + one JSON.stringify per raw record (no checks, no CSV quoting: about the least any JSONL writer can do). Median of ${r.cpu.rounds ?? "?"} alternating rounds.`)
   line()
-  line("| Case | explorer-etl rows/s | baseline rows/s | ratio (goal ≥ 0.7) |")
-  line("|---|---|---|---|")
-  for (const [name, c] of Object.entries(cases)) line(`| ${name} | ${n(c.explorer)} | ${n(c.baseline)} | ${c.ratio} ${c.ratio >= 0.7 ? "✓" : "✗"} |`)
+  line("| Case | explorer-etl rows/s | baseline rows/s (JSON.parse + csv-stringify) | ratio (goal ≥ 0.7) | JSON.parse + JSON.stringify rows/s (no goal) | ratio to it |")
+  line("|---|---|---|---|---|---|")
+  for (const [name, c] of Object.entries(cases)) {
+    line(`| ${name} | ${n(c.explorer)} | ${n(c.baseline)} | ${c.ratio} ${c.ratio >= 0.7 ? "✓" : "✗"} | ${n(c.strict)} | ${c.strictRatio ?? "–"} |`)
+  }
   line()
   line("Stages on their own (rows/s, same bodies, best of three passes):")
   line()
-  line("| Data set | JSON.parse | client call (parse + classify + decode) | encode CSV | encode JSONL | csv-stringify of raw records | JSON.stringify per raw record |")
-  line("|---|---|---|---|---|---|---|")
-  for (const [name, s] of Object.entries(stages)) {
-    line(`| ${name} | ${n(s.jsonParse)} | ${n(s.clientCall)} | ${n(s.encodeCsv)} | ${n(s.encodeJsonl)} | ${n(s.csvStringify)} | ${n(s.jsonStringify)} |`)
+  line("| Data set | JSON.parse | file records (parse + classify + check, what exports call) | client call (parse + classify + decode) | write CSV / JSONL from file records | encode CSV / JSONL from decoded records | csv-stringify of raw records | JSON.stringify per raw record |")
+  line("|---|---|---|---|---|---|---|---|")
+  for (const [name, st] of Object.entries(stages)) {
+    line(`| ${name} | ${n(st.jsonParse)} | ${n(st.fileRecords)} | ${n(st.clientCall)} | ${n(st.writeCsv)} / ${n(st.writeJsonl)} | ${n(st.encodeCsv)} / ${n(st.encodeJsonl)} | ${n(st.csvStringify)} | ${n(st.jsonStringify)} |`)
   }
   line()
   const parseTxs = stages.txs?.jsonParse ?? 0
-  line(`**300,000 rows/s?** No. On one core of this machine JSON.parse alone reads ${n(parseTxs)} txlist rows/s (${pct(parseTxs / TOP_PLAN_ROWS_PER_SECOND)} of 300,000), so neither explorer-etl nor the baseline can keep up with the top plan's 30 × 10,000-row pages; explorer-etl's best CPU path is ${n(bestCpu("txs"))} rows/s (${pct(bestCpu("txs") / TOP_PLAN_ROWS_PER_SECOND)}). What bounds it, per row: JSON.parse (a native floor no client avoids), then the typed decode (every field checked by its schema's pattern, five amounts to bigint), then encoding back (each field checked again, bigints written back to text), sha256 and the writes. JSONL suffers most against its baseline because the baseline does nothing but parse and stringify: explorer-etl's extra decode + encode of every field costs about as much as both. CSV compares better because csv-stringify is slower than explorer-etl's own CSV writing.`)
+  line(`**Where the time goes.** An export never builds the decoded records: the client checks each field of each record on the wire (the very checks its schema makes: hex digits of every hash and topic, canonical numbers) and writes the file's encoding in place (logs: hex to decimal; the account lists: the server's own text), and the sinks write those texts as they are. Per row that leaves JSON.parse (a native floor every client pays), the checks (about as costly again on log rows, whose data and four topics are ~600 hex digits), writing the line, sha256 and the writes. Against csv-stringify explorer-etl is faster or close; against a bare JSON.stringify, which checks nothing, the checks are the difference.`)
+  line()
+  line(`**300,000 rows/s?** No. On one core of this machine JSON.parse alone reads ${n(parseTxs)} txlist rows/s (${pct(parseTxs / TOP_PLAN_ROWS_PER_SECOND)} of 300,000), so neither explorer-etl nor either baseline can keep up with the top plan's 30 × 10,000-row pages; explorer-etl's best CPU path is ${n(bestCpu("txs"))} rows/s (${pct(bestCpu("txs") / TOP_PLAN_ROWS_PER_SECOND)}). It is bound by one core: JSON.parse, the checks, the writing. Reaching the top plan's rate would take several exports in parallel processes (chains, data sets, block ranges), each with a core of its own, sharing the key's budget.`)
   line()
   line("End to end against the simulator process (limits off, professional plan, client rate raised to 1,000 calls/s; the simulator uses the other core):")
   line()
@@ -232,17 +249,19 @@ export const render = (r: Results): string => {
   line()
   const before = (rows: ReadonlyArray<{ readonly rssBeforeMb: number }>) => rows[0]?.rssBeforeMb ?? 0
   const capped = cappedMemory[cappedMemory.length - 1]
-  const uncapped = bundledMemory[bundledMemory.length - 1]
-  const compiledPeaks = compiledMemory.map((m) => m.peakRssMb)
-  line(`**Flat.** The data an export holds does not grow with its rows: the heap a full collection leaves stays at ${liveRows.map((m) => `${n(liveOf(m), 1)} MB`).join(", ")} for ${liveRows.map((m) => n(m.targetRows)).join(", ")} rows (the page in flight, the next one read ahead, the encoder's text, the file buffer), and the ${n(capped?.targetRows)}-row export runs to the end with V8's heap capped at 96 MB. Peak RSS without a cap (${compiledPeaks.map((p) => `${n(p)} MB`).join(", ")} compiled) tells when V8 chose to collect, not what the export holds: with a high allocation rate and no pressure it lets garbage pile up, and the smallest export ends before the heap has grown.`)
+  const cliLargest = cliMemory[cliMemory.length - 1]
+  const defaults = defaultsMemory[defaultsMemory.length - 1]
+  const cliTxs = r.memory.find((m) => m.config === "CLI" && m.dataset === "txs")
+  const cliOk = cliMemory.length > 0 && cliMemory.every((m) => m.peakRssMb < 150) && (cliTxs === undefined || cliTxs.peakRssMb < 150)
+  line(`**Flat.** The data an export holds does not grow with its rows: the heap a full collection leaves stays at ${liveRows.map((m) => `${n(liveOf(m), 1)} MB`).join(", ")} for ${liveRows.map((m) => n(m.targetRows)).join(", ")} rows (the page in flight, the next one read ahead, the encoder's text, the file buffer), and the ${n(capped?.targetRows)}-row export runs to the end with V8's heap capped at 96 MB.`)
+  line()
+  line(`**Peak RSS ${cliOk ? "under" : "not under"} 150 MB** as the CLI runs: ${cliMemory.map((m) => `${n(m.peakRssMb)} MB for ${n(m.targetRows)} log rows`).join(", ")}${cliTxs === undefined ? "" : `, ${n(cliTxs.peakRssMb)} MB for ${n(cliTxs.rows)} transactions in 10,000-row pages`}. Two things make it so. The modules: explorer-etl imports the Effect packages module by module (\`effect/Effect\`, \`@effect/platform/HttpClient\`, …) rather than through their indexes, which load every module of each package, so the process holds ~${n(before(cliMemory))} MB before the first row (table below). And V8's appetite: an export allocates fast and keeps little (each page is parsed, checked, written and dropped within milliseconds), and with its default settings V8 lets that garbage pile up — the same compiled export with V8's defaults peaks at ${n(defaults?.peakRssMb)} MB for ${n(defaults?.targetRows)} rows at ${n(defaults?.rowsPerSecond)} rows/s. The CLI (bin/v8-settings.js) keeps the young generation at its starting size and lets the old one grow by 25 % over what survived the last full collection: ${n(cliLargest?.peakRssMb)} MB at ${n(cliLargest?.rowsPerSecond)} rows/s. More collections cost some throughput on the CPU path, which rarely sets the pace behind a rate limit; \`EXPLORER_ETL_V8_DEFAULTS=1\` keeps V8's defaults. Programs of your own (tsx scripts, the library) run with whatever settings you give node: \`node --semi-space-growth-factor=1 --heap-growing-percent=25 …\` does the same; through tsx a process starts at ~${n(before(tsxMemory))} MB (tsx's loader thread, source maps, modules compiled on the fly).`)
   line()
   line("What the modules alone hold, before any export (compiled, plain node):")
   line()
   line("| Loaded | RSS | V8 heap used |")
   line("|---|---|---|")
   for (const m of r.modules) line(`| ${m.step} | ${n(m.rssMb)} MB | ${n(m.heapMb)} MB |`)
-  line()
-  line(`**Not under 150 MB**, and what dominates it. Before the first row the CLI's process already holds ~${n(before(compiledMemory))} MB compiled: Node itself and the \`effect\` and \`@effect/platform-node\` indexes, which load every module of both packages (table above); tree-shaken into one file the same program starts at ~${n(before(bundledMemory))} MB, and through tsx at ~${n(before(tsxMemory))} MB (tsx's loader thread, source maps, modules compiled on the fly). The export itself then adds V8's garbage, not data: the allocation rate is high (a page is parsed, decoded, encoded and hashed every few milliseconds, and nothing of it outlives the page) and V8 lets it pile up before collecting, more so the bigger the heap it started with. Capping the heap shows it: the bundled ${n(capped?.targetRows)}-row export with \`--max-old-space-size=96\` peaks at ${n(capped?.peakRssMb)} MB (instead of ${n(uncapped?.peakRssMb)} MB) at ${n(capped?.rowsPerSecond)} rows/s (instead of ${n(uncapped?.rowsPerSecond)}; its full collection every second costs part of the difference). The ways under 150 MB are outside the export path: a tree-shaken build of the CLI, deep imports instead of the package indexes, and \`NODE_OPTIONS=--max-old-space-size=96\`.`)
   line()
 
   line("## 4. Against a naive peer")

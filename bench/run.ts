@@ -7,8 +7,9 @@
  *    operations (2/s), against a simulator enforcing its windows with no tolerance.
  * 2. The CPU path (bench/cpu.ts) beside a JSON.parse + csv-stringify / JSON.stringify baseline on the same
  *    bodies, and end-to-end exports with the limits off.
- * 3. Peak RSS of exports of 10k, 100k and 1M rows: compiled (dist/, as bin/explorer-etl.js runs),
- *    bundled (esbuild), bundled with a capped heap, and through tsx; and what the modules alone hold.
+ * 3. Peak RSS of exports of 10k, 100k and 1M rows: compiled with the CLI's V8 settings (as
+ *    bin/explorer-etl.js runs), with V8's defaults, with a capped heap, and through tsx; and what the
+ *    modules alone hold.
  * 4. A naive page++ peer beside explorer-etl on the same queries, compared with the oracle.
  * 5. The simulator's serving rate.
  *
@@ -18,7 +19,7 @@
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
-import { args, type BenchDataset, machine, repoRoot, round, runChild, type ServerProcess, startServer } from "./lib.js"
+import { args, type BenchDataset, machine, repoRoot, round, runChild, runCompiled, type ServerProcess, startServer } from "./lib.js"
 import { render, type Results } from "./report.js"
 import type { RateFigures } from "./timing.js"
 
@@ -138,7 +139,7 @@ const main = async () => {
   }
 
   const strictSizes = { busy: quick ? 30_000 : 60_000, heavy: 200_000 }
-  log("compiling to dist/ (tsc, incremental: what bin/explorer-etl.js runs), bundling bench/export.ts (esbuild), starting two simulators")
+  log("compiling to dist/ (tsc, incremental: what bin/explorer-etl.js runs), starting two simulators")
   const compiled = path.join(repoRoot, "dist", "bench", "export.js")
   try {
     execFileSync(path.join(repoRoot, "node_modules", ".bin", "tsc"), ["-p", "."], { cwd: repoRoot, stdio: "ignore" })
@@ -148,11 +149,6 @@ const main = async () => {
   if (!existsSync(compiled) || statSync(compiled).mtimeMs < statSync(path.join(repoRoot, "bench", "export.ts")).mtimeMs) {
     throw new Error("dist/bench/export.js is missing or stale after tsc -p .")
   }
-  const bundle = path.join(work, "export.mjs")
-  execFileSync(path.join(repoRoot, "node_modules", ".bin", "esbuild"), [
-    "bench/export.ts", "--bundle", "--platform=node", "--format=esm", `--outfile=${bundle}`, "--log-level=warning",
-    "--banner:js=import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);"
-  ], { cwd: repoRoot })
   // A: the windows enforced with no tolerance (rates, naive peer); B: no limits (throughput, memory, serving).
   const [strict, open] = await Promise.all([
     // Lean, so that its own GC pauses (which shift arrival times as its windows see them) stay short.
@@ -266,10 +262,12 @@ const main = async () => {
       const to = rows >= dB.heavyContract.logs ? dB.latestBlock : await rangeFor(open, logsQuery(dB), 0, dB.latestBlock, rows)
       memoryRanges.push({ rows, to })
     }
-    // How each process runs: compiled as the CLI runs (dist/); tree-shaken into one file (esbuild); that
-    // bundle with V8's heap capped and a full collection every second, whose leftover heap is the data the
-    // export really holds (what "constant memory" is judged on); and the sources through tsx.
+    // How each process runs: compiled with the CLI's V8 settings (bin/v8-settings.js, as bin/explorer-etl.js
+    // runs); compiled with V8's defaults; compiled with the heap capped and a full collection every second,
+    // whose leftover heap is the data the export really holds (what "constant memory" is judged on); and
+    // the sources through tsx.
     const largest = sizes.memory.slice(-1)
+    const cliSettings = ["--import", path.join(repoRoot, "bin", "v8-settings.js")]
     const configs: ReadonlyArray<{
       readonly name: string
       readonly description: string
@@ -278,23 +276,23 @@ const main = async () => {
       readonly txs: boolean
     }> = [
       {
-        name: "compiled",
-        description: "dist/ built by tsc, plain node (how bin/explorer-etl.js runs)",
-        run: (childArgs) => runCompiled(compiled, childArgs, []),
+        name: "CLI",
+        description: "dist/ built by tsc, plain node with the CLI's V8 settings (bin/v8-settings.js): how bin/explorer-etl.js runs",
+        run: (childArgs) => runCompiled<ExportResult>(compiled, childArgs, cliSettings),
         sizes: sizes.memory,
         txs: true
       },
       {
-        name: "bundled",
-        description: "the same code tree-shaken into one file by esbuild, plain node",
-        run: (childArgs) => runCompiled(bundle, childArgs, []),
+        name: "V8 defaults",
+        description: "the same compiled code with V8's default heap settings (a library user's own process)",
+        run: (childArgs) => runCompiled<ExportResult>(compiled, childArgs, []),
         sizes: largest,
         txs: true
       },
       {
-        name: "bundled, heap ≤ 96 MB",
-        description: "the esbuild bundle, node --max-old-space-size=96 --expose-gc (a full collection every second; its leftover heap is the live data)",
-        run: (childArgs) => runCompiled(bundle, childArgs, ["--max-old-space-size=96", "--expose-gc"]),
+        name: "heap ≤ 96 MB",
+        description: "compiled, node --max-old-space-size=96 --expose-gc (a full collection every second; its leftover heap is the live data)",
+        run: (childArgs) => runCompiled<ExportResult>(compiled, childArgs, ["--max-old-space-size=96", "--expose-gc"]),
         sizes: sizes.memory,
         txs: false
       },
@@ -414,23 +412,6 @@ const main = async () => {
     await Promise.all([strict.stop(), open.stop()])
     rmSync(work, { recursive: true, force: true })
   }
-}
-
-/** Runs a compiled bench script (dist/ or the esbuild bundle) with plain node. */
-const runCompiled = async <A = ExportResult>(script: string, childArgs: ReadonlyArray<string>, nodeArgs: ReadonlyArray<string>): Promise<A> => {
-  const { spawn } = await import("node:child_process")
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, script, ...childArgs], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d: Buffer) => void (stdout += d.toString()))
-    child.stderr.on("data", (d: Buffer) => void (stderr += d.toString()))
-    child.on("exit", (code) => {
-      const line = stdout.split("\n").reverse().find((l) => l.startsWith("BENCH_RESULT "))
-      if (line === undefined) reject(new Error(`${script} ended (${code}) without a result:\n${stderr.slice(-2000)}`))
-      else resolve(JSON.parse(line.slice("BENCH_RESULT ".length)) as A)
-    })
-  })
 }
 
 const rerender = async () => {

@@ -6,7 +6,9 @@
  * `stats` (with the event loop's largest delay since `resetStats`), `resetStats`, `setFaults { faults }`, `oracleCount { query }`, `oracleToFile { query, path }`
  * (one wire record per line, as `JSON.stringify` writes it), `warm { query }` (builds a data set's rows).
  */
-import { Effect, Exit, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import { createWriteStream } from "node:fs"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { createInterface } from "node:readline"

@@ -5,7 +5,10 @@
  *
  * Args: --base-url URL --key KEY --plan PLAN --token A --holder A --block N [--seconds 15] [--fibers 4]
  */
-import { Duration, Effect, Layer, Redacted } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as Client from "../src/Client.js"
 import type * as Plan from "../src/Plan.js"
 import { arg, args, emit, round } from "./lib.js"

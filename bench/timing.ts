@@ -2,9 +2,10 @@
  * What the measurement children share: the undici `HttpClient` with every request's send time recorded
  * (the client sees them after its limiter), and the rate figures computed from those times.
  */
-import { HttpClient } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 /** The platform client, recording the time (performance.now, ms) each request leaves. */
 export const recordingHttp = (sent: Array<number>): Layer.Layer<HttpClient.HttpClient> =>

@@ -24,7 +24,9 @@
  * Run every day at 00:30 UTC:
  *     explorer-etl run pipelines/chain-daily-stats.ts --plan standard --every "30 0 * * *"
  */
-import { Clock, Effect, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Pipeline from "../src/Pipeline.js"
 import * as Schemas from "../src/schemas/index.js"
 import * as Sources from "../src/streams/Sources.js"

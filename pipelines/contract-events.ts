@@ -24,7 +24,8 @@
  * Run every hour, each run incremental (keep the last 12 blocks out until final):
  *     explorer-etl run pipelines/contract-events.ts --every "0 * * * *" --confirmations 12
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Pipeline from "../src/Pipeline.js"
 import * as Schemas from "../src/schemas/index.js"
 import * as Sources from "../src/streams/Sources.js"

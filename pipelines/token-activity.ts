@@ -31,7 +31,8 @@
  * Run every hour, each run incremental:
  *     explorer-etl run pipelines/token-activity.ts --plan standard --every "0 * * * *"
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Pipeline from "../src/Pipeline.js"
 import * as Schemas from "../src/schemas/index.js"
 import * as Sources from "../src/streams/Sources.js"

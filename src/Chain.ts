@@ -7,7 +7,7 @@
  * const polygon = Chain.ChainId.make(137)
  * Chain.byId(polygon)?.name // "Polygon Mainnet"
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** A chain id as the API's `chainid` parameter takes it: one positive integer, branded. */
 export const ChainId = Schema.Int.pipe(Schema.positive(), Schema.brand("ChainId"))

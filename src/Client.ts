@@ -20,24 +20,24 @@
  *   Effect.provide(Client.layer({ apiKey: Redacted.make(process.env.MY_KEY ?? ""), plan: "standard" })),
  *   Effect.provide(NodeHttpClient.layerUndici))
  */
-import { HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
-import {
-  Config,
-  ConfigError,
-  Context,
-  Duration,
-  Effect,
-  Either,
-  Layer,
-  Metric,
-  Option,
-  ParseResult,
-  Redacted,
-  Ref,
-  Schedule,
-  Schema,
-  Scope
-} from "effect"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
 import * as Chain from "./Chain.js"
 import * as ExplorerConfig from "./Config.js"
 import * as Errors from "./Errors.js"

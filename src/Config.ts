@@ -10,7 +10,12 @@
  * // or, from EXPLORER_API_KEY / ETHERSCAN_API_KEY, EXPLORER_PLAN, …:
  * const fromEnv = Client.layerConfig()
  */
-import { Config, ConfigError, Duration, Either, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Duration from "effect/Duration"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Chain from "./Chain.js"
 import * as Plan from "./Plan.js"
 

@@ -7,7 +7,8 @@
  * explorer.topholders({ chainId: 999, contractAddress }).pipe(
  *   Effect.catchTag("UnsupportedChainError", (e) => Effect.logWarning(e.message)))
  */
-import { Either, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 
 /** Where a failure happened: the call, never its key. */
 const context = {

@@ -7,8 +7,10 @@
  * const source = yield* Sources.logs({ chainId: 137, address, fromBlock: 50_000_000 })
  * const summary = yield* Exports.toFile(source, { out: "out/logs.csv", resume: true, confirmations: 64 })
  */
-import type { FileSystem, Path } from "@effect/platform"
-import { Effect, Stream } from "effect"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { ExplorerClient } from "./Client.js"
 import type { StreamError } from "./Errors.js"
 import * as Export from "./sinks/Export.js"

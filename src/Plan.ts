@@ -8,7 +8,7 @@
  * Plan.limits.standard.callsPerSecond // 10
  * Plan.allows("free", "topholders")   // false: a PRO operation
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The plans of the explorer API, lowest first. */
 export const plans = ["free", "lite", "standard", "advanced", "professional", "proplus"] as const

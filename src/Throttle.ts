@@ -27,7 +27,14 @@
  * shares the first one's limiter (and a warning is logged): the server counts per key, not per
  * client.
  */
-import { Clock, Duration, Effect, Exit, Option, Redacted, Ref, Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
 import { globalValue } from "effect/GlobalValue"
 import { createHash } from "node:crypto"
 

@@ -4,8 +4,11 @@
  * a named operation is checked and decoded by the client's schemas, any other module/action goes
  * through the client's generic `request` and prints the raw `result`.
  */
-import { Args, Command } from "@effect/cli"
-import { Console, Effect, Schema } from "effect"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { ExplorerClient } from "../Client.js"
 import * as Plan from "../Plan.js"
 import * as Environment from "./Environment.js"

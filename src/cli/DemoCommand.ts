@@ -3,9 +3,12 @@
  * run every ready pipeline against it (Pro Plus demo key, so every operation is allowed), write their
  * files (default ./out) and print what was written. No key, no network.
  */
-import { Command, Options } from "@effect/cli"
-import { NodeContext } from "@effect/platform-node"
-import { Console, Effect, Option } from "effect"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { pipelines } from "../../pipelines/index.js"
 import * as ExplorerConfig from "../Config.js"
 import { DemoData } from "../DemoData.js"

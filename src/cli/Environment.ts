@@ -4,9 +4,14 @@
  * With `--simulator` the embedded simulator starts in-process and the client uses its demo key for
  * the chosen plan; otherwise the key comes from `--api-key`, then EXPLORER_API_KEY, then ETHERSCAN_API_KEY.
  */
-import { Options } from "@effect/cli"
-import { NodeHttpClient } from "@effect/platform-node"
-import { Config, Effect, Either, Layer, Option, Redacted } from "effect"
+import * as Options from "@effect/cli/Options"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Chain from "../Chain.js"
 import { type InvalidInputError, UnsupportedChainError } from "../Errors.js"
 import { badFlag } from "./Errors.js"

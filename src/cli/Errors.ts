@@ -2,9 +2,11 @@
  * How the CLI reports a failure: one stderr line `error <ErrorTag>: <message>` and a non-zero exit.
  * The message of every explorer-etl error holds the server's words, never the key or the URL.
  */
-import { ValidationError } from "@effect/cli"
-import { HelpDoc } from "@effect/cli"
-import { Cause, Effect, Option } from "effect"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { InvalidInputError } from "../Errors.js"
 
 /** A flag or argument the CLI refuses before any request is sent. */

@@ -3,9 +3,11 @@
  * [--allow-partial]` with one subcommand per data set, each taking only its own filters (any other
  * flag is refused before a request is sent) plus the API options.
  */
-import { Command, Options } from "@effect/cli"
-import { NodeContext } from "@effect/platform-node"
-import { Effect, Option } from "effect"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { InvalidInputError, StreamError } from "../Errors.js"
 import * as Exports from "../Exports.js"
 import type { ExplorerClient } from "../Client.js"

@@ -2,9 +2,13 @@
  * `explorer-etl run <pipeline file> [--every "<cron>"] [--config file] [--out-dir DIR]`: run a
  * pipeline once, or now and then on a cron schedule (UTC) until interrupted; every run is incremental.
  */
-import { Args, Command, Options } from "@effect/cli"
-import { NodeContext } from "@effect/platform-node"
-import { Console, Effect, Option } from "effect"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { DemoData } from "../DemoData.js"

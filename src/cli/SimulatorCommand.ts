@@ -2,8 +2,10 @@
  * `explorer-etl simulator [--port N] [--host H] [--seed S] [--fault spec]`: serve the local explorer,
  * print its base URL and demo keys, run until interrupted.
  */
-import { Command, Options } from "@effect/cli"
-import { Effect, Either } from "effect"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Simulator from "../simulator/index.js"
 import { badFlag } from "./Errors.js"
 

@@ -2,9 +2,11 @@
  * The `explorer-etl` command line. Failures print one stderr line `error <ErrorTag>: <message>` and
  * exit non-zero; bad flags are refused before any request; the API key never appears in any output.
  */
-import { Command } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Console, Effect } from "effect"
+import * as Command from "@effect/cli/Command"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 import { callCommand } from "./CallCommand.js"
 import { demoCommand } from "./DemoCommand.js"
 import { report } from "./Errors.js"

@@ -10,7 +10,7 @@
  * import { NormalTransaction } from "explorer-etl"
  * const rows = Schema.decodeUnknown(Schema.Array(NormalTransaction))(envelope.result)
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import {
   AddressField,
   BooleanFromDigit,

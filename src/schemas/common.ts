@@ -22,7 +22,13 @@
  * Schema.decodeUnknownSync(DecimalBigInt)("12345678901234567890") // 12345678901234567890n
  * Schema.decodeUnknownSync(HexInt)("0x")                           // 0 (getLogs writes zero as "0x")
  */
-import { Arbitrary, Effect, Either, ParseResult, Pretty, Schema, type SchemaAST } from "effect"
+import * as Arbitrary from "effect/Arbitrary"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Pretty from "effect/Pretty"
+import * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
 
 // ---------------------------------------------------------------------------------------------------------
 // String codecs: one regular-expression test and one conversion per field, in a single transformation
@@ -44,6 +50,13 @@ interface StringCodec<A> {
   readonly plain?: boolean
   /** A cheaper test with `decode`'s verdict, for callers that keep the text (no conversion). */
   readonly check?: (s: string) => boolean
+  /**
+   * Hex blocks: the value of an accepted text written in canonical decimal, straight from the text
+   * (`"0x1a"` → `"26"`), INVALID for what `decode` refuses; `safe`: every value is a safe integer.
+   */
+  readonly decimal?: { readonly text: (s: string) => string | typeof INVALID; readonly safe: boolean }
+  /** Decimal blocks: which values they write (`"safe"`: safe integers only). */
+  readonly decimalTarget?: "safe" | "any"
 }
 
 /** Annotation under which a building block keeps its codec. */
@@ -98,6 +111,7 @@ export const DecimalInt: Schema.Schema<number, string> = fromCodec(
       return Number.isSafeInteger(n) ? n : INVALID
     },
     encode: (n) => (isSafeNatural(n) ? String(n) : INVALID),
+    decimalTarget: "safe",
     expected: "a decimal safe integer",
     plain: true
   },
@@ -115,6 +129,7 @@ export const DecimalBigInt: Schema.Schema<bigint, string> = fromCodec(
     decode: (s) => (DECIMAL.test(s) ? BigInt(s) : INVALID),
     check: (s) => DECIMAL.test(s),
     encode: (n) => (typeof n === "bigint" && n >= 0n ? n.toString() : INVALID),
+    decimalTarget: "any",
     expected: "a decimal integer",
     plain: true
   },
@@ -131,6 +146,22 @@ const HEX_BARE_ZERO = /^0x(?:[1-9a-f][0-9a-f]*)?$/
 const HEX_QUANTITY = /^0x(?:0|[1-9a-f][0-9a-f]*)$/
 
 /**
+ * getLogs hex (`"0x"` is zero) to canonical decimal text, or INVALID: up to 13 hex digits (below 2^52)
+ * through a number, longer ones through a bigint (HexBigInt: any size).
+ */
+const hexToDecimal = (s: string): string | typeof INVALID => {
+  if (!HEX_BARE_ZERO.test(s)) return INVALID
+  if (s.length === 2) return "0"
+  return s.length <= 15 ? String(Number.parseInt(s.slice(2), 16)) : BigInt(s).toString()
+}
+
+const decodeHexInt = (s: string): number | typeof INVALID => {
+  if (!HEX_BARE_ZERO.test(s)) return INVALID
+  const n = s.length === 2 ? 0 : Number.parseInt(s.slice(2), 16)
+  return Number.isSafeInteger(n) ? n : INVALID
+}
+
+/**
  * A non-negative integer in getLogs hex (`"0x"` is zero, `"0x1a"` is 26), decoded to a `number` (safe
  * integer). Encodes 0 back to `"0x"`. `"0x0"`, upper-case digits and leading zeros are rejected, since they
  * could not be written back unchanged; JSON-RPC answers use {@link HexQuantity} instead.
@@ -138,12 +169,15 @@ const HEX_QUANTITY = /^0x(?:0|[1-9a-f][0-9a-f]*)$/
 export const HexInt: Schema.Schema<number, string> = fromCodec(
   Schema.Number,
   {
-    decode: (s) => {
-      if (!HEX_BARE_ZERO.test(s)) return INVALID
-      const n = s.length === 2 ? 0 : Number.parseInt(s.slice(2), 16)
-      return Number.isSafeInteger(n) ? n : INVALID
-    },
+    decode: decodeHexInt,
     encode: (n) => (isSafeNatural(n) ? (n === 0 ? "0x" : "0x" + n.toString(16)) : INVALID),
+    decimal: {
+      text: (s) => {
+        const n = decodeHexInt(s)
+        return n === INVALID ? INVALID : String(n)
+      },
+      safe: true
+    },
     expected: "a hex safe integer (\"0x\" for zero)",
     plain: true
   },
@@ -161,6 +195,7 @@ export const HexBigInt: Schema.Schema<bigint, string> = fromCodec(
     decode: (s) => (HEX_BARE_ZERO.test(s) ? (s.length === 2 ? 0n : BigInt(s)) : INVALID),
     check: (s) => HEX_BARE_ZERO.test(s),
     encode: (n) => (typeof n === "bigint" && n >= 0n ? (n === 0n ? "0x" : "0x" + n.toString(16)) : INVALID),
+    decimal: { text: hexToDecimal, safe: false },
     expected: "a hex integer (\"0x\" for zero)",
     plain: true
   },
@@ -794,6 +829,13 @@ const transcodeField = (wire: FastField, file: FastField): (u: unknown) => unkno
       return u
     }
   }
+  // Hex to decimal (getLogs numbers in a file): straight from text to text, when every value fits.
+  const decimal = typeof wire.meaning === "object" && !wire.list ? wire.meaning.decimal : undefined
+  const target = typeof file.meaning === "object" && !file.list ? file.meaning.decimalTarget : undefined
+  if (decimal !== undefined && (target === "any" || (target === "safe" && decimal.safe))) {
+    const text = decimal.text
+    return (u) => (typeof u === "string" ? text(u) : INVALID)
+  }
   const decode = wire.decode
   const encode = file.encode
   return (u) => {
@@ -833,20 +875,28 @@ export const transcodeRecords = <WireFields extends Schema.Struct.Fields, FileFi
   const keys: Array<string> = []
   const optional: Array<boolean> = []
   const checks: Array<(u: unknown) => unknown> = []
+  /** Positions (in `keys`) of the fields whose text changes, and their number. */
+  const rewritten: Array<number> = []
+  /** For each field, its rank among the rewritten ones, or -1 when its text stays. */
+  const rank: Array<number> = []
   for (const f of fileFields) {
     const w = byKey.get(f.key)
     // An assignment to `__proto__` would set the prototype: such a record is the schemas' business.
     if (w === undefined || f.key === "__proto__") return undefined
+    const same = w.meaning !== undefined && w.meaning === f.meaning && w.list === f.list
+    rank.push(same ? -1 : rewritten.length)
+    if (!same) rewritten.push(keys.length)
     keys.push(f.key)
     optional.push(w.optional)
     checks.push(transcodeField(w, f))
   }
   const n = keys.length
+  const m = rewritten.length
   return (input) => {
     if (!Array.isArray(input)) return undefined
     // First every record is checked and its new texts kept aside; only then are they written, so that
     // an answer the transcoder gives up on is left as it came.
-    const rewrites: Array<number | string | unknown> = []
+    const texts: Array<unknown> = m === 0 ? [] : new Array(input.length * m)
     for (let r = 0; r < input.length; r++) {
       const row: unknown = input[r]
       if (typeof row !== "object" || row === null || Array.isArray(row)) return undefined
@@ -861,11 +911,17 @@ export const transcodeRecords = <WireFields extends Schema.Struct.Fields, FileFi
         }
         const x = (checks[i] as (u: unknown) => unknown)(v)
         if (x === INVALID) return undefined
-        if (x !== v) rewrites.push(r, i, x)
+        const k = rank[i] as number
+        if (k >= 0) texts[r * m + k] = x
       }
     }
-    for (let k = 0; k < rewrites.length; k += 3) {
-      ;(input[rewrites[k] as number] as Record<string, unknown>)[keys[rewrites[k + 1] as number] as string] = rewrites[k + 2]
+    for (let r = 0; r < input.length && m > 0; r++) {
+      const record = input[r] as Record<string, unknown>
+      for (let k = 0; k < m; k++) {
+        const x = texts[r * m + k]
+        // An optional field the record leaves out stays out.
+        if (x !== undefined) record[keys[rewritten[k] as number] as string] = x
+      }
     }
     return input as ReadonlyArray<Schema.Struct<FileFields>["Encoded"]>
   }

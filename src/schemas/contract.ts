@@ -6,7 +6,7 @@
  * import { ContractSource } from "explorer-etl"
  * Schema.decodeUnknown(Schema.Array(ContractSource))(envelope.result)
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { AddressField, BooleanFromDigit, DecimalInt, EmptyAsNull } from "./common.js"
 
 /**

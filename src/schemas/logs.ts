@@ -6,7 +6,7 @@
  * import { Log } from "explorer-etl"
  * Schema.decodeUnknown(Schema.Array(Log))(envelope.result)
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { AddressField, DecimalBigInt, DecimalInt, Hash32, HashField, HexBigInt, HexData, HexInt } from "./common.js"
 
 /**

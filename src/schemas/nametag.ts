@@ -18,7 +18,9 @@
  * const text = formatAddressTagsCsv(tags)   // what the simulator serves
  * const back = parseAddressTagsCsv(text)    // Effect<ReadonlyArray<AddressTag>, ParseError>, deep-equals tags
  */
-import { Effect, ParseResult, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { AddressField, JsonInt } from "./common.js"
 
 // ---------------------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@
  * import { GasPriceResponse } from "explorer-etl"
  * Schema.decodeUnknownSync(GasPriceResponse)({ jsonrpc: "2.0", id: 73, result: "0x1d9d2db2" }).result // 496840114n
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { HexQuantityBigInt, JsonRpcId } from "./common.js"
 
 /** The `result` of `proxy/eth_gasPrice`: wei per gas as a JSON-RPC hex quantity, decoded to a `bigint`. */

@@ -7,7 +7,7 @@
  * import { DailyTxCount } from "explorer-etl"
  * Schema.decodeUnknown(Schema.Array(DailyTxCount))(envelope.result)
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { DecimalBigInt, DecimalInt, JsonInt } from "./common.js"
 
 /** One row of `stats/dailygasused`: gas used on one UTC day. */

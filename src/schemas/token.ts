@@ -6,7 +6,7 @@
  * import { TokenInfo } from "explorer-etl"
  * const infos = Schema.decodeUnknown(Schema.Array(TokenInfo))(envelope.result) // Effect<ReadonlyArray<TokenInfo>, ParseError>
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { AddressField, DecimalBigInt, DecimalInt } from "./common.js"
 
 /**

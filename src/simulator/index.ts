@@ -18,7 +18,8 @@
  * }).pipe(Effect.provide(Simulator.layer({ seed: 7 })))
  */
 import type { ServeError } from "@effect/platform/HttpServerError"
-import { Context, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Layer from "effect/Layer"
 import * as Server from "./server.js"
 import type { SimulatorOptions } from "./options.js"
 

@@ -2,7 +2,8 @@
  * Options of the simulator: server, keys, limits, data set knobs and fault injection, plus the
  * `--fault` spec parser the CLI uses (`parseFaultSpec("http503=0.1,reset=0.05,latency=20+10,seed=7")`).
  */
-import { Either, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import type { Plan } from "../Plan.js"
 
 /** The row kinds a scenario can add (see `DatasetOptions.scenarios`). */

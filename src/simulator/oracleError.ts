@@ -2,7 +2,7 @@
  * The oracle's error: the query is one the server would refuse (with `reason`, the server's NOTOK
  * text), or the operation answers a single value rather than records.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The simulator's oracle cannot list records for this query. */
 export class SimulatorOracleError extends Schema.TaggedError<SimulatorOracleError>()("SimulatorOracleError", {

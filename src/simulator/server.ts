@@ -4,10 +4,17 @@
  * `/v2/chainlist`, and the V1 `/api` path (answered with the deprecation text). Handlers run on the
  * real clock whatever clock the caller's runtime has (tests build the layer under TestClock).
  */
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { ServeError } from "@effect/platform/HttpServerError"
-import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
-import { Clock, Console, Effect, Option, type Scope } from "effect"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as Clock from "effect/Clock"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import { createServer } from "node:http"
 import * as Chain from "../Chain.js"
 import * as Plan from "../Plan.js"

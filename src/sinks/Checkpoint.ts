@@ -18,8 +18,11 @@
  * The fingerprint identifies the export (data set, chains, query, format, columns, first block, formula
  * guard), so a checkpoint never continues a different query.
  */
-import { FileSystem, Path } from "@effect/platform"
-import { Effect, Option, Schema } from "effect"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import type { FileFormat } from "./Format.js"
 import { fileSystemError, SinkError } from "./SinkError.js"

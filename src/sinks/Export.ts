@@ -43,8 +43,15 @@
  *   source: Export.blocks({ fromBlock: 0, toBlock: "latest", latestBlock, batches: (r) => logBatches(r) })
  * }, { out: "logs.csv", resume: true, confirmations: 12 }).pipe(Effect.provide(NodeContext.layer))
  */
-import { FileSystem, Path } from "@effect/platform"
-import { Clock, Duration, Effect, Option, type Schema, Stream, SubscriptionRef } from "effect"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import type { BlockBatch } from "../streams/BlockCursor.js"
 import * as Progress from "../streams/Progress.js"
 import * as Checkpoint from "./Checkpoint.js"

@@ -6,8 +6,11 @@
  * target. Folder fsyncs make the rename itself durable; they are best effort (Windows cannot open a
  * folder for syncing, and nothing is lost there but the durability of the rename across a power cut).
  */
-import { FileSystem, Path } from "@effect/platform"
-import { Effect, type Scope, Stream } from "effect"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { createHash, type Hash } from "node:crypto"
 import { fileSystemError, type SinkError } from "./SinkError.js"
 

@@ -31,7 +31,12 @@
  * const encoder = yield* Format.encoder(Erc20Transfer, { format: "csv" })
  * const text = encoder.header + (yield* encoder.encode(rows))
  */
-import { Effect, Either, Option, type ParseResult, Schema, type SchemaAST } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
 import { plainTextFields, recordsFastPath } from "../schemas/common.js"
 import { SinkError } from "./SinkError.js"
 

@@ -12,8 +12,10 @@
  *   "tool": { "name": "explorer-etl", "version": "0.1.0" }, "run": { "mode": "fresh", "rowsWritten": 420 } }
  * ```
  */
-import { FileSystem, type Path } from "@effect/platform"
-import { Effect, Schema } from "effect"
+import * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { writeAtomic } from "./Files.js"
 import { SinkError } from "./SinkError.js"
 

@@ -8,7 +8,10 @@
  *
  * The writer is injectable (`ProgressOutput`) so tests and embedding apps can capture it.
  */
-import { Duration, Effect, Fiber, type Scope } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import type * as Scope from "effect/Scope"
 
 /** Where progress goes: a text writer, and whether it is a terminal (redraw in place) or not. */
 export interface ProgressOutput {

@@ -8,7 +8,7 @@
  * exportToFile(job, { out: "logs.csv", resume: true }).pipe(
  *   Effect.catchTag("SinkError", (e) => e.reason === "StateMismatch" ? Console.error(e.message) : Effect.fail(e)))
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * Why a sink failed:

@@ -20,7 +20,10 @@
  * De-duplicating on a key is no substitute: token-transfer rows have no log index, a transaction can
  * hold identical twin transfers, and internal transactions share their parent's hash.
  */
-import { Chunk, Effect, Option, Stream } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { DecodeError, DenseBlockError, type QueryTimeoutError, type StreamError } from "../Errors.js"
 import * as Progress from "./Progress.js"
 

@@ -4,7 +4,10 @@
  * end of a long list; the stream then fails with `ResultWindowError` — unless the caller asked for a
  * partial result (`allowPartial`), in which case it ends and its progress says "truncated at N rows".
  */
-import { Chunk, Effect, Option, Stream } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { type ExplorerError, ResultWindowError } from "../Errors.js"
 import * as Progress from "./Progress.js"
 

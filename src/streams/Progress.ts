@@ -7,7 +7,8 @@
  * const rows = Streams.logs({ address }, { progress })
  * yield* progress.changes.pipe(Stream.runForEach((p) => Console.log(p.rows)), Effect.fork)
  */
-import { Effect, SubscriptionRef } from "effect"
+import * as Effect from "effect/Effect"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 
 /** Whether a finished stream delivered every row, or stopped early because the caller allowed it. */
 export type Completeness = "running" | "complete" | "truncated"

@@ -8,7 +8,10 @@
  * over: `batches` (decoded records, for streams) and `fileBatches` (the same records as the file writes
  * them, checked on the wire but never decoded: what exports read, about twice as fast).
  */
-import { Clock, Effect, Schema, Stream } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import * as Chain from "../Chain.js"
 import { type CallOptions, ExplorerClient, type ListOperationName, type ParamsOf, type RecordOf } from "../Client.js"
 import { InvalidInputError, type StreamError, UnsupportedChainError } from "../Errors.js"

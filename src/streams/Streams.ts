@@ -16,7 +16,8 @@
  * })
  * const count = transfers.pipe(Stream.runCount) // Effect<number, StreamError, ExplorerClient>
  */
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import type { ExplorerClient } from "../Client.js"
 import type { StreamError } from "../Errors.js"
 import * as Progress from "./Progress.js"

@@ -347,6 +347,17 @@ describe("transcodeRecords (the export path)", () => {
     expect(out?.[0]).toMatchObject({ blockNumber: "26", timeStamp: "100000000", gasPrice: "0", gasUsed: "21000", logIndex: "0", transactionIndex: "1", extra: "kept" })
   })
 
+  it("writes hex amounts of any length in exact decimal (through a number up to 13 digits, a bigint past)", () => {
+    for (const digits of [1, 12, 13, 14, 15, 64]) {
+      const gasPrice = "0x" + "f".repeat(digits)
+      const out = S.transcodeRecords(S.Log, S.LogFileRow)?.([{ ...log(1), gasPrice, blockNumber: "0x1fffffffffffff" }])
+      expect(out?.[0]?.gasPrice).toBe(BigInt(gasPrice).toString())
+      expect(out?.[0]?.blockNumber).toBe(String(Number.MAX_SAFE_INTEGER))
+    }
+    // a block number past 2^53 cannot be a number: the transcoder leaves it to the schemas, which refuse it
+    expect(S.transcodeRecords(S.Log, S.LogFileRow)?.([{ ...log(1), blockNumber: "0x20000000000000" }])).toBeUndefined()
+  })
+
   it("gives up on any invalid value, leaving the whole answer as it came (the schemas then report it)", () => {
     for (const [key, bad] of [["transactionHash", "0x12"], ["topics", ["0xzz"]], ["blockNumber", "0x01"], ["gasPrice", 7], ["data", "0xgg"]] as const) {
       const input = [log(1), { ...log(2), [key]: bad }]
