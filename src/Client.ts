@@ -290,7 +290,9 @@ export declare namespace ExplorerClient {
      * operation's record type (the operation's own record schema, or e.g. `LogFileRow` for getLogs,
      * which writes numbers in decimal). The same call, checks, errors and retries as the named method;
      * every record is checked as the method checks it, but the decoded values are never built: fields
-     * that mean the same on both sides are passed through as the server wrote them. What exports use.
+     * that mean the same on both sides are passed through as the server wrote them, the others rewritten
+     * in place, and keys `row` does not declare stay on the record (read it by `row`'s fields). What
+     * exports use.
      *
      * @example
      * const rows = yield* client.fileRecords("getLogs", { address, fromBlock, toBlock }, Schemas.LogFileRow)

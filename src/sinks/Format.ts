@@ -259,8 +259,8 @@ export const encoder = <A, I>(
 
 /**
  * An encoder of rows already in the schema's encoded form, as `ExplorerClient.fileRecords` (and
- * `Sources` `fileBatches`) deliver them: each row holds exactly the schema's present fields, in the
- * schema's order, every value checked by the schema. The file is the same as {@link encoder} writes
+ * `Sources` `fileBatches`) deliver them: every field the schema declares holds its encoded value, checked
+ * by the schema (keys it does not declare are never read). The file is the same as {@link encoder} writes
  * from the decoded rows; the rows are written as they are, without encoding them again.
  */
 export const encodedEncoder = <A, I>(
