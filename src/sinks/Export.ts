@@ -170,7 +170,7 @@ export interface ExportSummary {
   readonly rowsWritten: number
 }
 
-/** Rows encoded together when a Rows source delivers them one by one. */
+/** Rows encoded together: a Rows source's rows are grouped by this many, a block batch written in such slices. */
 const rowsChunk = 1024
 
 const invalid = (path: string, detail: string) => new SinkError({ reason: "InvalidInput", path, detail })
@@ -541,12 +541,14 @@ export const exportToFile = <A, I, E, R>(
         yield* batches.pipe(
           Stream.runForEach((batch) =>
             Effect.gen(function*() {
-              if (batch.rows.length > 0) {
-                const text = yield* encoder.encode(batch.rows)
-                yield* file.append(text)
-                rowCount += batch.rows.length
-                live.rows += batch.rows.length
+              // Written `rowsChunk` rows at a time: the text of a 10,000-row page (and its bytes) need not
+              // all be held at once.
+              for (let i = 0; i < batch.rows.length; i += rowsChunk) {
+                const rows = batch.rows.length <= rowsChunk ? batch.rows : batch.rows.slice(i, i + rowsChunk)
+                yield* file.append(yield* encoder.encode(rows))
               }
+              rowCount += batch.rows.length
+              live.rows += batch.rows.length
               // A batch never un-completes blocks, nor completes blocks it was not asked for.
               completeThrough = Math.max(completeThrough, Math.min(batch.completeThrough, target))
               track()
