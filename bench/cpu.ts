@@ -257,11 +257,14 @@ const program = (captured: Record<Dataset, Captured>) => Effect.gen(function*() 
       const explorerRate = median(s.explorer)
       const baselineRate = median(s.baseline)
       const strictRate = s.strict.length === 0 ? undefined : median(s.strict)
+      // Each round runs both sides back to back: the ratio is the median of the rounds' own ratios, so a
+      // slow spell of the machine (CPU steal on a shared VM) weighs on both sides of a ratio at once.
+      const paired = (other: ReadonlyArray<number>) => median(s.explorer.map((x, i) => x / (other[i] as number)))
       return [name, {
         explorer: round(explorerRate),
         baseline: round(baselineRate),
-        ratio: round(explorerRate / baselineRate, 2),
-        ...(strictRate === undefined ? {} : { strict: round(strictRate), strictRatio: round(explorerRate / strictRate, 2) }),
+        ratio: round(paired(s.baseline), 2),
+        ...(strictRate === undefined ? {} : { strict: round(strictRate), strictRatio: round(paired(s.strict), 2) }),
         explorerSamples: s.explorer.map((x) => round(x)),
         baselineSamples: s.baseline.map((x) => round(x)),
         ...(strictRate === undefined ? {} : { strictSamples: s.strict.map((x) => round(x)) })
