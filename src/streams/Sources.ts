@@ -6,7 +6,7 @@
  * Streams.ts turns a source into a plain `Stream` of records; the export runner (sinks/) consumes
  * sources directly, to checkpoint on block boundaries. A block-ordered source gives its batches twice
  * over: `batches` (decoded records, for streams) and `fileBatches` (the same records as the file writes
- * them, checked on the wire but never decoded: what exports read, about twice as fast).
+ * them, checked on the wire but never decoded: what exports read; see bench/RESULTS.md for the gain).
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
