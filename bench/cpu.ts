@@ -32,7 +32,7 @@ import * as Exports from "../src/Exports.js"
 import * as Schemas from "../src/schemas/index.js"
 import * as Format from "../src/sinks/Format.js"
 import * as Sources from "../src/streams/Sources.js"
-import { arg, args, emit, median, peakRssMb, round } from "./lib.js"
+import { arg, args, emit, median, nextCursorPage, peakRssMb, round } from "./lib.js"
 
 const a = args()
 const baseUrl = arg(a, "base-url")
@@ -81,12 +81,7 @@ const capture = async (dataset: Dataset, address: string, pages: number, cap: nu
     rows += result.length
     bytes += body.length
     if (result.length < cap) break
-    const last = Number((result[result.length - 1] as { blockNumber: string }).blockNumber)
-    if (last === start) page++
-    else {
-      start = last
-      page = 1
-    }
+    ;({ page, start } = nextCursorPage(start, page, Number((result[result.length - 1] as { blockNumber: string }).blockNumber)))
   }
   return { bodies, list, keys, rows, bytes }
 }

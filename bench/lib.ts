@@ -60,12 +60,47 @@ export const arg = (all: Readonly<Record<string, string>>, name: string): string
   return v
 }
 
+/**
+ * The request the block cursor makes after a full page whose last row is in block `last`: the next page
+ * of the same block when the page held only `start`'s block, else page 1 from `last` (re-read whole).
+ */
+export const nextCursorPage = (start: number, page: number, last: number): { readonly start: number; readonly page: number } =>
+  last === start ? { start, page: page + 1 } : { start: last, page: 1 }
+
 /** What a finished child gave back. */
 export interface ChildRun<A> {
   readonly result: A
   readonly wallMs: number
   readonly stderr: string
 }
+
+/**
+ * Runs `node <argv>` in a process of its own and returns its result line. Fails with the child's stderr
+ * (named by `label`) when it exits without one; killed after `timeoutMs` (default 5 minutes).
+ */
+const runNode = <A>(argv: ReadonlyArray<string>, label: string, timeoutMs = 300_000): Promise<ChildRun<A>> =>
+  new Promise((resolve, reject) => {
+    const started = performance.now()
+    const child = spawn(process.execPath, [...argv], {
+      cwd: repoRoot,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NO_COLOR: "1" }
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d: Buffer) => void (stdout += d.toString()))
+    child.stderr.on("data", (d: Buffer) => void (stderr += d.toString()))
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer)
+      const line = stdout.split("\n").reverse().find((l) => l.startsWith(RESULT))
+      if (line === undefined) {
+        reject(new Error(`${label} ended (${code ?? signal}) without a result:\n${stderr.slice(-3000)}`))
+        return
+      }
+      resolve({ result: JSON.parse(line.slice(RESULT.length)) as A, wallMs: performance.now() - started, stderr })
+    })
+  })
 
 /**
  * Runs `node [nodeArgs] --import tsx bench/<script>.ts <args>` and returns its result line. Fails with
@@ -75,31 +110,11 @@ export const runChild = <A>(
   script: string,
   childArgs: ReadonlyArray<string>,
   options: { readonly nodeArgs?: ReadonlyArray<string>; readonly timeoutMs?: number } = {}
-): Promise<ChildRun<A>> =>
-  new Promise((resolve, reject) => {
-    const started = performance.now()
-    // BENCH_DIST=1: the compiled script from dist/ (after `npm run build`), e.g. for --cpu-prof with real names.
-    const entry = process.env.BENCH_DIST ? [`dist/bench/${script}.js`] : ["--import", "tsx", `bench/${script}.ts`]
-    const child = spawn(
-      process.execPath,
-      [...(options.nodeArgs ?? []), ...entry, ...childArgs],
-      { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } }
-    )
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d: Buffer) => void (stdout += d.toString()))
-    child.stderr.on("data", (d: Buffer) => void (stderr += d.toString()))
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 300_000)
-    child.on("exit", (code, signal) => {
-      clearTimeout(timer)
-      const line = stdout.split("\n").reverse().find((l) => l.startsWith(RESULT))
-      if (line === undefined) {
-        reject(new Error(`bench/${script}.ts ${childArgs.join(" ")} ended (${code ?? signal}) without a result:\n${stderr.slice(-3000)}`))
-        return
-      }
-      resolve({ result: JSON.parse(line.slice(RESULT.length)) as A, wallMs: performance.now() - started, stderr })
-    })
-  })
+): Promise<ChildRun<A>> => {
+  // BENCH_DIST=1: the compiled script from dist/ (after `npm run build`), e.g. for --cpu-prof with real names.
+  const entry = process.env.BENCH_DIST ? [`dist/bench/${script}.js`] : ["--import", "tsx", `bench/${script}.ts`]
+  return runNode<A>([...(options.nodeArgs ?? []), ...entry, ...childArgs], `bench/${script}.ts ${childArgs.join(" ")}`, options.timeoutMs)
+}
 
 /** The well-known entities of the bench simulator's chain 1 (what the measurements query). */
 export interface BenchDataset {
@@ -245,18 +260,6 @@ export const compare = (oracleLines: ReadonlyArray<string>, rows: ReadonlyArray<
   return { oracleRows: oracleLines.length, matched, missing: oracleLines.length - matched, duplicated, unexpected }
 }
 
-/** Runs a plain JavaScript file (compiled or bundled) in a node process of its own and returns its BENCH_RESULT. */
-export const runCompiled = async <A>(script: string, childArgs: ReadonlyArray<string>, nodeArgs: ReadonlyArray<string>): Promise<A> => {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, script, ...childArgs], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d: Buffer) => void (stdout += d.toString()))
-    child.stderr.on("data", (d: Buffer) => void (stderr += d.toString()))
-    child.on("exit", (code) => {
-      const line = stdout.split("\n").reverse().find((l) => l.startsWith("BENCH_RESULT "))
-      if (line === undefined) reject(new Error(`${script} ended (${code}) without a result:\n${stderr.slice(-2000)}`))
-      else resolve(JSON.parse(line.slice("BENCH_RESULT ".length)) as A)
-    })
-  })
-}
+/** Runs a plain JavaScript file (compiled) in a node process of its own and returns its BENCH_RESULT. */
+export const runCompiled = <A>(script: string, childArgs: ReadonlyArray<string>, nodeArgs: ReadonlyArray<string>): Promise<A> =>
+  runNode<A>([...nodeArgs, script, ...childArgs], script).then((run) => run.result)

@@ -7,7 +7,7 @@
  *
  * Args: --base-url URL --key KEY --dataset txs|logs --address A --from-block N --to-block N [--rows 100000]
  */
-import { arg, args, emit, round } from "./lib.js"
+import { arg, args, emit, nextCursorPage, round } from "./lib.js"
 
 const a = args()
 const dataset = arg(a, "dataset")
@@ -35,12 +35,7 @@ const main = async () => {
     rows += result.length
     if (result.length < cap) break
     // The next request as the block cursor makes it: from the last block (inside it if the page holds only it).
-    const last = Number((result[result.length - 1] as { blockNumber: string }).blockNumber)
-    if (last === start) page++
-    else {
-      start = last
-      page = 1
-    }
+    ;({ page, start } = nextCursorPage(start, page, Number((result[result.length - 1] as { blockNumber: string }).blockNumber)))
   }
   return {
     dataset,

@@ -888,17 +888,25 @@ export const makeWithConfig = (
       return (params?: ParamsOf<K>, options?: CallOptions) => run(params, options)
     }
 
-    /** Transcoders by operation and file schema, built once each. */
-    const transcoders = new Map<string, Map<unknown, ((input: unknown) => ReadonlyArray<unknown> | undefined) | undefined>>()
-    const transcoderOf = (name: ListOperationName, row: Schema.Schema.AnyNoContext) => {
-      let byRow = transcoders.get(name)
-      if (byRow === undefined) transcoders.set(name, byRow = new Map())
-      if (!byRow.has(row)) {
+    /** Per operation and file schema, built once: the transcoder, and the schemas' way for what it leaves. */
+    const fileCodecs = new Map<string, Map<unknown, {
+      readonly transcode: ((input: unknown) => ReadonlyArray<unknown> | undefined) | undefined
+      readonly encodeRows: (rows: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<unknown>, ParseResult.ParseError>
+    }>>()
+    const fileCodecOf = (name: ListOperationName, row: Schema.Schema.AnyNoContext) => {
+      let byRow = fileCodecs.get(name)
+      if (byRow === undefined) fileCodecs.set(name, byRow = new Map())
+      let codec = byRow.get(row)
+      if (codec === undefined) {
         const wire = listRecord(Results[name])
         const file = "fields" in row && row.ast._tag === "TypeLiteral" ? (row as unknown as Schema.Struct<Schema.Struct.Fields>) : undefined
-        byRow.set(row, wire === undefined || file === undefined ? undefined : Schemas.transcodeRecords(wire, file))
+        codec = {
+          transcode: wire === undefined || file === undefined ? undefined : Schemas.transcodeRecords(wire, file),
+          encodeRows: Schema.encode(Schema.Array(row as Schema.Schema<unknown, unknown, never>))
+        }
+        byRow.set(row, codec)
       }
-      return byRow.get(row)
+      return codec
     }
 
     const fileRecords = <K extends ListOperationName, I>(
@@ -909,10 +917,10 @@ export const makeWithConfig = (
     ): Effect.Effect<ReadonlyArray<I>, Errors.ExplorerError> => {
       const resultSchema = Results[name] as unknown as Schema.Schema<ResultOf<K>, unknown, never>
       const fastResult = fastResults[name] as ((input: unknown) => ResultOf<K> | undefined) | undefined
-      const transcode = transcoderOf(name, row as Schema.Schema.AnyNoContext)
-      const encodeRows = Schema.encode(Schema.Array(row))
+      const { encodeRows, transcode } = fileCodecOf(name, row as Schema.Schema.AnyNoContext)
       const viaSchemas = (ctx: Errors.CallContext, rows: ResultOf<K>) =>
-        encodeRows(rows as unknown as ReadonlyArray<RecordOf<K>>).pipe(
+        encodeRows(rows as unknown as ReadonlyArray<unknown>).pipe(
+          Effect.map((encoded) => encoded as ReadonlyArray<I>),
           Effect.mapError((error) =>
             new Errors.DecodeError({
               ...ctx,

@@ -815,8 +815,12 @@ const accepts = (codec: StringCodec<unknown>): ((s: string) => boolean) => {
  * The conversion of one field from the wire's text to the file's: the text itself when both sides mean
  * the same (after checking it), else the file's writing of the wire's reading; INVALID on any doubt.
  */
+/** Whether two fields read the same text to the same value and write it back unchanged. */
+const sameMeaning = (wire: FastField, file: FastField): boolean =>
+  wire.meaning !== undefined && wire.meaning === file.meaning && wire.list === file.list
+
 const transcodeField = (wire: FastField, file: FastField): (u: unknown) => unknown => {
-  if (wire.meaning !== undefined && wire.meaning === file.meaning && wire.list === file.list) {
+  if (sameMeaning(wire, file) && wire.meaning !== undefined) {
     if (wire.meaning === "string") return stringField
     const ok = accepts(wire.meaning)
     if (!wire.list) return (u) => (typeof u === "string" && ok(u) ? u : INVALID)
@@ -883,7 +887,7 @@ export const transcodeRecords = <WireFields extends Schema.Struct.Fields, FileFi
     const w = byKey.get(f.key)
     // An assignment to `__proto__` would set the prototype: such a record is the schemas' business.
     if (w === undefined || f.key === "__proto__") return undefined
-    const same = w.meaning !== undefined && w.meaning === f.meaning && w.list === f.list
+    const same = sameMeaning(w, f)
     rank.push(same ? -1 : rewritten.length)
     if (!same) rewritten.push(keys.length)
     keys.push(f.key)

@@ -13,20 +13,8 @@ import * as Schemas from "../../src/schemas/index.js"
 import * as Simulator from "../../src/simulator/index.js"
 import * as BlockCursor from "../../src/streams/BlockCursor.js"
 import * as Streams from "../../src/streams/Streams.js"
+import { type Row, rowsOf, where } from "../streams/rows.js"
 import { clientLayer, simulatorKeys } from "./helpers.js"
-
-interface Row {
-  readonly block: number
-  readonly id: number
-}
-
-const where = { chainId: 1, module: "logs", action: "getLogs" }
-
-const rowsOf = (distribution: ReadonlyArray<readonly [number, number]>): Array<Row> => {
-  const out: Array<Row> = []
-  for (const [block, count] of distribution) for (let i = 0; i < count; i++) out.push({ block, id: out.length })
-  return out
-}
 
 /**
  * The API's paging over fixed rows, where a range holding more than `timeoutAbove` rows times out, and

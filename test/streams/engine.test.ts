@@ -10,20 +10,7 @@ import { QueryTimeoutError, ResultWindowError } from "../../src/Errors.js"
 import * as BlockCursor from "../../src/streams/BlockCursor.js"
 import * as PageNumbers from "../../src/streams/PageNumbers.js"
 import * as Progress from "../../src/streams/Progress.js"
-
-interface Row {
-  readonly block: number
-  readonly id: number
-}
-
-const where = { chainId: 1, module: "logs", action: "getLogs" }
-
-/** Rows from a rows-per-block distribution: [block, count] pairs, blocks ascending. */
-const rowsOf = (distribution: ReadonlyArray<readonly [number, number]>): Array<Row> => {
-  const out: Array<Row> = []
-  for (const [block, count] of distribution) for (let i = 0; i < count; i++) out.push({ block, id: out.length })
-  return out
-}
+import { type Row, rowsOf, where } from "./rows.js"
 
 /** The API's paging rules over a fixed row set; counts requests. */
 const model = (all: ReadonlyArray<Row>, cap: number, window: number, timeoutAbove = Infinity) => {
