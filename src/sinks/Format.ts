@@ -318,13 +318,15 @@ const make = <A, I, Row>(
         const list: ReadonlyArray<Row> = Array.isArray(rows) ? rows : Array.from(rows)
         const sources = encodeAll(list)
         if (sources instanceof SinkError) return Effect.fail(sources)
-        const lines: Array<string> = new Array(list.length)
+        // Appended line after line: the text is flattened once, when it is written (joining an array of
+        // lines flattens each line first, then copies it again).
+        let text = ""
         for (let i = 0; i < list.length; i++) {
           const out = line(list[i] as Row, sources[i] as Record<string, unknown>, i)
           if (typeof out !== "string") return Effect.fail(out)
-          lines[i] = out
+          text += out
         }
-        return Effect.succeed(lines.join(""))
+        return Effect.succeed(text)
       })
 
     const columns: Array<string> = chainIdOf !== undefined ? [chainIdColumn] : []

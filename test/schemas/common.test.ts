@@ -73,6 +73,26 @@ describe("HexInt / HexBigInt (getLogs hex)", () => {
     expect(fails(S.HexInt, "0x20000000000000")).toBe(true) // 2^53
     expect(ok(S.HexBigInt, "0x20000000000000")).toBe(2n ** 53n)
   })
+  it("reads any text exactly as the pattern and parseInt do (one-pass reader of short values)", () => {
+    const reference = (s: string): number | undefined => {
+      if (!/^0x(?:[1-9a-f][0-9a-f]*)?$/.test(s)) return undefined
+      const n = s.length === 2 ? 0 : Number.parseInt(s.slice(2), 16)
+      return Number.isSafeInteger(n) ? n : undefined
+    }
+    const hexLike = fc.tuple(
+      fc.constantFrom("0x", "0X", "0", "x", "", "00x", " 0x"),
+      fc.stringOf(fc.constantFrom(..."0123456789abcdefABCDEFgx \u0660\uff10"), { maxLength: 16 })
+    ).map(([prefix, digits]) => prefix + digits)
+    fc.assert(
+      fc.property(fc.oneof(hexLike, fc.string()), (s) => {
+        const want = reference(s)
+        const got = decode(S.HexInt)(s)
+        expect(Either.getOrUndefined(got)).toBe(want)
+        expect(Either.isLeft(decode(S.HexBigInt)(s))).toBe(!/^0x(?:[1-9a-f][0-9a-f]*)?$/.test(s))
+      }),
+      { numRuns: 5000 }
+    )
+  })
   it("round-trips any value", () => {
     fc.assert(fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (n) => ok(S.HexInt, encodes(S.HexInt, n)) === n))
     fc.assert(fc.property(fc.bigInt({ min: 0n, max: 2n ** 256n }), (n) => ok(S.HexBigInt, encodes(S.HexBigInt, n)) === n))
