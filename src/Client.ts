@@ -304,6 +304,25 @@ export declare namespace ExplorerClient {
       row: Schema.Schema<RecordOf<K>, I, never>,
       options?: CallOptions
     ) => Effect.Effect<ReadonlyArray<I>, Errors.ExplorerError>
+    /**
+     * `fileRecords` handed to `map` a slice at a time (about 256 KB of the answer's text) as the answer
+     * is read, and the results joined: the records of a large page are never all held at once, only
+     * what `map` makes of them (exports: each row's line of text). `map` sees every record once, in
+     * order; its failure ends the call with it (never retried). An answer that is not a plain list
+     * (`{"status":"1",…,"result":[…]}`), or one the checks are unsure of, is read whole and given to
+     * `map` in one piece.
+     *
+     * @example
+     * const lines = yield* client.fileRecordsMapped("txlist", { address }, Schemas.NormalTransaction, (rows) =>
+     *   Either.right(rows.map((row) => `${row.hash}\n`)))
+     */
+    readonly fileRecordsMapped: <K extends ListOperationName, I, B, E>(
+      name: K,
+      params: ParamsOf<K>,
+      row: Schema.Schema<RecordOf<K>, I, never>,
+      map: (records: ReadonlyArray<I>) => Either.Either<ReadonlyArray<B>, E>,
+      options?: CallOptions
+    ) => Effect.Effect<ReadonlyArray<B>, Errors.ExplorerError | E>
     /** proxy/eth_gasPrice: wei per gas (JSON-RPC hex → bigint). */
     readonly eth_gasPrice: OptionalMethod<"eth_gasPrice">
     /** token/tokeninfo (PRO, 2/s): the token's rows (one). */
@@ -494,6 +513,62 @@ const firstIssue = (error: ParseResult.ParseError): Problem => {
   return { parameter: path.length > 0 ? path.join(".") : "params", detail: issue?.message ?? "invalid parameters" }
 }
 
+/** What a slice reader made of a list answer: the mapped records, or the mapping's own failure. */
+type Sliced<B = unknown, E = unknown> =
+  | { readonly _tag: "Sliced"; readonly rows: ReadonlyArray<B> }
+  | { readonly _tag: "SliceFailed"; readonly error: E }
+
+/** Reads a body's records slice by slice, or gives undefined to have the answer read whole. */
+type SliceReader<S> = (body: string) => S | undefined
+
+/** The opening of a list answer as the API writes it (a message without escapes). */
+const LIST_ANSWER = /^\{"status":"1","message":"[^"\\]*","result":\[/
+
+/** The text of records parsed at a time: their objects die young, before the next slice is parsed. */
+const SLICE_CHARS = 256 * 1024
+
+const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9
+
+/**
+ * The records of a list answer `{"status":"1","message":"…","result":[…]}`, parsed about 256 KB of text
+ * at a time and handed to `each` in order, which gives their mapped form, its own failure, or undefined
+ * (give up). A slice ends where one record's `}` meets the next one's `{` (`},{`). Such a cut inside a
+ * string or a nested value leaves the slice unparseable (an open string or bracket), so when every slice
+ * parses, the slices are exactly the records of the whole answer. Undefined (read the answer whole,
+ * which gives the usual classification and errors) when the body is not that shape, a slice does not
+ * parse (a torn or malformed body), or `each` gives up.
+ */
+const readSlices = <B, E>(
+  body: string,
+  each: (records: Array<unknown>) => Either.Either<ReadonlyArray<B>, E> | undefined
+): Sliced<B, E> | undefined => {
+  const head = LIST_ANSWER.exec(body)
+  if (head === null) return undefined
+  let end = body.length
+  while (end > 0 && isSpace(body.charCodeAt(end - 1))) end--
+  // `]}` closes the list and the answer.
+  if (end < 2 || body.charCodeAt(end - 1) !== 125 || body.charCodeAt(end - 2) !== 93) return undefined
+  end -= 2
+  const out: Array<B> = []
+  let at = head[0].length
+  while (at < end) {
+    const cut = body.indexOf("},{", at + SLICE_CHARS)
+    const stop = cut < 0 || cut >= end ? end : cut + 1
+    let records: unknown
+    try {
+      records = JSON.parse(`[${body.slice(at, stop)}]`)
+    } catch {
+      return undefined
+    }
+    const mapped = each(records as Array<unknown>)
+    if (mapped === undefined) return undefined
+    if (Either.isLeft(mapped)) return { _tag: "SliceFailed", error: mapped.left }
+    for (const b of mapped.right) out.push(b)
+    at = stop + 1
+  }
+  return { _tag: "Sliced", rows: out }
+}
+
 const MAX_DETAIL = 500
 const clip = (text: string): string => (text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text)
 
@@ -580,7 +655,7 @@ export const makeWithConfig = (
     }
 
     /** One attempt: wait for the key's slot, send, read, classify. */
-    const sendOnce = (call: Call, throttled: boolean, attempt: number) =>
+    const sendOnce = <S = never>(call: Call, throttled: boolean, attempt: number, slices?: SliceReader<S>) =>
       Effect.gen(function*() {
         yield* throttle.acquire(throttled)
         yield* Ref.update(counters, (s) => ({ ...s, requests: s.requests + 1 }))
@@ -615,6 +690,10 @@ export const makeWithConfig = (
           })
         )
         yield* Effect.annotateCurrentSpan("http.response.status_code", raw.status)
+        if (slices !== undefined && raw.status >= 200 && raw.status < 300) {
+          const sliced = slices(raw.body)
+          if (sliced !== undefined) return sliced
+        }
         const classified = Errors.classifyResponse(
           {
             ...contextOf(call),
@@ -655,6 +734,14 @@ export const makeWithConfig = (
 
     /** Sends one call with the retry policy; every attempt is throttled and counted. */
     const send = (call: Call, options: CallOptions | undefined): Effect.Effect<Errors.Answer, Errors.ExplorerError> =>
+      sendWith(call, options)
+
+    /** `send`, reading a list answer's records with `slices` when it can (see fileRecordsMapped). */
+    const sendWith = <S = never>(
+      call: Call,
+      options: CallOptions | undefined,
+      slices?: SliceReader<S>
+    ): Effect.Effect<Errors.Answer | S, Errors.ExplorerError> =>
       Effect.gen(function*() {
         const throttled = call.operation?.throttled ?? false
         const retryQueryTimeout = options?.retryQueryTimeout ?? config.retry.queryTimeout
@@ -666,7 +753,7 @@ export const makeWithConfig = (
             yield* Ref.update(counters, (s) => ({ ...s, retries: s.retries + 1 }))
             yield* Metric.increment(metrics.retries)
           }
-          return yield* sendOnce(call, throttled, n + 1)
+          return yield* sendOnce(call, throttled, n + 1, slices)
         })
         return yield* attempt.pipe(
           Effect.tapError((error) =>
@@ -838,16 +925,20 @@ export const makeWithConfig = (
      * The pipeline of a named operation: check, send, then `decode` the answer (`Rows`: the rows of a
      * followed download link, already decoded).
      */
-    const pipeline = <K extends Plan.OperationName, Out>(
+    const pipeline = <K extends Plan.OperationName, Out, E = never, S extends Sliced = never>(
       name: K,
       decode: (
         ctx: Errors.CallContext,
-        got: { readonly _tag: "Answer"; readonly answer: Errors.Answer } | { readonly _tag: "Rows"; readonly rows: ResultOf<K> }
-      ) => Effect.Effect<Out, Errors.ExplorerError>
+        got:
+          | { readonly _tag: "Answer"; readonly answer: Errors.Answer }
+          | { readonly _tag: "Rows"; readonly rows: ResultOf<K> }
+          | S
+      ) => Effect.Effect<Out, Errors.ExplorerError | E>,
+      slices?: SliceReader<S>
     ) => {
       const op: Plan.Operation = Plan.operations[name]
       const paramsSchema = Params[name] as unknown as Schema.Schema<Readonly<Record<string, unknown>>, unknown, never>
-      return (params: ParamsOf<K> | undefined, options: CallOptions | undefined): Effect.Effect<Out, Errors.ExplorerError> =>
+      return (params: ParamsOf<K> | undefined, options: CallOptions | undefined): Effect.Effect<Out, Errors.ExplorerError | E> =>
         Effect.gen(function*() {
           const input: Readonly<Record<string, unknown>> = params ?? {}
           const chainId = yield* resolveChain(input.chainId, op.module, op.action)
@@ -862,7 +953,8 @@ export const makeWithConfig = (
           yield* planCheck(call)
           const window = windowCheck(plan, op, decoded)
           if (Option.isSome(window)) return yield* invalid(ctx, window.value)
-          const answer = yield* send(call, options)
+          const answer = yield* sendWith(call, options, slices)
+          if (answer._tag === "Sliced" || answer._tag === "SliceFailed") return yield* decode(ctx, answer)
           if ((name === "exportaddresstags" || name === "getlabelmasterlist") && answer._tag === "Result" &&
             typeof answer.result === "string") {
             const text = yield* download(call, answer.result, options)
@@ -909,12 +1001,13 @@ export const makeWithConfig = (
       return codec
     }
 
-    const fileRecords = <K extends ListOperationName, I>(
+    const fileRecordsMapped = <K extends ListOperationName, I, B, E>(
       name: K,
       params: ParamsOf<K>,
       row: Schema.Schema<RecordOf<K>, I, never>,
+      map: (records: ReadonlyArray<I>) => Either.Either<ReadonlyArray<B>, E>,
       options?: CallOptions
-    ): Effect.Effect<ReadonlyArray<I>, Errors.ExplorerError> => {
+    ): Effect.Effect<ReadonlyArray<B>, Errors.ExplorerError | E> => {
       const resultSchema = Results[name] as unknown as Schema.Schema<ResultOf<K>, unknown, never>
       const fastResult = fastResults[name] as ((input: unknown) => ResultOf<K> | undefined) | undefined
       const { encodeRows, transcode } = fileCodecOf(name, row as Schema.Schema.AnyNoContext)
@@ -929,16 +1022,34 @@ export const makeWithConfig = (
             })
           )
         )
-      return pipeline(name, (ctx, got) => {
-        if (got._tag === "Rows") return viaSchemas(ctx, got.rows)
-        if (got.answer._tag === "Result" && transcode !== undefined) {
-          const rows = transcode(got.answer.result) as ReadonlyArray<I> | undefined
+      // A slice the transcoder is unsure of sends the whole answer the long way (below).
+      const slices: SliceReader<Sliced<B, E>> | undefined = transcode === undefined ? undefined : (body) =>
+        readSlices(body, (records) => {
+          const rows = transcode(records) as ReadonlyArray<I> | undefined
+          return rows === undefined ? undefined : map(rows)
+        })
+      const whole = (ctx: Errors.CallContext, answer: Errors.Answer): Effect.Effect<ReadonlyArray<I>, Errors.ExplorerError> => {
+        if (answer._tag === "Result" && transcode !== undefined) {
+          const rows = transcode(answer.result) as ReadonlyArray<I> | undefined
           if (rows !== undefined) return Effect.succeed(rows)
         }
         // Anything the transcoder is not sure of goes the long way, which gives the usual errors.
-        return Effect.flatMap(decodeAnswer(ctx, resultSchema, got.answer, fastResult), (rows) => viaSchemas(ctx, rows))
-      })(params, options)
+        return Effect.flatMap(decodeAnswer(ctx, resultSchema, answer, fastResult), (rows) => viaSchemas(ctx, rows))
+      }
+      return pipeline(name, (ctx, got): Effect.Effect<ReadonlyArray<B>, Errors.ExplorerError | E> => {
+        if (got._tag === "Sliced") return Effect.succeed(got.rows)
+        if (got._tag === "SliceFailed") return Effect.fail(got.error)
+        const rows = got._tag === "Rows" ? viaSchemas(ctx, got.rows) : whole(ctx, got.answer)
+        return Effect.flatMap(rows, (records) => map(records))
+      }, slices)(params, options)
     }
+
+    const fileRecords = <K extends ListOperationName, I>(
+      name: K,
+      params: ParamsOf<K>,
+      row: Schema.Schema<RecordOf<K>, I, never>,
+      options?: CallOptions
+    ): Effect.Effect<ReadonlyArray<I>, Errors.ExplorerError> => fileRecordsMapped(name, params, row, Either.right, options)
 
     const RESERVED = new Set(["chainid", "module", "action", "apikey"])
     const NAME = /^[A-Za-z0-9_]+$/
@@ -975,6 +1086,7 @@ export const makeWithConfig = (
       stats: Ref.get(counters),
       request,
       fileRecords,
+      fileRecordsMapped,
       eth_gasPrice: operation("eth_gasPrice"),
       tokeninfo: operation("tokeninfo"),
       tokenbalancehistory: operation("tokenbalancehistory"),

@@ -160,6 +160,12 @@ export interface RowEncoder<A> {
   readonly header: string
   /** The text of some rows, each ending with `\n`; "" for none. Fails on a record that does not encode. */
   readonly encode: (rows: Iterable<A>) => Effect.Effect<string, SinkError>
+  /**
+   * The same text row by row: each row's line (ending with `\n`) as a string of its own, compact enough
+   * to be held (exports keep a page's lines, not its records, until the page's last block is known).
+   * Joined, the lines are what `encode` gives. Fails on a record that does not encode.
+   */
+  readonly lines: (rows: ReadonlyArray<A>) => Either.Either<ReadonlyArray<string>, SinkError>
 }
 
 const formulaStart = new Set(["=", "+", "-", "@", "\t", "\r"])
@@ -258,10 +264,11 @@ export const encoder = <A, I>(
 ): Effect.Effect<RowEncoder<A>, SinkError> => make<A, I, A>(schema, options, false)
 
 /**
- * An encoder of rows already in the schema's encoded form, as `ExplorerClient.fileRecords` (and
- * `Sources` `fileBatches`) deliver them: every field the schema declares holds its encoded value, checked
- * by the schema (keys it does not declare are never read). The file is the same as {@link encoder} writes
- * from the decoded rows; the rows are written as they are, without encoding them again.
+ * An encoder of rows already in the schema's encoded form, as `ExplorerClient.fileRecords` and
+ * `fileRecordsMapped` deliver them (`Sources` `lineBatches` hands them to this encoder's `lines`): every
+ * field the schema declares holds its encoded value, checked by the schema (keys it does not declare
+ * are never read). The file is the same as {@link encoder} writes from the decoded rows; the rows are
+ * written as they are, without encoding them again.
  */
 export const encodedEncoder = <A, I>(
   schema: Schema.Schema<A, I, never>,
@@ -329,6 +336,23 @@ const make = <A, I, Row>(
         return Effect.succeed(text)
       })
 
+    /** Encodes a chunk and gives each row's line on its own. */
+    const linesWith = (line: (row: Row, source: Record<string, unknown>, index: number) => string | SinkError) =>
+    (list: ReadonlyArray<Row>): Either.Either<ReadonlyArray<string>, SinkError> => {
+      const sources = encodeAll(list)
+      if (sources instanceof SinkError) return Either.left(sources)
+      const lines: Array<string> = new Array(list.length)
+      for (let i = 0; i < list.length; i++) {
+        const out = line(list[i] as Row, sources[i] as Record<string, unknown>, i)
+        if (typeof out !== "string") return Either.left(out)
+        // Text added piece by piece is a tree of its pieces until something reads it; reading one
+        // character makes it one flat string (V8), far lighter to hold by the thousand.
+        out.charCodeAt(0)
+        lines[i] = out
+      }
+      return Either.right(lines)
+    }
+
     const columns: Array<string> = chainIdOf !== undefined ? [chainIdColumn] : []
     if (options.format === "jsonl") {
       columns.push(...names)
@@ -362,7 +386,7 @@ const make = <A, I, Row>(
         }
         return text + "}\n"
       }
-      return { format: "jsonl", columns, header: "", encode: encodeWith(line) } satisfies RowEncoder<Row>
+      return { format: "jsonl", columns, header: "", encode: encodeWith(line), lines: linesWith(line) } satisfies RowEncoder<Row>
     }
     for (const field of fields) {
       if (field.topics) for (let i = 0; i < topicColumns; i++) columns.push(`topic${i}`)
@@ -390,5 +414,5 @@ const make = <A, I, Row>(
       }
       return cells.join(",") + csvRecordDelimiter
     }
-    return { format: "csv", columns, header: csvRecord(columns), encode: encodeWith(line) } satisfies RowEncoder<Row>
+    return { format: "csv", columns, header: csvRecord(columns), encode: encodeWith(line), lines: linesWith(line) } satisfies RowEncoder<Row>
   })

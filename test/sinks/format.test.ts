@@ -258,3 +258,28 @@ describe("JSONL", () => {
       expect(Either.isRight(Schema.decodeUnknownEither(Schema.Struct({ raw: Schema.BigInt }))(JSON.parse(text)))).toBe(true)
     }))
 })
+
+describe("lines (a row's text on its own)", () => {
+  it.effect("joined, the lines are the encoded text, in both formats, with and without the chainid column", () =>
+    Effect.gen(function*() {
+      const encoded = oracle.map((row) => Schema.encodeSync(TransferSchema)(row))
+      for (const format of ["csv", "jsonl"] as const) {
+        for (const chainIdOf of [undefined, () => 137]) {
+          const decodedSide = yield* Format.encoder(TransferSchema, { format, chainIdOf })
+          const lines = Either.getOrThrow(decodedSide.lines(oracle))
+          expect(lines.length).toBe(oracle.length)
+          for (const line of lines) expect(line.endsWith("\n")).toBe(true)
+          expect(lines.join("")).toBe(yield* decodedSide.encode(oracle))
+        }
+        const encodedSide = yield* Format.encodedEncoder(TransferSchema, { format })
+        expect(Either.getOrThrow(encodedSide.lines(encoded)).join("")).toBe(yield* encodedSide.encode(encoded))
+      }
+    }))
+
+  it.effect("fails with the same typed error as encode", () =>
+    Effect.gen(function*() {
+      const csv = yield* Format.encoder(Schema.Struct({ topics: Schema.Array(Schema.String) }), { format: "csv" })
+      const failed = csv.lines([{ topics: ["1"] }, { topics: ["1", "2", "3", "4", "5"] }])
+      expect(Either.isLeft(failed) && failed.left.reason).toBe("Encode")
+    }))
+})
