@@ -10,7 +10,6 @@
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import { ExplorerClient } from "./Client.js"
 import type { StreamError } from "./Errors.js"
 import * as Export from "./sinks/Export.js"
@@ -41,7 +40,7 @@ export const toFile = <A, I>(
       chainId: source.chainId
     }
     if (source._tag === "Blocks") {
-      const fileBatches = source.fileBatches
+      const lineBatches = source.lineBatches
       return yield* Export.exportToFile({
         ...common,
         source: Export.blocks({
@@ -50,16 +49,13 @@ export const toFile = <A, I>(
           latestBlock: Progress.update(progress, (p) => ({ ...p, calls: p.calls + 1 })).pipe(
             Effect.zipRight(source.latestBlock)
           ),
-          // Read ahead: the next request is on the wire (and the server busy with it) while this page is
-          // encoded and written. At most two pages beyond the one being written are held (one queued, one
-          // waiting for room); the limiter still spaces every request.
-          batches: (range) => source.batches(range, { progress }).pipe(Stream.buffer({ capacity: 1 }))
+          // The export reads one page ahead: the next request is on the wire while this page is written.
+          batches: (range) => source.batches(range, { progress })
         }),
-        // The rows as the file writes them, when the source can give them so (the library's sources can):
-        // checked like the decoded ones, without building the decoded values and encoding them back.
-        encodedBatches: fileBatches === undefined
-          ? undefined
-          : (range) => fileBatches(range, { progress }).pipe(Stream.buffer({ capacity: 1 }))
+        // The rows as the file's lines, when the source can give them so (the library's sources can):
+        // checked like the decoded ones, without building the decoded values and encoding them back,
+        // and a page held as its text.
+        lineBatches: lineBatches === undefined ? undefined : (range, lines) => lineBatches(range, lines, { progress })
       }, options)
     }
     return yield* Export.exportToFile({

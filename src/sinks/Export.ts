@@ -48,6 +48,8 @@ import * as Path from "@effect/platform/Path"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
@@ -121,11 +123,16 @@ export interface BlocksJob<A, I, E, R> extends JobCommon<A, I> {
   readonly chainId: number
   readonly source: BlocksSource<A, E, R>
   /**
-   * The same batches with every row already in the schema's encoded form (Sources' `fileBatches`):
-   * when given, the export reads these and writes each row as it is (`Format.encodedEncoder`) instead
-   * of encoding decoded rows. `source` still gives the range and the latest block.
+   * The same batches as the file's lines (Sources' `lineBatches`): when given, the export hands it the
+   * `lines` of an encoder of the schema's encoded rows (`Format.encodedEncoder`) and writes the lines
+   * as they come, instead of encoding decoded rows. `source` still gives the range and the latest block.
    */
-  readonly encodedBatches?: ((range: BlockRange) => Stream.Stream<BlockBatch<I>, E, R>) | undefined
+  readonly lineBatches?:
+    | ((
+      range: BlockRange,
+      lines: (rows: ReadonlyArray<I>) => Either.Either<ReadonlyArray<string>, SinkError>
+    ) => Stream.Stream<BlockBatch<string>, E | SinkError, R>)
+    | undefined
 }
 
 /** An export of rows without block order, of one chain or several. */
@@ -172,6 +179,30 @@ export interface ExportSummary {
 
 /** Rows encoded together: a Rows source's rows are grouped by this many, a block batch written in such slices. */
 const rowsChunk = 1024
+
+/**
+ * Runs `f` on every element of `stream`, one element read ahead: the next batch is read (its request on
+ * the wire, the server busy with it, its answer parsed) while `f` writes this one, and no further, so at
+ * most two pages are held. The limiter still spaces every request.
+ */
+const forEachReadingAhead = <A, E, R, E2, R2>(
+  stream: Stream.Stream<A, E, R>,
+  f: (a: A) => Effect.Effect<void, E2, R2>
+): Effect.Effect<void, E | E2, R | R2> =>
+  Effect.scoped(Effect.gen(function*() {
+    const pull = yield* Stream.toPull(stream)
+    const next = Effect.forkScoped(Effect.catchAll(pull, Option.match({
+      onNone: () => Effect.succeed(undefined),
+      onSome: (e: E) => Effect.fail(e)
+    })))
+    let ahead = yield* next
+    while (true) {
+      const chunk = yield* Fiber.join(ahead)
+      if (chunk === undefined) return
+      ahead = yield* next
+      for (const a of chunk) yield* f(a)
+    }
+  }))
 
 const invalid = (path: string, detail: string) => new SinkError({ reason: "InvalidInput", path, detail })
 const mismatch = (path: string, detail: string) => new SinkError({ reason: "StateMismatch", path, detail })
@@ -232,17 +263,18 @@ export const exportToFile = <A, I, E, R>(
     const chainIds = multi === undefined ? [job.chainId as number] : [...multi.chainIds]
     const formulaGuard = format === "csv" ? options.formulaGuard ?? true : undefined
     const atOut = (e: SinkError) => new SinkError({ reason: e.reason, path: out, detail: e.detail })
-    const encodedBatches = source._tag === "Blocks" ? (job as BlocksJob<A, I, E, R>).encodedBatches : undefined
-    // Rows of `encodedBatches` are the schema's encoded form (I), others its decoded values (A): one
-    // encoder for the kind the run reads, each checked against its own row type where it is built.
-    const rowEncoder: Format.RowEncoder<unknown> = encodedBatches !== undefined
+    const lineBatches = source._tag === "Blocks" ? (job as BlocksJob<A, I, E, R>).lineBatches : undefined
+    // `lineBatches` encodes the schema's encoded form (I), the other sources give its decoded values
+    // (A): one encoder for the kind the run reads, each checked against its own row type where it is built.
+    const rowEncoder: Format.RowEncoder<unknown> = lineBatches !== undefined
       ? (yield* Format.encodedEncoder(job.schema, { format, formulaGuard }).pipe(Effect.mapError(atOut))) as Format.RowEncoder<unknown>
       : (yield* Format.encoder(job.schema, { format, chainIdOf: multi?.chainIdOf, formulaGuard }).pipe(
         Effect.mapError(atOut)
       )) as Format.RowEncoder<unknown>
     const encoder: Format.RowEncoder<unknown> = {
       ...rowEncoder,
-      encode: (rows) => Effect.mapError(rowEncoder.encode(rows), atOut)
+      encode: (rows) => Effect.mapError(rowEncoder.encode(rows), atOut),
+      lines: (rows) => Either.mapLeft(rowEncoder.lines(rows), atOut)
     }
     const identity: Checkpoint.Identity = {
       dataset: job.dataset,
@@ -537,15 +569,21 @@ export const exportToFile = <A, I, E, R>(
       if (start._tag === "Fresh") yield* commit("writing")
       let lastCommit = yield* Clock.currentTimeMillis
       if (firstBlock <= target) {
-        const batches: Stream.Stream<BlockBatch<unknown>, E, R> = (encodedBatches ?? source.batches)({ fromBlock: firstBlock, toBlock: target })
-        yield* batches.pipe(
-          Stream.runForEach((batch) =>
+        const range = { fromBlock: firstBlock, toBlock: target }
+        // Lines are written as they are; decoded rows are encoded first.
+        const batches: Stream.Stream<BlockBatch<unknown>, E | SinkError, R> = lineBatches !== undefined
+          ? lineBatches(range, encoder.lines)
+          : source.batches(range)
+        const write = (rows: ReadonlyArray<unknown>): Effect.Effect<void, SinkError> =>
+          lineBatches !== undefined
+            ? file.append((rows as ReadonlyArray<string>).join(""))
+            : Effect.flatMap(encoder.encode(rows), file.append)
+        yield* forEachReadingAhead(batches, (batch) =>
             Effect.gen(function*() {
               // Written `rowsChunk` rows at a time: the text of a 10,000-row page (and its bytes) need not
               // all be held at once.
               for (let i = 0; i < batch.rows.length; i += rowsChunk) {
-                const rows = batch.rows.length <= rowsChunk ? batch.rows : batch.rows.slice(i, i + rowsChunk)
-                yield* file.append(yield* encoder.encode(rows))
+                yield* write(batch.rows.length <= rowsChunk ? batch.rows : batch.rows.slice(i, i + rowsChunk))
               }
               rowCount += batch.rows.length
               live.rows += batch.rows.length
@@ -557,11 +595,10 @@ export const exportToFile = <A, I, E, R>(
                 yield* commit("writing")
                 lastCommit = now
               }
-            })
-          ),
-          // Failed or interrupted: keep what is durable so `resume` continues from here.
-          Effect.onError(() => commit("writing").pipe(Effect.ignore))
-        )
+            })).pipe(
+            // Failed or interrupted: keep what is durable so `resume` continues from here.
+            Effect.onError(() => commit("writing").pipe(Effect.ignore))
+          )
       }
       yield* file.sync
       const contentHash = file.contentHash()

@@ -5,11 +5,13 @@
  *
  * Streams.ts turns a source into a plain `Stream` of records; the export runner (sinks/) consumes
  * sources directly, to checkpoint on block boundaries. A block-ordered source gives its batches twice
- * over: `batches` (decoded records, for streams) and `fileBatches` (the same records as the file writes
- * them, checked on the wire but never decoded: what exports read; see bench/RESULTS.md for the gain).
+ * over: `batches` (decoded records, for streams) and `lineBatches` (the same records as the file's lines,
+ * checked on the wire but never decoded, each page held as its text: what exports read; see
+ * bench/RESULTS.md for the gain).
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Chain from "../Chain.js"
@@ -91,14 +93,17 @@ export interface BlockSource<A, I = unknown> extends SourceInfo<A, I> {
     options?: StreamOptions
   ) => Stream.Stream<BlockCursor.BlockBatch<A>, StreamError>
   /**
-   * The same batches with every row already in the schema's encoded form, as a file writes it (checked
-   * as `batches` checks it, the decoded values never built: `ExplorerClient.fileRecords`). Exports use
-   * it when a source has it; a source of your own may leave it out.
+   * The same batches as the file's lines. Each page's records, checked on the wire as `batches` checks
+   * them (the decoded values never built), are handed a slice at a time to `lines` (a file encoder's
+   * `lines`) as the answer is read: a page is held as its text, never as all its records at once
+   * (`ExplorerClient.fileRecordsMapped`). Exports use it when a source has it; a source of your own
+   * may leave it out.
    */
-  readonly fileBatches?: (
+  readonly lineBatches?: <E>(
     range: { readonly fromBlock: number; readonly toBlock: number },
+    lines: (rows: ReadonlyArray<I>) => Either.Either<ReadonlyArray<string>, E>,
     options?: StreamOptions
-  ) => Stream.Stream<BlockCursor.BlockBatch<I>, StreamError>
+  ) => Stream.Stream<BlockCursor.BlockBatch<string>, StreamError | E>
 }
 
 /** A data set read whole (holders, balances, daily stats, tags). */
@@ -199,11 +204,11 @@ const blockSource = <K extends ListOperationName, I extends { readonly blockNumb
     const now = yield* Clock.currentTimeMillis
     return yield* client.getblocknobytime({ chainId, timestamp: Math.floor(now / 1000), closest: "before" })
   })
-  const cursor = <R>(
+  const cursor = <R, E = never>(
     range: { readonly fromBlock: number; readonly toBlock: number },
     options: StreamOptions | undefined,
     blockOf: (row: R) => number,
-    fetch: (request: BlockCursor.BlockPageRequest) => Effect.Effect<ReadonlyArray<R>, StreamError>
+    fetch: (request: BlockCursor.BlockPageRequest) => Effect.Effect<ReadonlyArray<R>, StreamError | E>
   ) =>
     BlockCursor.batches({
       chainId,
@@ -231,11 +236,26 @@ const blockSource = <K extends ListOperationName, I extends { readonly blockNumb
     batches: (range, options) =>
       cursor(range, options, (row: RecordOf<K>) => (row as { readonly blockNumber: number }).blockNumber, (r) =>
         method(args.params(r), timeoutPolicy(r))),
-    // Block numbers of a file row are decimal text (DecimalInt) in every block-ordered file schema.
-    fileBatches: (range, options) =>
-      cursor(range, options, (row: I) => Number(row.blockNumber), (r) =>
-        client.fileRecords(name, args.params(r), args.schema, timeoutPolicy(r)))
+    // The cursor pages over each row's line and block. Block numbers of a file row are decimal text
+    // (DecimalInt) in every block-ordered file schema.
+    lineBatches: <E>(
+      range: { readonly fromBlock: number; readonly toBlock: number },
+      lines: (rows: ReadonlyArray<I>) => Either.Either<ReadonlyArray<string>, E>,
+      options?: StreamOptions
+    ) =>
+      cursor(range, options, (row: BlockLine) => row.block, (r) =>
+        client.fileRecordsMapped(name, args.params(r), args.schema, (rows) =>
+          Either.map(lines(rows), (texts) =>
+            texts.map((text, i): BlockLine => ({ block: Number((rows[i] as I).blockNumber), text }))), timeoutPolicy(r))).pipe(
+          Stream.map((batch) => ({ rows: batch.rows.map((row) => row.text), completeThrough: batch.completeThrough }))
+        )
   }
+}
+
+/** A row of `lineBatches` while the cursor pages: its line and its block. */
+interface BlockLine {
+  readonly block: number
+  readonly text: string
 }
 
 /** Builds a page-numbered source over one client method. */

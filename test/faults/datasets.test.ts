@@ -280,12 +280,12 @@ describe("exports under injected faults", () => {
             expect(text).toBe(expected)
             clean.set(c.name, { text, calls: summary.manifest.calls })
             if (source._tag === "Blocks") {
-              // Exports read block sources as file records (`fileBatches`); the decoded batches, encoded by
-              // the sinks, write the very same file in either format.
-              expect(source.fileBatches).toBeDefined()
+              // Exports read block sources as lines of file records (`lineBatches`); the decoded batches,
+              // encoded by the sinks, write the very same file in either format.
+              expect(source.lineBatches).toBeDefined()
               const decodedOnly = (s: AnySource): AnySource => {
                 if (s._tag !== "Blocks") return s
-                const { fileBatches: _, ...rest } = s
+                const { lineBatches: _, ...rest } = s
                 return rest
               }
               for (const format of ["csv", "jsonl"] as const) {
