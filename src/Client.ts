@@ -307,10 +307,10 @@ export declare namespace ExplorerClient {
     /**
      * `fileRecords` handed to `map` a slice at a time (about 256 KB of the answer's text) as the answer
      * is read, and the results joined: the records of a large page are never all held at once, only
-     * what `map` makes of them (exports: each row's line of text). `map` sees every record once, in
-     * order; its failure ends the call with it (never retried). An answer that is not a plain list
-     * (`{"status":"1",…,"result":[…]}`), or one the checks are unsure of, is read whole and given to
-     * `map` in one piece.
+     * what `map` makes of them (exports: each row's line of text). `map` gets the records in order and
+     * should be pure: an answer found along the way to need reading whole (torn, or records the checks
+     * are unsure of) is given to `map` again in one piece, as is one that is not a plain list
+     * (`{"status":"1",…,"result":[…]}`). Its failure ends the call with it (never retried).
      *
      * @example
      * const lines = yield* client.fileRecordsMapped("txlist", { address }, Schemas.NormalTransaction, (rows) =>

@@ -579,23 +579,23 @@ export const exportToFile = <A, I, E, R>(
             ? file.append((rows as ReadonlyArray<string>).join(""))
             : Effect.flatMap(encoder.encode(rows), file.append)
         yield* forEachReadingAhead(batches, (batch) =>
-            Effect.gen(function*() {
-              // Written `rowsChunk` rows at a time: the text of a 10,000-row page (and its bytes) need not
-              // all be held at once.
-              for (let i = 0; i < batch.rows.length; i += rowsChunk) {
-                yield* write(batch.rows.length <= rowsChunk ? batch.rows : batch.rows.slice(i, i + rowsChunk))
-              }
-              rowCount += batch.rows.length
-              live.rows += batch.rows.length
-              // A batch never un-completes blocks, nor completes blocks it was not asked for.
-              completeThrough = Math.max(completeThrough, Math.min(batch.completeThrough, target))
-              track()
-              const now = yield* Clock.currentTimeMillis
-              if (now - lastCommit >= checkpointEvery) {
-                yield* commit("writing")
-                lastCommit = now
-              }
-            })).pipe(
+          Effect.gen(function*() {
+            // Written `rowsChunk` rows at a time: the text of a 10,000-row page (and its bytes) need not
+            // all be held at once.
+            for (let i = 0; i < batch.rows.length; i += rowsChunk) {
+              yield* write(batch.rows.length <= rowsChunk ? batch.rows : batch.rows.slice(i, i + rowsChunk))
+            }
+            rowCount += batch.rows.length
+            live.rows += batch.rows.length
+            // A batch never un-completes blocks, nor completes blocks it was not asked for.
+            completeThrough = Math.max(completeThrough, Math.min(batch.completeThrough, target))
+            track()
+            const now = yield* Clock.currentTimeMillis
+            if (now - lastCommit >= checkpointEvery) {
+              yield* commit("writing")
+              lastCommit = now
+            }
+          })).pipe(
             // Failed or interrupted: keep what is durable so `resume` continues from here.
             Effect.onError(() => commit("writing").pipe(Effect.ignore))
           )
