@@ -263,7 +263,7 @@ const main = async () => {
       memoryRanges.push({ rows, to })
     }
     // How each process runs: compiled with the CLI's V8 settings (bin/v8-settings.js, as bin/explorer-etl.js
-    // runs); compiled with V8's defaults; compiled with the heap capped and a full collection every second,
+    // runs); compiled with V8's defaults; compiled with the heap capped and a full collection every 200 ms,
     // whose leftover heap is the data the export really holds (what "constant memory" is judged on); and
     // the sources through tsx.
     const largest = sizes.memory.slice(-1)
@@ -291,7 +291,7 @@ const main = async () => {
       },
       {
         name: "heap ≤ 96 MB",
-        description: "compiled, node --max-old-space-size=96 --expose-gc (a full collection every second; its leftover heap is the live data)",
+        description: "compiled, node --max-old-space-size=96 --expose-gc (a full collection every 200 ms; its leftover heap is the live data)",
         run: (childArgs) => runCompiled<ExportResult>(compiled, childArgs, ["--max-old-space-size=96", "--expose-gc"]),
         sizes: sizes.memory,
         txs: false
