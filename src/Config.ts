@@ -67,7 +67,10 @@ export interface RateSettings {
   readonly callsPerSecond: number
   /** Calls per second of the throttled operations; default `Plan.THROTTLED_CALLS_PER_SECOND` (2). */
   readonly throttledPerSecond: number
-  /** Fraction of the rate kept in reserve (0 ≤ margin < 0.5); default {@link DEFAULT_SAFETY_MARGIN}. */
+  /**
+   * Fraction of the rate kept in reserve (0 ≤ margin < 0.5); default {@link DEFAULT_SAFETY_MARGIN}. The
+   * throttled operations' lane keeps at least 4 % (`Throttle.THROTTLED_MIN_SAFETY_MARGIN`).
+   */
   readonly safetyMargin: number
   /** How long every call of the key waits after a rate-limit answer; default 1 s. */
   readonly rateLimitPause: Duration.Duration

@@ -106,6 +106,25 @@ describe("Throttle", () => {
     expect(Throttle.intervalMillis(2, 0)).toBe(500)
   })
 
+  it("the throttled lane keeps at least a 4 % margin: 521 ms at 2/s (≥ 95 % of it), more if asked", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const lanes = (safetyMargin: number) =>
+        Throttle.make({
+          apiUrl: `https://lanes-${safetyMargin}.example/v2/api`,
+          apiKey: Option.some(freshKey("LANES")),
+          callsPerSecond: 10,
+          throttledPerSecond: 2,
+          safetyMargin
+        }).pipe(Scope.extend(scope))
+      const usual = yield* lanes(0.03)
+      expect(usual.intervalMillis).toBe(104)
+      expect(usual.throttledIntervalMillis).toBe(521)
+      expect(1000 / usual.throttledIntervalMillis / 2).toBeGreaterThanOrEqual(0.95)
+      expect((yield* lanes(0.1)).throttledIntervalMillis).toBe(556)
+      yield* Scope.close(scope, Exit.void)
+    }).pipe(Effect.runPromise))
+
   it("the registry never holds the key", () => {
     const fp = Throttle.fingerprint(Option.some(freshKey("FPKEY")))
     expect(fp).toMatch(/^[0-9a-f]{16}$/)
