@@ -37,11 +37,12 @@ export const DEFAULT_RETRY: RetryPolicy = {
 }
 
 /**
- * Default fraction of the allowed rate the limiter keeps in reserve (3 %): the limiter spaces calls
- * `1000 / (rate × 0.97)` ms apart, so a server counting a sliding one-second window never sees more
- * than `rate` calls even with ~30 ms of network jitter, and the client still uses ≥ 95 % of the rate.
+ * Default fraction of the allowed rate the limiter keeps in reserve (4 %): the limiter spaces calls
+ * `1000 / (rate × 0.96)` ms apart, so a server counting a sliding one-second window never sees more
+ * than `rate` calls even when arrivals shift by ~40 ms (network, pauses), and the client still uses
+ * 96 % of the rate.
  */
-export const DEFAULT_SAFETY_MARGIN = 0.03
+export const DEFAULT_SAFETY_MARGIN = 0.04
 
 /** How long every call of a key waits after a per-second rate-limit answer (default 1 s). */
 export const DEFAULT_RATE_LIMIT_PAUSE: Duration.Duration = Duration.seconds(1)
@@ -68,8 +69,8 @@ export interface RateSettings {
   /** Calls per second of the throttled operations; default `Plan.THROTTLED_CALLS_PER_SECOND` (2). */
   readonly throttledPerSecond: number
   /**
-   * Fraction of the rate kept in reserve (0 ≤ margin < 0.5); default {@link DEFAULT_SAFETY_MARGIN}. The
-   * throttled operations' lane keeps at least 4 % (`Throttle.THROTTLED_MIN_SAFETY_MARGIN`).
+   * Fraction of the rate kept in reserve (0 ≤ margin < 0.5), on the key's lane and the throttled
+   * operations' alike; default {@link DEFAULT_SAFETY_MARGIN}.
    */
   readonly safetyMargin: number
   /** How long every call of the key waits after a rate-limit answer; default 1 s. */

@@ -2,23 +2,25 @@
  * The per-key limiters: one shared limiter per API key (and base URL) for the whole process, so
  * every fiber, stream, chain — and every client layer — that uses a key stays under its rate.
  *
- * - The key's lane spaces the starts `1000 / (rate × (1 − margin))` ms apart, one caller at a time:
- *   evenly spaced, never a burst (a token bucket of `limit: N / 1 s` lets N + 1 calls through in the
- *   first second, effect-3-notes §1.8). A timer fires a little late (1–2 ms in Node); spacing each
- *   start from the previous *actual* start would lose that every call (2 % of the budget at 10/s,
- *   5 % at 30/s), so the next start is planned from the previous *planned* one, but catches up at
- *   most 2 ms (and never more than half the safety margin). Any N + 1 consecutive starts then span at
- *   least N × spacing − 2 ms (the catch-up does not add up: only the first start's lateness is made
- *   up within a run), i.e. ≥ 1,030 ms at 3/s and ≥ 1,038 ms at 10/s: the margin still absorbs
- *   about 30 ms of network and server jitter in any one-second window.
+ * - The key's lane spaces the starts `1000 / (rate × (1 − margin))` ms apart (not rounded: 347.2 ms at
+ *   3/s with the default 4 % margin), one caller at a time: evenly spaced, never a burst (a token
+ *   bucket of `limit: N / 1 s` lets N + 1 calls through in the first second, effect-3-notes §1.8). A
+ *   timer fires a little late (1–2 ms in Node); spacing each start from the previous *actual* start
+ *   would lose that every call (2 % of the budget at 10/s, 5 % at 30/s), so the next start is planned
+ *   from the previous *planned* one, but catches up at most 2 ms (and never more than half the safety
+ *   margin). Any N + 1 consecutive starts then span at least N × spacing − 3 ms (2 ms of catch-up,
+ *   1 ms of clock resolution; the catch-up does not add up: only the first start's lateness is made
+ *   up within a run): with a 4 % margin, at least 1,038 ms at every rate, 96 % of the rate at best.
+ *   The ~40 ms of slack is for whatever shifts an arrival as the server counts it (the network, the
+ *   server's own pauses, this process's event loop between the slot and the socket). (At 3 %, 31 ms
+ *   of slack, a simulator counting to the millisecond refused one call now and then on a busy 2-core
+ *   machine; bench/RESULTS.md.)
  * - The throttled operations (`Plan.operations[x].throttled`, 2 calls/s on every plan) also pass a
  *   gate that holds their slot until `1000 / (2 × (1 − margin))` ms after the moment they took the
- *   key's slot, i.e. the moment they are sent, with a margin of at least 4 %
- *   ({@link THROTTLED_MIN_SAFETY_MARGIN}): 521 ms, 42 ms of slack in any two spacings, 95.9 % of the
- *   2/s at best. (At 3 %, 32 ms of slack, a server refusing at the first millisecond over its window
- *   refused one call in 2 of 12 one-minute runs on a busy 2-core machine; bench/RESULTS.md.) (Two RateLimiters in a row would not do: a call
- *   that waits for the key's lane after taking the throttled token is sent late, the next one may
- *   not wait, and two throttled calls would reach the server closer than 500 ms apart.)
+ *   key's slot, i.e. the moment they are sent (520.8 ms at 4 %, 96 % of the 2/s). (Two RateLimiters
+ *   in a row would not do: a call that waits for the key's lane after taking the throttled token is
+ *   sent late, the next one may not wait, and two throttled calls would reach the server closer than
+ *   500 ms apart.)
  * - A rate-limit answer pauses the key: every call waits until the pause is over.
  *
  * The limiter is applied per attempt (retries are throttled too).
@@ -69,19 +71,18 @@ export interface Options {
   readonly apiKey: Option.Option<Redacted.Redacted<string>>
   readonly callsPerSecond: number
   readonly throttledPerSecond: number
-  /** Fraction of the rate kept in reserve, e.g. 0.03. */
+  /** Fraction of the rate kept in reserve, e.g. 0.04 (`Config.DEFAULT_SAFETY_MARGIN`). */
   readonly safetyMargin: number
 }
-
-/** The least safety margin of the throttled lane (2 calls/s): see the module's header. */
-export const THROTTLED_MIN_SAFETY_MARGIN = 0.04
 
 /** How late a start of the key's lane the next start may make up, in ms (timer lateness, not pauses). */
 const MAX_CATCH_UP_MILLIS = 2
 
-/** The spacing in ms of a lane of `rate` calls/s with a safety margin (rounded up, as RateLimiter does). */
-export const intervalMillis = (rate: number, safetyMargin: number): number =>
-  Math.max(1, Math.ceil(1000 / (rate * (1 - safetyMargin))))
+/**
+ * The spacing in ms of a lane of `rate` calls/s with a safety margin, not rounded: the lanes plan their
+ * starts in fractions of a millisecond and wait whole milliseconds, never starting before the plan.
+ */
+export const intervalMillis = (rate: number, safetyMargin: number): number => 1000 / (rate * (1 - safetyMargin))
 
 /**
  * A short fingerprint of a key (SHA-256, 16 hex digits) for the registry: the registry never holds
@@ -115,10 +116,7 @@ export const activeCount: Effect.Effect<number> = Effect.sync(() => registry.ent
 const build = (options: Options): Effect.Effect<Throttle> =>
   Effect.gen(function*() {
     const keyInterval = intervalMillis(options.callsPerSecond, options.safetyMargin)
-    const throttledInterval = intervalMillis(
-      options.throttledPerSecond,
-      Math.max(options.safetyMargin, THROTTLED_MIN_SAFETY_MARGIN)
-    )
+    const throttledInterval = intervalMillis(options.throttledPerSecond, options.safetyMargin)
     // How much of a late start the next one may make up: the usual lateness of a timer, and at most
     // half the safety margin of one interval.
     const catchUp = Math.min(MAX_CATCH_UP_MILLIS, (keyInterval * options.safetyMargin) / 2)
@@ -128,9 +126,10 @@ const build = (options: Options): Effect.Effect<Throttle> =>
       Effect.gen(function*() {
         const planned = yield* Ref.get(nextKeyStart)
         const now = yield* Clock.currentTimeMillis
-        if (now < planned) yield* Effect.sleep(Duration.millis(planned - now))
+        if (now < planned) yield* Effect.sleep(Duration.millis(Math.ceil(planned - now)))
+        // The clock counts whole milliseconds: a start up to 1 ms after a fractional plan is on time.
         const started = yield* Clock.currentTimeMillis
-        yield* Ref.set(nextKeyStart, Math.max(planned, started - catchUp) + keyInterval)
+        yield* Ref.set(nextKeyStart, Math.max(planned, started - catchUp - 1) + keyInterval)
       })
     )
     const throttledGate = yield* Effect.makeSemaphore(1)
@@ -141,7 +140,7 @@ const build = (options: Options): Effect.Effect<Throttle> =>
       Effect.gen(function*() {
         const until = (yield* Ref.get(ref)) + offset
         const now = yield* Clock.currentTimeMillis
-        if (now < until) yield* Effect.sleep(Duration.millis(until - now))
+        if (now < until) yield* Effect.sleep(Duration.millis(Math.ceil(until - now)))
       })
 
     // Take a slot of the key's lane once no pause is running; a slot taken while a pause began is

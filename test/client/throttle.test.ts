@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Exit, Option, Scope } from "effect"
+import { DEFAULT_SAFETY_MARGIN } from "../../src/Config.js"
 import * as Plan from "../../src/Plan.js"
 import * as Throttle from "../../src/Throttle.js"
 import { drive, freshKey, maxInWindow } from "./helpers.js"
@@ -9,7 +10,7 @@ const options = (callsPerSecond: number, throttledPerSecond = 2, key = freshKey(
   apiKey: Option.some(key),
   callsPerSecond,
   throttledPerSecond,
-  safetyMargin: 0.03
+  safetyMargin: DEFAULT_SAFETY_MARGIN
 })
 
 /** Starts `n` fibers at once, each acquiring one slot; returns the TestClock time of every slot. */
@@ -99,31 +100,28 @@ describe("Throttle", () => {
       expect(yield* Throttle.activeCount).toBe(before)
     }))
 
-  it("spacing includes the safety margin and rounds up", () => {
-    expect(Throttle.intervalMillis(3, 0.03)).toBe(344)
-    expect(Throttle.intervalMillis(2, 0.03)).toBe(516)
-    expect(Throttle.intervalMillis(30, 0.03)).toBe(35)
+  it("spacing includes the safety margin, in fractions of a millisecond", () => {
+    expect(DEFAULT_SAFETY_MARGIN).toBe(0.04)
+    expect(Throttle.intervalMillis(3, 0.04)).toBeCloseTo(347.222, 3)
+    expect(Throttle.intervalMillis(2, 0.04)).toBeCloseTo(520.833, 3)
+    expect(Throttle.intervalMillis(30, 0.04)).toBeCloseTo(34.722, 3)
     expect(Throttle.intervalMillis(2, 0)).toBe(500)
   })
 
-  it("the throttled lane keeps at least a 4 % margin: 521 ms at 2/s (≥ 95 % of it), more if asked", () =>
-    Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const lanes = (safetyMargin: number) =>
-        Throttle.make({
-          apiUrl: `https://lanes-${safetyMargin}.example/v2/api`,
-          apiKey: Option.some(freshKey("LANES")),
-          callsPerSecond: 10,
-          throttledPerSecond: 2,
-          safetyMargin
-        }).pipe(Scope.extend(scope))
-      const usual = yield* lanes(0.03)
-      expect(usual.intervalMillis).toBe(104)
-      expect(usual.throttledIntervalMillis).toBe(521)
-      expect(1000 / usual.throttledIntervalMillis / 2).toBeGreaterThanOrEqual(0.95)
-      expect((yield* lanes(0.1)).throttledIntervalMillis).toBe(556)
-      yield* Scope.close(scope, Exit.void)
-    }).pipe(Effect.runPromise))
+  for (const [rate, throttled] of [[3, false], [30, false], [10, true]] as const) {
+    const lane = throttled ? "the throttled lane (2/s)" : `${rate}/s`
+    const allowed = throttled ? 2 : rate
+    it.scoped(`${lane}, default margin: every ${allowed} + 1 starts span ≥ 1,038 ms, and 96 % of the rate is used`, () =>
+      Effect.gen(function*() {
+        const throttle = yield* Throttle.make(options(rate))
+        const exit = yield* drive(burst(throttle, Array.from({ length: 40 }, () => throttled)))
+        const times = Exit.getOrElse(exit, () => []).map((s) => s.at).sort((a, b) => a - b)
+        expect(times).toHaveLength(40)
+        const spans = times.slice(allowed).map((t, i) => t - (times[i] as number))
+        expect(Math.min(...spans)).toBeGreaterThanOrEqual(1038)
+        expect(achievedRate(times) / allowed).toBeGreaterThanOrEqual(0.959)
+      }))
+  }
 
   it("the registry never holds the key", () => {
     const fp = Throttle.fingerprint(Option.some(freshKey("FPKEY")))
