@@ -162,7 +162,7 @@ const procStat = (pid: number): { cpu: number; hwm: number } => {
 /** Starts bench/server.ts with simulator options; resolves once it listens. */
 export const startServer = (options: Readonly<Record<string, unknown>>): Promise<ServerProcess> =>
   new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "bench/server.ts", JSON.stringify(options)], {
+    const child: ChildProcess = spawn(process.execPath, ["--expose-gc", "--import", "tsx", "bench/server.ts", JSON.stringify(options)], {
       cwd: repoRoot,
       stdio: ["pipe", "pipe", "pipe"]
     })

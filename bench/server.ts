@@ -3,7 +3,9 @@
  * processes do not share its CPU or RSS. Argument: the simulator options as JSON. Prints
  * `READY <json>` (base URL, demo keys, the chain-1 entities the benchmarks query), then answers one
  * JSON command per stdin line with `REPLY <json>`:
- * `stats` (with the event loop's largest delay since `resetStats`), `resetStats`, `setFaults { faults }`, `oracleCount { query }`, `oracleToFile { query, path }`
+ * `stats` (with the event loop's largest delay and the arrival times of the /v2/api calls since
+ * `resetStats`), `resetStats`, `gc` (a full collection, so that
+ * the garbage of warming a data set is not collected in a pause during a measurement), `setFaults { faults }`, `oracleCount { query }`, `oracleToFile { query, path }`
  * (one wire record per line, as `JSON.stringify` writes it), `warm { query }` (builds a data set's rows).
  */
 import * as Effect from "effect/Effect"
@@ -12,6 +14,7 @@ import * as Scope from "effect/Scope"
 import { createWriteStream } from "node:fs"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { createInterface } from "node:readline"
+import { Core } from "../src/simulator/core.js"
 import * as Simulator from "../src/simulator/index.js"
 import type { BenchDataset, ServerReady } from "./lib.js"
 
@@ -24,6 +27,15 @@ interface Command {
 }
 
 const options = JSON.parse(process.argv[2] ?? "{}") as Simulator.SimulatorOptions
+
+// When each /v2/api call reached the handler (wall-clock ms), the moment its rate windows count it: the
+// bench pairs them with the client's send times to show how far arrivals shift from sends.
+let arrivals: Array<number> = []
+const handle = Core.prototype.handle
+Core.prototype.handle = function(this: Core, raw, ip, now) {
+  arrivals.push(Math.round((performance.timeOrigin + performance.now()) * 100) / 100)
+  return handle.call(this, raw, ip, now)
+}
 
 const writeLines = (path: string, rows: ReadonlyArray<unknown>): Promise<void> =>
   new Promise((resolve, reject) => {
@@ -74,9 +86,16 @@ const main = async () => {
   const run = async (c: Command): Promise<unknown> => {
     switch (c.cmd) {
       case "stats":
-        return { ...(await Effect.runPromise(sim.stats)), loopDelayMaxMs: loop.max / 1e6 }
+        return { ...(await Effect.runPromise(sim.stats)), loopDelayMaxMs: loop.max / 1e6, arrivalsMs: arrivals }
+      case "gc": {
+        // bench/lib.ts starts this process with --expose-gc.
+        const gc = (globalThis as { gc?: () => void }).gc
+        gc?.()
+        return null
+      }
       case "resetStats":
         loop.reset()
+        arrivals = []
         return Effect.runPromise(sim.resetStats)
       case "setFaults":
         return Effect.runPromise(sim.setFaults(c.faults ?? {}))

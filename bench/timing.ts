@@ -22,6 +22,8 @@ export interface RateFigures {
   /** The most calls sent within any 1,000 ms (what a server's sliding window counts). */
   readonly maxInAnySecond: number
   readonly spanSeconds: number
+  /** The send times as wall-clock ms (`performance.timeOrigin` + now), to pair with the simulator's arrivals. */
+  readonly sentAtMs: ReadonlyArray<number>
 }
 
 /** Rate figures of send times (ms). */
@@ -35,5 +37,47 @@ export const rateOf = (sent: ReadonlyArray<number>): RateFigures => {
     while ((times[end] as number) - (times[start] as number) >= 1000) start++
     max = Math.max(max, end - start + 1)
   }
-  return { calls: n, callsPerSecond: span > 0 ? (n - 1) / span : 0, maxInAnySecond: max, spanSeconds: span }
+  return {
+    calls: n,
+    callsPerSecond: span > 0 ? (n - 1) / span : 0,
+    maxInAnySecond: max,
+    spanSeconds: span,
+    sentAtMs: times.map((t) => Math.round((performance.timeOrigin + t) * 100) / 100)
+  }
+}
+
+/** How the calls' arrivals at the simulator's handler compare with their send times. */
+export interface ArrivalFigures {
+  /** Send → handler, in ms: the median and the largest. */
+  readonly delayMedianMs: number
+  readonly delayMaxMs: number
+  /** The shortest span of any `allowed + 1` consecutive calls, as sent and as the simulator saw them (ms). */
+  readonly shortestSpanSentMs: number
+  readonly shortestSpanSeenMs: number
+}
+
+const shortestSpan = (times: ReadonlyArray<number>, n: number): number => {
+  let min = Number.POSITIVE_INFINITY
+  for (let k = 0; k + n < times.length; k++) min = Math.min(min, (times[k + n] as number) - (times[k] as number))
+  return min
+}
+
+/**
+ * Pairs the i-th send with the i-th arrival (one key, calls sent at least ~100 ms apart, so none
+ * overtakes another); undefined when the counts differ or there are too few calls for a window.
+ */
+export const arrivalFigures = (
+  sentAtMs: ReadonlyArray<number>,
+  arrivalsMs: ReadonlyArray<number>,
+  allowed: number
+): ArrivalFigures | undefined => {
+  if (sentAtMs.length !== arrivalsMs.length || sentAtMs.length <= allowed) return undefined
+  const delays = sentAtMs.map((t, i) => (arrivalsMs[i] as number) - t).sort((a, b) => a - b)
+  const r = (x: number) => Math.round(x * 10) / 10
+  return {
+    delayMedianMs: r(delays[Math.floor(delays.length / 2)] as number),
+    delayMaxMs: r(delays[delays.length - 1] as number),
+    shortestSpanSentMs: r(shortestSpan(sentAtMs, allowed)),
+    shortestSpanSeenMs: r(shortestSpan(arrivalsMs, allowed))
+  }
 }
