@@ -4,9 +4,10 @@
  * `READY <json>` (base URL, demo keys, the chain-1 entities the benchmarks query), then answers one
  * JSON command per stdin line with `REPLY <json>`:
  * `stats` (with the event loop's largest delay and the arrival times of the /v2/api calls since
- * `resetStats`), `resetStats`, `gc` (a full collection, so that
- * the garbage of warming a data set is not collected in a pause during a measurement), `setFaults { faults }`, `oracleCount { query }`, `oracleToFile { query, path }`
- * (one wire record per line, as `JSON.stringify` writes it), `warm { query }` (builds a data set's rows).
+ * `resetStats`), `resetStats`, `gc` (a full collection, so that the garbage of warming a data set is not
+ * collected in a pause during a measurement), `setFaults { faults }`, `oracleCount { query }`,
+ * `oracleToFile { query, path }` (one wire record per line, as `JSON.stringify` writes it), `warm { query }`
+ * (builds a data set's rows).
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
