@@ -460,7 +460,7 @@ describe("answers", () => {
 
   it.scoped("fileRecordsMapped: a large answer read a slice at a time gives fileRecords' records, whatever its text", () =>
     driven(Effect.gen(function*() {
-      // ~2 MB of answer: several slices of ~256 KB.
+      // ~2 MB of answer: many slices of ~48 KB.
       const many = (name: (i: number) => string) =>
         Array.from({ length: 3000 }, (_, i) => ({ ...F.normalTransaction, blockNumber: String(100 + i), functionName: name(i) }))
       const clean = many(() => "transfer(address to, uint256 value)")
