@@ -1,8 +1,8 @@
 /**
  * The CPU path, measured on one core with the network out of the picture: answers are captured once
  * from the bench simulator (10,000-row txlist pages, 1,000-row getLogs pages, paged as the block cursor
- * pages them), then served from memory by an in-process `HttpClient`, and, in alternating order, round
- * after round on the very same bodies:
+ * pages them), then served from memory through an undici `MockAgent` behind the `HttpClient` exports use,
+ * (`NodeHttpClient` on undici), and, in alternating order, round after round on the very same bodies:
  *
  * - explorer-etl: `Exports.toFile` of `Sources.transactions` / `Sources.logs` — the real client (checks,
  *   limiter, classification, JSON.parse, record decoding through the schemas), the block cursor, the
@@ -19,8 +19,9 @@
  *       [--only txs.csv|txs.jsonl|logs.csv|logs.jsonl] [--stages false] (to profile one case)
  */
 import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Undici from "@effect/platform-node/Undici"
 import { stringify } from "csv-stringify/sync"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -88,22 +89,28 @@ const capture = async (dataset: Dataset, address: string, pages: number, cap: nu
 
 const EMPTY = Buffer.from("{\"status\":\"0\",\"message\":\"No transactions found\",\"result\":[]}")
 
-/** An in-process explorer answering from the captured bodies (unknown pages: an empty answer). */
+const REPLAY_ORIGIN = "http://replay.invalid"
+
+/**
+ * An in-process explorer answering from the captured bodies (unknown pages: an empty answer), behind the
+ * very `HttpClient` exports use (`NodeHttpClient` on undici): an undici `MockAgent` hands each body over as
+ * the network would, so the client reads it as it reads a real answer.
+ */
 const replay = (captured: Record<Dataset, Captured>) =>
-  Layer.succeed(
-    HttpClient.HttpClient,
-    HttpClient.make((request, url) =>
-      Effect.sync(() => {
-        const p = url.searchParams
-        const action = p.get("action")
-        let body: Buffer
-        if (action === "getblocknobytime") body = Buffer.from(`{"status":"1","message":"OK","result":"${latest}"}`)
-        else if (action === "txlist") body = captured.txs.bodies.get(`${p.get("startblock")}:${p.get("page")}`) ?? EMPTY
-        else body = captured.logs.bodies.get(`${p.get("fromBlock")}:${p.get("page")}`) ?? EMPTY
-        return HttpClientResponse.fromWeb(request, new Response(body, { headers: { "content-type": "application/json" } }))
-      })
-    )
-  )
+  Layer.sync(HttpClient.HttpClient, () => {
+    const agent = new Undici.MockAgent({ connections: 1 })
+    agent.disableNetConnect()
+    agent.get(REPLAY_ORIGIN).intercept({ path: () => true, method: "GET" }).reply((request) => {
+      const p = new URL(request.path, REPLAY_ORIGIN).searchParams
+      const action = p.get("action")
+      let body: Buffer
+      if (action === "getblocknobytime") body = Buffer.from(`{"status":"1","message":"OK","result":"${latest}"}`)
+      else if (action === "txlist") body = captured.txs.bodies.get(`${p.get("startblock")}:${p.get("page")}`) ?? EMPTY
+      else body = captured.logs.bodies.get(`${p.get("fromBlock")}:${p.get("page")}`) ?? EMPTY
+      return { statusCode: 200, data: body, responseOptions: { headers: { "content-type": "application/json" } } }
+    }).persist()
+    return NodeHttpClient.makeUndici(agent)
+  })
 
 const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
@@ -285,7 +292,7 @@ const main = Effect.gen(function*() {
   }
   const ClientLive = Client.layer({
     apiKey: Redacted.make(key),
-    baseUrl: "http://replay.invalid",
+    baseUrl: REPLAY_ORIGIN,
     plan: "standard",
     // The limiter is not what is measured here.
     rate: { callsPerSecond: 1_000_000, throttledPerSecond: 1_000_000 }
