@@ -239,7 +239,7 @@ const main = async () => {
       "--base-url", open.baseUrl, "--key", open.demoKeys.standard ?? "",
       "--tx-address", dB.busyWallet.address, "--log-address", dB.heavyContract.address,
       "--from-block", String(dB.activity.fromBlock), "--latest", String(dB.latestBlock),
-      "--tx-pages", quick ? "2" : "3", "--log-pages", quick ? "15" : "30", "--rounds", quick ? "3" : "7",
+      "--tx-pages", quick ? "2" : "3", "--log-pages", quick ? "15" : "30", "--rounds", quick ? "3" : "9",
       "--dir", work
     ])).result
     const endToEnd = []
