@@ -1,18 +1,20 @@
 /**
  * The CPU path, measured on one core with the network out of the picture: answers are captured once
  * from the bench simulator (10,000-row txlist pages, 1,000-row getLogs pages, paged as the block cursor
- * pages them), then served from memory through an undici `MockAgent` behind the `HttpClient` exports use,
+ * pages them), then served from memory through an undici `MockAgent` behind the `HttpClient` exports use
  * (`NodeHttpClient` on undici), and, in alternating order, round after round on the very same bodies:
  *
  * - explorer-etl: `Exports.toFile` of `Sources.transactions` / `Sources.logs` — the real client (checks,
- *   limiter, classification, JSON.parse, record decoding through the schemas), the block cursor, the
- *   sinks' encoder (CSV and JSONL), hashing, checkpoints and the manifest, to a file;
+ *   limiter, classification, JSON.parse a slice at a time, every record checked by its schema's checks
+ *   and turned into the file's line), the block cursor, the sinks, hashing, checkpoints and the manifest,
+ *   to a file;
  * - baseline (the issue's): `JSON.parse` of each body, then csv-stringify of the raw `result` objects, to a
  *   file — the reference of both the CSV and the JSONL ratios;
  * - for JSONL also a stricter reference with no goal: `JSON.parse`, then one `JSON.stringify` per record.
  *
- * Also the stages on their own, best of three passes (JSON.parse; the client's call = parse + classify +
- * decode; the encoder), to say what bounds the path. Prints one BENCH_RESULT line (see bench/lib.ts).
+ * Also the stages on their own, best of three passes (JSON.parse; the client's file records = parse +
+ * classify + check; its typed call = parse + classify + decode; writing and encoding), to say what bounds
+ * the path. Prints one BENCH_RESULT line (see bench/lib.ts).
  *
  * Args: --base-url URL --key KEY --tx-address A --log-address A --from-block N --latest N
  *       [--tx-pages 3] [--log-pages 30] [--rounds 3] --dir DIR
