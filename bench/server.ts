@@ -17,7 +17,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks"
 import { createInterface } from "node:readline"
 import { Core } from "../src/simulator/core.js"
 import * as Simulator from "../src/simulator/index.js"
-import type { BenchDataset, ServerReady } from "./lib.js"
+import { type BenchDataset, round, type ServerReady } from "./lib.js"
 
 interface Command {
   readonly id: number
@@ -34,7 +34,7 @@ const options = JSON.parse(process.argv[2] ?? "{}") as Simulator.SimulatorOption
 let arrivals: Array<number> = []
 const handle = Core.prototype.handle
 Core.prototype.handle = function(this: Core, raw, ip, now) {
-  arrivals.push(Math.round((performance.timeOrigin + performance.now()) * 100) / 100)
+  arrivals.push(round(performance.timeOrigin + performance.now(), 2))
   return handle.call(this, raw, ip, now)
 }
 

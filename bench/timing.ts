@@ -6,6 +6,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { round } from "./lib.js"
 
 /** The platform client, recording the time (performance.now, ms) each request leaves. */
 export const recordingHttp = (sent: Array<number>): Layer.Layer<HttpClient.HttpClient> =>
@@ -42,7 +43,7 @@ export const rateOf = (sent: ReadonlyArray<number>): RateFigures => {
     callsPerSecond: span > 0 ? (n - 1) / span : 0,
     maxInAnySecond: max,
     spanSeconds: span,
-    sentAtMs: times.map((t) => Math.round((performance.timeOrigin + t) * 100) / 100)
+    sentAtMs: times.map((t) => round(performance.timeOrigin + t, 2))
   }
 }
 
@@ -73,11 +74,10 @@ export const arrivalFigures = (
 ): ArrivalFigures | undefined => {
   if (sentAtMs.length !== arrivalsMs.length || sentAtMs.length <= allowed) return undefined
   const delays = sentAtMs.map((t, i) => (arrivalsMs[i] as number) - t).sort((a, b) => a - b)
-  const r = (x: number) => Math.round(x * 10) / 10
   return {
-    delayMedianMs: r(delays[Math.floor(delays.length / 2)] as number),
-    delayMaxMs: r(delays[delays.length - 1] as number),
-    shortestSpanSentMs: r(shortestSpan(sentAtMs, allowed)),
-    shortestSpanSeenMs: r(shortestSpan(arrivalsMs, allowed))
+    delayMedianMs: round(delays[Math.floor(delays.length / 2)] as number, 1),
+    delayMaxMs: round(delays[delays.length - 1] as number, 1),
+    shortestSpanSentMs: round(shortestSpan(sentAtMs, allowed), 1),
+    shortestSpanSeenMs: round(shortestSpan(arrivalsMs, allowed), 1)
   }
 }
