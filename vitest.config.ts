@@ -1,9 +1,21 @@
+import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
 // CI asks for a JSON report beside the console one, to print its "N passed, N failed" line.
 const jsonReport = process.env.EXPLORER_ETL_VITEST_JSON
+const src = (file: string) => fileURLToPath(new URL(`./src/${file}`, import.meta.url))
 
 export default defineConfig({
+  // Pipelines and examples import the package by name, as users do; inside the test process that name
+  // means the sources the tests import, so one copy of every module (and of the key's limiter) is loaded.
+  // Subprocesses (the CLI, tsx scripts) resolve it through package.json's exports to dist/.
+  resolve: {
+    alias: [
+      { find: /^explorer-etl$/, replacement: src("index.ts") },
+      { find: /^explorer-etl\/simulator$/, replacement: src("simulator/index.ts") },
+      { find: /^explorer-etl\/pipeline$/, replacement: src("Pipeline.ts") }
+    ]
+  },
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,

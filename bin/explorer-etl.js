@@ -1,18 +1,20 @@
 #!/usr/bin/env node
-// explorer-etl's command line. `npm install` compiles the sources to dist/ (the `prepare` script);
-// the compiled CLI starts in about a third of the time. When dist/ is missing or older than a
-// source file (a source edited since the last build), the sources run through tsx instead, so the
-// CLI never runs stale code.
+// explorer-etl's command line: the compiled CLI in dist/. In a checkout of the repository (src/ beside
+// dist/), dist/ is rebuilt first when it is missing or older than a source file, so the CLI never runs
+// stale code; an installed package has no src/ and runs dist/ as shipped.
 // First of all, before the CLI's modules load: the V8 settings that keep a long export's memory flat.
 import "./v8-settings.js"
-import { existsSync, readdirSync, statSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { existsSync, readdirSync, statSync, utimesSync } from "node:fs"
+import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-const compiled = join(root, "dist", "src", "cli", "main.js")
-// tsc rewrites its build info at every build, and only the files that changed: the build's time.
+const compiled = join(root, "dist", "cli", "main.js")
+// tsc rewrites its build info at every build that changed anything: the build's time.
 const buildInfo = join(root, "dist", ".tsbuildinfo")
+const sources = join(root, "src")
 
 const newestSource = (folder) => {
   let newest = 0
@@ -24,14 +26,15 @@ const newestSource = (folder) => {
   return newest
 }
 
-const fresh = existsSync(compiled) && existsSync(buildInfo) &&
-  statSync(buildInfo).mtimeMs >= Math.max(newestSource(join(root, "src")), newestSource(join(root, "pipelines")))
-
-if (fresh) {
-  await import(pathToFileURL(compiled).href)
-} else {
-  const { register } = await import("tsx/esm/api")
-  register()
-  globalThis.__explorerEtlTsx = true
-  await import(pathToFileURL(join(root, "src", "cli", "main.ts")).href)
+const checkout = existsSync(sources) && existsSync(join(root, "tsconfig.build.json"))
+if (checkout && !(existsSync(compiled) && existsSync(buildInfo) && statSync(buildInfo).mtimeMs >= newestSource(sources))) {
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
+  const built = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: ["ignore", "ignore", "inherit"] })
+  if (!existsSync(compiled)) {
+    process.stderr.write("error BuildError: dist/ could not be built (run `npm run build` to see why)\n")
+    process.exit(built.status || 1)
+  }
+  // tsc leaves its build info alone when no output changed (a source touched, not edited): mark the check done.
+  if (existsSync(buildInfo)) utimesSync(buildInfo, new Date(), new Date())
 }
+await import(pathToFileURL(compiled).href)

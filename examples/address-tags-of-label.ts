@@ -13,12 +13,9 @@
  * update time, as the API sends them.
  */
 import { Chunk, Effect, Option, Stream } from "effect"
-import { ExplorerClient } from "../src/Client.js"
-import * as Pipeline from "../src/Pipeline.js"
-import type { DatasetDescription } from "../src/simulator/index.js"
-import * as Schemas from "../src/schemas/index.js"
-import * as Export from "../src/sinks/Export.js"
-import * as Streams from "../src/streams/Streams.js"
+import { ExplorerClient, Schemas, Sinks, Streams } from "explorer-etl"
+import * as Pipeline from "explorer-etl/pipeline"
+import type { DatasetDescription } from "explorer-etl/simulator"
 
 /** The label slug that tags the most addresses of the simulator's chain 1. */
 const busiestLabel = (data: DatasetDescription): string => {
@@ -29,7 +26,7 @@ const busiestLabel = (data: DatasetDescription): string => {
 
 const program = Effect.gen(function*() {
   const outDir = process.argv[2] ?? "out/examples"
-  const client = yield* ExplorerClient
+  const client = yield* ExplorerClient.ExplorerClient
   const demo = yield* Pipeline.DemoData
   const chainId = Option.isSome(demo) ? 1 : Number(process.env.EXAMPLE_CHAIN ?? 1)
   const label = Option.match(demo, { onSome: busiestLabel, onNone: () => process.env.EXAMPLE_LABEL ?? "phish-hack" })
@@ -43,13 +40,13 @@ const program = Effect.gen(function*() {
   }
   if (tags.length > 20) console.log(`  … and ${tags.length - 20} more`)
 
-  const summary = yield* Export.exportToFile({
+  const summary = yield* Sinks.Export.exportToFile({
     dataset: "addressTags",
     chainId,
     query: { label },
     plan: client.plan,
     schema: Schemas.AddressTag,
-    source: Export.rows(Stream.fromIterable(tags))
+    source: Sinks.Export.rows(Stream.fromIterable(tags))
   }, { out: `${outDir}/address-tags-${label}.jsonl`, quiet: true })
   console.log(`wrote ${summary.manifest.rows} tags to ${summary.out}`)
 })

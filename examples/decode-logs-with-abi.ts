@@ -20,10 +20,8 @@
  * block, log index, transaction, event name and decoded arguments (integers as decimal strings).
  */
 import { Clock, Effect, Option, Schema, Stream } from "effect"
-import { ExplorerClient } from "../src/Client.js"
-import * as Pipeline from "../src/Pipeline.js"
-import * as Export from "../src/sinks/Export.js"
-import * as Streams from "../src/streams/Streams.js"
+import { ExplorerClient, Sinks, Streams } from "explorer-etl"
+import * as Pipeline from "explorer-etl/pipeline"
 
 const LOGS = 500
 
@@ -181,7 +179,7 @@ const UNISWAP_V3_USDC_WETH = "0x88e6A0c2dDD26FEEb64F039a2c41296FcB3f5640"
 
 const program = Effect.gen(function*() {
   const outDir = process.argv[2] ?? "out/examples"
-  const client = yield* ExplorerClient
+  const client = yield* ExplorerClient.ExplorerClient
   const demo = yield* Pipeline.DemoData
   const target = Option.isSome(demo)
     ? { chainId: 1, contract: demo.value.chain(1).heavyContract.address, fromBlock: demo.value.chain(1).activity.fromBlock }
@@ -231,13 +229,13 @@ const program = Effect.gen(function*() {
   }
 
   // 3. Saved as JSONL (with a manifest beside it).
-  const summary = yield* Export.exportToFile({
+  const summary = yield* Sinks.Export.exportToFile({
     dataset: "decodedLogs",
     chainId: target.chainId,
     query: { address: target.contract, fromBlock: target.fromBlock, logs: LOGS },
     plan: client.plan,
     schema: DecodedLog,
-    source: Export.rows(Stream.fromIterable(decoded))
+    source: Sinks.Export.rows(Stream.fromIterable(decoded))
   }, { out: `${outDir}/decoded-logs.jsonl`, quiet: true })
   console.log(`\nwrote ${summary.manifest.rows} decoded logs to ${summary.out}`)
 })

@@ -12,11 +12,8 @@
  * unixTimeStamp, gasUsed.
  */
 import { Chunk, Clock, Effect, Option, Stream } from "effect"
-import { ExplorerClient } from "../src/Client.js"
-import * as Pipeline from "../src/Pipeline.js"
-import * as Schemas from "../src/schemas/index.js"
-import * as Export from "../src/sinks/Export.js"
-import * as Streams from "../src/streams/Streams.js"
+import { ExplorerClient, Schemas, Sinks, Streams } from "explorer-etl"
+import * as Pipeline from "explorer-etl/pipeline"
 
 const DAY = 86_400
 const BAR = 40
@@ -25,7 +22,7 @@ const utcDate = (unixSeconds: number): string => new Date(unixSeconds * 1000).to
 
 const program = Effect.gen(function*() {
   const outDir = process.argv[2] ?? "out/examples"
-  const client = yield* ExplorerClient
+  const client = yield* ExplorerClient.ExplorerClient
   const demo = yield* Pipeline.DemoData
   const days = Number(process.env.EXAMPLE_DAYS ?? 14)
   const chainId = Option.isSome(demo) ? 1 : Number(process.env.EXAMPLE_CHAIN ?? 1)
@@ -50,13 +47,13 @@ const program = Effect.gen(function*() {
     console.log(`\naverage ${(Number(total / BigInt(rows.length) / 1_000_000n) / 1000).toFixed(1)} Ggas per day over ${rows.length} days`)
   }
 
-  const summary = yield* Export.exportToFile({
+  const summary = yield* Sinks.Export.exportToFile({
     dataset: "dailyGasUsed",
     chainId,
     query: { startDate, endDate },
     plan: client.plan,
     schema: Schemas.DailyGasUsed,
-    source: Export.rows(Stream.fromIterable(rows))
+    source: Sinks.Export.rows(Stream.fromIterable(rows))
   }, { out: `${outDir}/gas-per-day.csv`, quiet: true })
   console.log(`wrote ${summary.manifest.rows} days to ${summary.out}`)
 })

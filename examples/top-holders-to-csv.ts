@@ -13,17 +13,14 @@
  * TokenHolderAddressType (C contract, E externally owned).
  */
 import { Chunk, Effect, Option, Stream } from "effect"
-import { ExplorerClient } from "../src/Client.js"
-import * as Pipeline from "../src/Pipeline.js"
-import * as Schemas from "../src/schemas/index.js"
-import * as Export from "../src/sinks/Export.js"
-import * as Streams from "../src/streams/Streams.js"
+import { ExplorerClient, Schemas, Sinks, Streams } from "explorer-etl"
+import * as Pipeline from "explorer-etl/pipeline"
 
 const USDC = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
 
 const program = Effect.gen(function*() {
   const outDir = process.argv[2] ?? "out/examples"
-  const client = yield* ExplorerClient
+  const client = yield* ExplorerClient.ExplorerClient
   const demo = yield* Pipeline.DemoData
   const chainId = Option.isSome(demo) ? 1 : Number(process.env.EXAMPLE_CHAIN ?? 1)
   const token = Option.match(demo, {
@@ -45,13 +42,13 @@ const program = Effect.gen(function*() {
   const contracts = holders.filter((h) => h.TokenHolderAddressType === "C").length
   console.log(`${contracts} of the ${holders.length} are contracts.`)
 
-  const summary = yield* Export.exportToFile({
+  const summary = yield* Sinks.Export.exportToFile({
     dataset: "topHolders",
     chainId,
     query: { contractAddress: token, limit },
     plan: client.plan,
     schema: Schemas.TopHolder,
-    source: Export.rows(Stream.fromIterable(holders))
+    source: Sinks.Export.rows(Stream.fromIterable(holders))
   }, { out: `${outDir}/top-holders.csv`, quiet: true })
   console.log(`wrote ${summary.manifest.rows} holders to ${summary.out}`)
 })

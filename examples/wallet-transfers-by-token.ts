@@ -14,11 +14,9 @@
  * net is only printed: a CSV text cell starting with "-" would get the formula guard's quote).
  */
 import { Clock, Effect, Option, Schema, Stream } from "effect"
-import { ExplorerClient } from "../src/Client.js"
-import * as Pipeline from "../src/Pipeline.js"
-import type * as Schemas from "../src/schemas/index.js"
-import * as Export from "../src/sinks/Export.js"
-import * as Streams from "../src/streams/Streams.js"
+import { ExplorerClient, Sinks, Streams } from "explorer-etl"
+import type { Schemas } from "explorer-etl"
+import * as Pipeline from "explorer-etl/pipeline"
 
 const VITALIK = "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"
 
@@ -53,7 +51,7 @@ interface Totals {
 
 const program = Effect.gen(function*() {
   const outDir = process.argv[2] ?? "out/examples"
-  const client = yield* ExplorerClient
+  const client = yield* ExplorerClient.ExplorerClient
   const demo = yield* Pipeline.DemoData
   const { chainId, fromBlock, wallet } = Option.isSome(demo)
     ? { chainId: 1, fromBlock: 0, wallet: (demo.value.chain(1).wallets[0] ?? demo.value.chain(1).funder).address }
@@ -106,13 +104,13 @@ const program = Effect.gen(function*() {
     console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join("  "))
   }
 
-  const summary = yield* Export.exportToFile({
+  const summary = yield* Sinks.Export.exportToFile({
     dataset: "erc20TransfersByToken",
     chainId,
     query: { address: wallet, fromBlock },
     plan: client.plan,
     schema: TokenSummary,
-    source: Export.rows(Stream.fromIterable(rows))
+    source: Sinks.Export.rows(Stream.fromIterable(rows))
   }, { out: `${outDir}/wallet-transfers-by-token.csv`, quiet: true })
   console.log(`\nwrote ${summary.manifest.rows} token rows to ${summary.out}`)
 })

@@ -27,9 +27,8 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as Pipeline from "../src/Pipeline.js"
-import * as Schemas from "../src/schemas/index.js"
-import * as Sources from "../src/streams/Sources.js"
+import { Schemas, Sources } from "explorer-etl"
+import * as Pipeline from "explorer-etl/pipeline"
 
 const DAY_MS = 86_400_000
 

@@ -26,9 +26,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as Pipeline from "../src/Pipeline.js"
-import * as Schemas from "../src/schemas/index.js"
-import * as Sources from "../src/streams/Sources.js"
+import { Schemas, Sources } from "explorer-etl"
+import * as Pipeline from "explorer-etl/pipeline"
 
 /** topic0 of `Transfer(address,address,uint256)` (ERC-20 and ERC-721). */
 const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"

@@ -2,7 +2,7 @@
  * The ready pipelines, in the order the demo runs them (`explorer-etl demo`): each also runs on its
  * own with `npx tsx pipelines/<name>.ts` or `explorer-etl run pipelines/<name>.ts`.
  */
-import * as Pipeline from "../src/Pipeline.js"
+import * as Pipeline from "explorer-etl/pipeline"
 import chainDailyStats from "./chain-daily-stats.js"
 import contractEvents from "./contract-events.js"
 import tokenActivity from "./token-activity.js"

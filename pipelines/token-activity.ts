@@ -33,9 +33,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as Pipeline from "../src/Pipeline.js"
-import * as Schemas from "../src/schemas/index.js"
-import * as Sources from "../src/streams/Sources.js"
+import { Schemas, Sources } from "explorer-etl"
+import * as Pipeline from "explorer-etl/pipeline"
 
 /** The targets of token-activity. */
 export const TokenActivityConfig = Schema.Struct({

@@ -30,9 +30,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as Pipeline from "../src/Pipeline.js"
-import * as Schemas from "../src/schemas/index.js"
-import * as Sources from "../src/streams/Sources.js"
+import { Schemas, Sources } from "explorer-etl"
+import * as Pipeline from "explorer-etl/pipeline"
 
 /** One wallet: its files go to the folder `name`. */
 export const Wallet = Schema.Struct({

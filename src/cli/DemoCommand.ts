@@ -9,12 +9,14 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { pipelines } from "../../pipelines/index.js"
 import * as ExplorerConfig from "../Config.js"
 import { DemoData } from "../DemoData.js"
 import * as Pipeline from "../Pipeline.js"
 import * as Environment from "./Environment.js"
-import { printSummaries } from "./RunCommand.js"
+import { importModule, printSummaries } from "./RunCommand.js"
+
+/** The ready pipelines ship beside dist/ as TypeScript, importing "explorer-etl" as a user's own do. */
+const readyPipelines = new URL("../../pipelines/index.ts", import.meta.url)
 
 const outDir = Options.text("out-dir").pipe(Options.withDefault("out"), Options.withDescription("output folder (default ./out)"))
 
@@ -23,6 +25,7 @@ export const demoCommand = Command.make("demo", { outDir }, (a) =>
   Effect.gen(function*() {
     const demo = yield* DemoData
     if (Option.isNone(demo)) return
+    const pipelines = (yield* Effect.promise(() => importModule(readyPipelines))).pipelines as ReadonlyArray<Pipeline.AnyPipeline>
     yield* Console.log(`explorer-etl demo: ${pipelines.length} pipelines on the embedded simulator, writing to ${a.outDir}/`)
     for (const pipeline of pipelines) {
       yield* Console.log(`\n# ${pipeline.name}: ${pipeline.description}`)

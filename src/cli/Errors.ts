@@ -7,7 +7,7 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { InvalidInputError } from "../Errors.js"
+import { InvalidInputError } from "../ExplorerError.js"
 
 /** A flag or argument the CLI refuses before any request is sent. */
 export const badFlag = (command: string, parameter: string, detail: string, chainId = 0): InvalidInputError =>

@@ -34,22 +34,23 @@ const isPipeline = (value: unknown): value is Pipeline.AnyPipeline =>
   "demoConfig" in value && typeof (value as { run: unknown }).run === "function"
 
 /**
- * TypeScript pipeline files need tsx; the compiled CLI registers it on first use (the CLI running
- * from its sources has it already).
+ * Imports a module that may be TypeScript (a pipeline file): the compiled CLI registers tsx on first
+ * use, so `.ts` files run as `npx tsx` would run them, importing "explorer-etl" as users do.
  */
-const ensureTypeScript = async (path: string): Promise<void> => {
+export const importModule = async (url: URL): Promise<Record<string, unknown>> => {
   const flag = globalThis as { __explorerEtlTsx?: boolean }
-  if (!/\.[cm]?ts$/.test(path) || flag.__explorerEtlTsx === true) return
-  const { register } = await import("tsx/esm/api")
-  register()
-  flag.__explorerEtlTsx = true
+  if (/\.[cm]?ts$/.test(url.pathname) && flag.__explorerEtlTsx !== true) {
+    const { register } = await import("tsx/esm/api")
+    register()
+    flag.__explorerEtlTsx = true
+  }
+  return import(url.href) as Promise<Record<string, unknown>>
 }
 
 /** Loads the default export of a pipeline module. */
 export const loadPipeline = (path: string) =>
   Effect.tryPromise({
-    try: () =>
-      ensureTypeScript(path).then(() => import(pathToFileURL(resolve(path)).href) as Promise<{ readonly default?: unknown }>),
+    try: () => importModule(pathToFileURL(resolve(path))),
     catch: (cause) => badFlag("run", "pipeline file", `cannot load ${path}: ${cause instanceof Error ? cause.message : String(cause)}`)
   }).pipe(
     Effect.flatMap((module) =>

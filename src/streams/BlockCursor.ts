@@ -24,7 +24,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { DecodeError, DenseBlockError, type QueryTimeoutError, type StreamError } from "../Errors.js"
+import { DecodeError, DenseBlockError, type QueryTimeoutError, type StreamError } from "../ExplorerError.js"
 import * as Progress from "./Progress.js"
 
 /** One request of the engine: an ascending block range and a page of it. */

@@ -18,8 +18,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import type { ExplorerClient } from "../Client.js"
-import type { StreamError } from "../Errors.js"
+import type { ExplorerClient } from "../ExplorerClient.js"
+import type { StreamError } from "../ExplorerError.js"
 import * as Progress from "./Progress.js"
 import * as Sources from "./Sources.js"
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import * as Errors from "../../src/Errors.js"
+import * as Errors from "../../src/ExplorerError.js"
+import * as Classify from "../../src/internal/classify.js"
 import * as T from "../../src/ServerTexts.js"
 
-const ctx: Errors.CallContext = { chainId: 1, module: "account", action: "txlist" }
+const ctx: Classify.CallContext = { chainId: 1, module: "account", action: "txlist" }
 
 interface Case {
   readonly text: string
@@ -85,7 +86,7 @@ const cases: ReadonlyArray<Case> = [
 describe("classifyText", () => {
   for (const c of cases) {
     it(`${c.text} → ${c.tag}`, () => {
-      const error = Errors.classifyText(ctx, c.text)
+      const error = Classify.classifyText(ctx, c.text)
       expect(error._tag).toBe(c.tag)
       // every error keeps the call and the server's own words
       expect(error.chainId).toBe(1)
@@ -99,12 +100,12 @@ describe("classifyText", () => {
   }
 
   it("keeps the envelope's message on a generic NotOkError", () => {
-    const error = Errors.classifyText(ctx, "odd", "NOTOK-ish")
+    const error = Classify.classifyText(ctx, "odd", "NOTOK-ish")
     expect(error._tag === "NotOkError" && error.serverMessage).toBe("NOTOK-ish")
   })
 
   it("scrubs what the caller asks (e.g. an echoed key)", () => {
-    const error = Errors.classifyText(ctx, "Invalid API Key ABCDEF123", "NOTOK", {
+    const error = Classify.classifyText(ctx, "Invalid API Key ABCDEF123", "NOTOK", {
       scrub: (s) => s.replaceAll("ABCDEF123", "<redacted>")
     })
     expect(error._tag).toBe("InvalidApiKeyError")
@@ -112,7 +113,7 @@ describe("classifyText", () => {
   })
 })
 
-const body = (b: unknown) => Errors.classifyBody(ctx, b)
+const body = (b: unknown) => Classify.classifyBody(ctx, b)
 
 describe("classifyBody", () => {
   it("status 1 → the result, whatever the message (OK, Ok, legacy OK-Missing…)", () => {
@@ -169,7 +170,7 @@ describe("classifyBody", () => {
   it("a NOTOK envelope on a proxy call (has status, no jsonrpc) is an error", () => {
     // proxy.eth_call.rotki.3.json on chain 10 with a free key
     const proxyCtx = { chainId: 10, module: "proxy", action: "eth_gasPrice" }
-    const r = Errors.classifyBody(proxyCtx, {
+    const r = Classify.classifyBody(proxyCtx, {
       status: "0",
       message: "NOTOK",
       result:
@@ -188,7 +189,7 @@ describe("classifyBody", () => {
 })
 
 const response = (status: number, text: string, contentType?: string) =>
-  Errors.classifyResponse(ctx, { status, body: text, contentType })
+  Classify.classifyResponse(ctx, { status, body: text, contentType })
 
 describe("classifyResponse", () => {
   it("HTML with HTTP 200 (a Cloudflare page) → transient DecodeError naming the page", () => {

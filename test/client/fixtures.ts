@@ -1,5 +1,5 @@
 /**
- * Wire records of every operation, shaped like the recorded answers in /work/shared/real-responses
+ * Wire records of every operation, shaped like the recorded answers in test/fixtures/real-responses
  * (values taken from them where one exists), for the client's fake explorer.
  */
 

@@ -6,7 +6,7 @@
 import { HttpClient, HttpClientError, HttpClientResponse } from "@effect/platform"
 import { Chunk, Clock, Duration, Effect, Exit, Fiber, Layer, List, Logger, Option, Redacted, Scope, TestClock, Tracer } from "effect"
 import type { Context } from "effect"
-import * as Client from "../../src/Client.js"
+import * as Client from "../../src/ExplorerClient.js"
 import type * as ExplorerConfig from "../../src/Config.js"
 
 /** One request the fake received (the full URL, key included, stays in test memory only). */

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer, Redacted } from "effect"
-import * as Client from "../../src/Client.js"
+import * as Client from "../../src/ExplorerClient.js"
 import * as F from "./fixtures.js"
 import { driven, fakeHttp, freshKey, maxInWindow, ok } from "./helpers.js"
 
@@ -76,17 +76,19 @@ describe("layers", () => {
 })
 
 describe("public surface (src/index.ts)", () => {
-  it("exports the modules as namespaces and the common names directly", async () => {
+  it("exports every module as a namespace", async () => {
     const lib = await import("../../src/index.js")
-    expect(typeof lib.Client.layer).toBe("function")
-    expect(typeof lib.Client.layerConfig).toBe("function")
-    expect(lib.ExplorerClient).toBe(Client.ExplorerClient)
+    expect(typeof lib.ExplorerClient.layer).toBe("function")
+    expect(typeof lib.ExplorerClient.layerConfig).toBe("function")
+    expect(lib.ExplorerClient.ExplorerClient).toBe(Client.ExplorerClient)
     expect(typeof lib.Config.resolve).toBe("function")
     expect(typeof lib.Throttle.make).toBe("function")
-    expect(typeof lib.Errors.classifyText).toBe("function")
+    expect(typeof lib.ExplorerError.isTransient).toBe("function")
     expect(lib.Plan.limits.free.callsPerSecond).toBe(3)
     expect(lib.Chain.byId(137)?.name).toBe("Polygon Mainnet")
-    expect(lib.NormalTransaction).toBe(lib.Schemas.NormalTransaction)
-    expect(new lib.RateLimitError({ chainId: 1, module: "m", action: "a", detail: "d", scope: "second" })._tag).toBe("RateLimitError")
+    expect(typeof lib.Schemas.NormalTransaction).toBe("function")
+    expect(typeof lib.Exports.toFile).toBe("function")
+    expect(new lib.ExplorerError.RateLimitError({ chainId: 1, module: "m", action: "a", detail: "d", scope: "second" })._tag)
+      .toBe("RateLimitError")
   })
 })

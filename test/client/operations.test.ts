@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Redacted, Schema } from "effect"
-import type * as Client from "../../src/Client.js"
+import type * as Client from "../../src/ExplorerClient.js"
 import * as Schemas from "../../src/schemas/index.js"
 import * as F from "./fixtures.js"
 import { clientOn, driven, fakeHttp, freshKey, notOk, ok, type Reply, type Seen } from "./helpers.js"

@@ -6,7 +6,7 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted, Schema } from "effect"
-import * as Client from "../../src/Client.js"
+import * as Client from "../../src/ExplorerClient.js"
 import * as Schemas from "../../src/schemas/index.js"
 import * as Simulator from "../../src/simulator/index.js"
 

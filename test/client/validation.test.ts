@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted, Schema } from "effect"
-import type * as Client from "../../src/Client.js"
-import type * as Errors from "../../src/Errors.js"
+import type * as Client from "../../src/ExplorerClient.js"
+import type * as Errors from "../../src/ExplorerError.js"
 import type * as Plan from "../../src/Plan.js"
 import * as F from "./fixtures.js"
 import { clientOn, fakeHttp, ok } from "./helpers.js"

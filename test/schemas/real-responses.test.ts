@@ -1,5 +1,6 @@
 /**
- * Every recorded real answer of /work/shared/real-responses (beside the repository: `../shared`) goes
+ * Every recorded real answer of test/fixtures/real-responses (copied from the live service by public projects;
+ * its README names every source) goes
  * through the schemas: named records decode and encode back to the very same JSON, no key is left
  * undeclared, and the other operations (reached through the client's generic `request`) at least pass the
  * Envelope / JSON-RPC schemas unchanged.
@@ -12,7 +13,7 @@ import { fileURLToPath } from "node:url"
 import * as S from "../../src/schemas/index.js"
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
-const fixturesDir = path.resolve(repoRoot, "../shared/real-responses")
+const fixturesDir = path.resolve(repoRoot, "test/fixtures/real-responses")
 
 /** How the result of a named operation decodes: a list of records, or one value. */
 type Named =

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Either, FastCheck as fc, Stream } from "effect"
-import { QueryTimeoutError, ResultWindowError } from "../../src/Errors.js"
+import { QueryTimeoutError, ResultWindowError } from "../../src/ExplorerError.js"
 import * as BlockCursor from "../../src/streams/BlockCursor.js"
 import * as PageNumbers from "../../src/streams/PageNumbers.js"
 import * as Progress from "../../src/streams/Progress.js"

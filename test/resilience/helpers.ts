@@ -4,7 +4,7 @@
  * planted rows, the client of a test, and the file an export must produce according to the oracle.
  */
 import { Effect, Redacted, Schema } from "effect"
-import * as Client from "../../src/Client.js"
+import * as Client from "../../src/ExplorerClient.js"
 import type * as Plan from "../../src/Plan.js"
 import * as Format from "../../src/sinks/Format.js"
 import type * as Simulator from "../../src/simulator/index.js"

@@ -40,7 +40,8 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Chain from "./Chain.js"
 import * as ExplorerConfig from "./Config.js"
-import * as Errors from "./Errors.js"
+import * as Errors from "./ExplorerError.js"
+import * as Classify from "./internal/classify.js"
 import * as Plan from "./Plan.js"
 import * as Schemas from "./schemas/index.js"
 import * as Throttle from "./Throttle.js"
@@ -640,7 +641,7 @@ export const makeWithConfig = (
     const apiPath = new URL(config.apiUrl).pathname
     const plan = config.plan
 
-    const contextOf = (call: Pick<Call, "chainId" | "module" | "action">): Errors.CallContext => ({
+    const contextOf = (call: Pick<Call, "chainId" | "module" | "action">): Classify.CallContext => ({
       chainId: call.chainId,
       module: call.module,
       action: call.action
@@ -699,7 +700,7 @@ export const makeWithConfig = (
           const sliced = slices(raw.body)
           if (sliced !== undefined) return sliced
         }
-        const classified = Errors.classifyResponse(
+        const classified = Classify.classifyResponse(
           {
             ...contextOf(call),
             plan,
@@ -738,7 +739,7 @@ export const makeWithConfig = (
       )
 
     /** Sends one call with the retry policy; every attempt is throttled and counted. */
-    const send = (call: Call, options: CallOptions | undefined): Effect.Effect<Errors.Answer, Errors.ExplorerError> =>
+    const send = (call: Call, options: CallOptions | undefined): Effect.Effect<Classify.Answer, Errors.ExplorerError> =>
       sendWith(call, options)
 
     /** `send`, reading a list answer's records with `slices` when it can (see fileRecordsMapped). */
@@ -746,7 +747,7 @@ export const makeWithConfig = (
       call: Call,
       options: CallOptions | undefined,
       slices?: SliceReader<S>
-    ): Effect.Effect<Errors.Answer | S, Errors.ExplorerError> =>
+    ): Effect.Effect<Classify.Answer | S, Errors.ExplorerError> =>
       Effect.gen(function*() {
         const throttled = call.operation?.throttled ?? false
         const retryQueryTimeout = options?.retryQueryTimeout ?? config.retry.queryTimeout
@@ -776,7 +777,7 @@ export const makeWithConfig = (
         )
       })
 
-    const invalid = (ctx: Errors.CallContext, p: Problem) =>
+    const invalid = (ctx: Classify.CallContext, p: Problem) =>
       new Errors.InvalidInputError({ ...ctx, parameter: p.parameter, detail: p.detail })
 
     /** Resolves and checks the chain id: a number the API serves, else refuse before sending. */
@@ -840,7 +841,7 @@ export const makeWithConfig = (
         }
       })
 
-    const decodeWith = <A, I>(ctx: Errors.CallContext, schema: Schema.Schema<A, I, never>, value: unknown) =>
+    const decodeWith = <A, I>(ctx: Classify.CallContext, schema: Schema.Schema<A, I, never>, value: unknown) =>
       Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(value).pipe(
         Effect.mapError((error) =>
           new Errors.DecodeError({
@@ -856,9 +857,9 @@ export const makeWithConfig = (
      * the fast decoder of a list result, tried first (it gives up on anything it is not sure of).
      */
     const decodeAnswer = <A, I>(
-      ctx: Errors.CallContext,
+      ctx: Classify.CallContext,
       schema: Schema.Schema<A, I, never>,
-      answer: Errors.Answer,
+      answer: Classify.Answer,
       fast?: ((input: unknown) => A | undefined) | undefined
     ): Effect.Effect<A, Errors.ExplorerError> => {
       if (answer._tag === "Result") {
@@ -915,7 +916,7 @@ export const makeWithConfig = (
         )
       })
 
-    const parseCsv = <A>(ctx: Errors.CallContext, parse: (text: string) => Effect.Effect<A, ParseResult.ParseError>, text: string) =>
+    const parseCsv = <A>(ctx: Classify.CallContext, parse: (text: string) => Effect.Effect<A, ParseResult.ParseError>, text: string) =>
       parse(text).pipe(
         Effect.mapError((error) =>
           new Errors.DecodeError({
@@ -933,9 +934,9 @@ export const makeWithConfig = (
     const pipeline = <K extends Plan.OperationName, Out, E = never, S extends Sliced = never>(
       name: K,
       decode: (
-        ctx: Errors.CallContext,
+        ctx: Classify.CallContext,
         got:
-          | { readonly _tag: "Answer"; readonly answer: Errors.Answer }
+          | { readonly _tag: "Answer"; readonly answer: Classify.Answer }
           | { readonly _tag: "Rows"; readonly rows: ResultOf<K> }
           | S
       ) => Effect.Effect<Out, Errors.ExplorerError | E>,
@@ -947,7 +948,7 @@ export const makeWithConfig = (
         Effect.gen(function*() {
           const input: Readonly<Record<string, unknown>> = params ?? {}
           const chainId = yield* resolveChain(input.chainId, op.module, op.action)
-          const ctx: Errors.CallContext = { chainId, module: op.module, action: op.action }
+          const ctx: Classify.CallContext = { chainId, module: op.module, action: op.action }
           yield* Effect.annotateCurrentSpan("explorer.chain_id", chainId)
           const decoded = yield* Schema.decodeUnknown(paramsSchema, { errors: "first", onExcessProperty: "error" })(input).pipe(
             Effect.mapError((error) => invalid(ctx, firstIssue(error)))
@@ -1016,7 +1017,7 @@ export const makeWithConfig = (
       const resultSchema = Results[name] as unknown as Schema.Schema<ResultOf<K>, unknown, never>
       const fastResult = fastResults[name] as ((input: unknown) => ResultOf<K> | undefined) | undefined
       const { encodeRows, transcode } = fileCodecOf(name, row as Schema.Schema.AnyNoContext)
-      const viaSchemas = (ctx: Errors.CallContext, rows: ResultOf<K>) =>
+      const viaSchemas = (ctx: Classify.CallContext, rows: ResultOf<K>) =>
         encodeRows(rows as unknown as ReadonlyArray<unknown>).pipe(
           Effect.map((encoded) => encoded as ReadonlyArray<I>),
           Effect.mapError((error) =>
@@ -1033,7 +1034,7 @@ export const makeWithConfig = (
           const rows = transcode(records) as ReadonlyArray<I> | undefined
           return rows === undefined ? undefined : map(rows)
         })
-      const whole = (ctx: Errors.CallContext, answer: Errors.Answer): Effect.Effect<ReadonlyArray<I>, Errors.ExplorerError> => {
+      const whole = (ctx: Classify.CallContext, answer: Classify.Answer): Effect.Effect<ReadonlyArray<I>, Errors.ExplorerError> => {
         if (answer._tag === "Result" && transcode !== undefined) {
           const rows = transcode(answer.result) as ReadonlyArray<I> | undefined
           if (rows !== undefined) return Effect.succeed(rows)
@@ -1062,7 +1063,7 @@ export const makeWithConfig = (
     const request = <A, I>(args: RequestArgs<A, I>, options?: CallOptions): Effect.Effect<A, Errors.ExplorerError> =>
       Effect.gen(function*() {
         const chainId = yield* resolveChain(args.chainId, args.module, args.action)
-        const ctx: Errors.CallContext = { chainId, module: args.module, action: args.action }
+        const ctx: Classify.CallContext = { chainId, module: args.module, action: args.action }
         yield* Effect.annotateCurrentSpan("explorer.chain_id", chainId)
         if (!NAME.test(args.module)) return yield* invalid(ctx, { parameter: "module", detail: "must be a module name" })
         if (!NAME.test(args.action)) return yield* invalid(ctx, { parameter: "action", detail: "must be an action name" })

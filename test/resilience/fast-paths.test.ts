@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { stringify } from "csv-stringify/sync"
 import { Arbitrary, Effect, Either, FastCheck as fc, Schema } from "effect"
-import * as Client from "../../src/Client.js"
+import * as Client from "../../src/ExplorerClient.js"
 import * as Schemas from "../../src/schemas/index.js"
 import * as Format from "../../src/sinks/Format.js"
 
