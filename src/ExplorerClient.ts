@@ -42,122 +42,13 @@ import * as Chain from "./Chain.js"
 import * as ExplorerConfig from "./Config.js"
 import * as Errors from "./ExplorerError.js"
 import * as Classify from "./internal/classify.js"
+import * as Params from "./internal/params.js"
 import * as Plan from "./Plan.js"
 import * as Schemas from "./schemas/index.js"
 import * as Throttle from "./Throttle.js"
 
-// ---------------------------------------------------------------------------------------------
-// Parameters
-// ---------------------------------------------------------------------------------------------
-
-const withMessage = <S extends Schema.Schema.Any>(schema: S, message: string): S =>
-  schema.annotations({ message: () => message }) as S
-
-const AddressParam = withMessage(Schemas.Address, "must be an address: 0x followed by 40 hex digits")
-const HashParam = withMessage(Schemas.TxHash, "must be a transaction hash: 0x followed by 64 hex digits")
-const TopicParam = withMessage(Schemas.Topic, "must be a topic: 0x followed by 64 hex digits")
-const BlockParam = withMessage(Schema.Number.pipe(Schema.int(), Schema.nonNegative()), "must be a block number (an integer ≥ 0)")
-const BlockOrLatestParam = Schema.Union(BlockParam, Schema.Literal("latest"))
-const PageParam = withMessage(Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)), "must be an integer ≥ 1")
-const TimestampParam = withMessage(Schema.Number.pipe(Schema.int(), Schema.nonNegative()), "must be unix seconds (an integer ≥ 0)")
-const DateParam = withMessage(Schemas.IsoDate, "must be a calendar date written yyyy-MM-dd")
-const SortParam = withMessage(Schemas.Sort, "must be \"asc\" or \"desc\"")
-const ClosestParam = withMessage(Schemas.Closest, "must be \"before\" or \"after\"")
-const OperatorParam = withMessage(Schemas.TopicOperator, "must be \"and\" or \"or\"")
-const LimitParam = withMessage(
-  Schema.Number.pipe(Schema.int(), Schema.between(1, Plan.HARD_ROW_CAP)),
-  `must be an integer from 1 to ${Plan.HARD_ROW_CAP}`
-)
-const TagParam = withMessage(
-  Schema.Union(Schema.Literal("latest", "pending", "earliest"), Schema.String.pipe(Schema.pattern(/^0x[0-9a-fA-F]+$/))),
-  "must be \"latest\", \"pending\", \"earliest\" or a hex block number"
-)
-const LabelParam = withMessage(
-  Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]*$/)),
-  "must be a label slug (e.g. \"phish-hack\") or \"all\""
-)
-const FormatParam = withMessage(Schema.Literal("csv"), "must be \"csv\" (the only format the client can read)")
-
-/** Every call may name its chain; without it the client's `defaultChainId` is used. */
-const chainField = { chainId: Schema.optional(Schema.Number) }
-const pagingFields = { page: Schema.optional(PageParam), offset: Schema.optional(PageParam) }
-const blockRangeFields = {
-  startBlock: Schema.optional(BlockParam),
-  endBlock: Schema.optional(BlockParam),
-  ...pagingFields,
-  sort: Schema.optional(SortParam)
-}
-const transferFields = {
-  ...chainField,
-  address: Schema.optional(AddressParam),
-  contractAddress: Schema.optional(AddressParam),
-  ...blockRangeFields
-}
-const dailyFields = { ...chainField, startDate: DateParam, endDate: DateParam, sort: Schema.optional(SortParam) }
-
-/** getLogs topic operators: `"0_1"` is sent as `topic0_1_opr`; only between topics that are given. */
-export const TopicOperators = Schema.Struct({
-  "0_1": Schema.optional(OperatorParam),
-  "0_2": Schema.optional(OperatorParam),
-  "0_3": Schema.optional(OperatorParam),
-  "1_2": Schema.optional(OperatorParam),
-  "1_3": Schema.optional(OperatorParam),
-  "2_3": Schema.optional(OperatorParam)
-})
-/** @see TopicOperators */
-export type TopicOperators = typeof TopicOperators.Type
-
-/**
- * The parameter schema of every operation (camelCase names; the client sends the API's names:
- * `contractaddress`, `startblock`, `blockno`, `txhash`, `startdate`, `topic0_1_opr`, and topholders'
- * `limit` as `offset`). Checked before sending; an unknown name is refused too.
- */
-export const Params = {
-  eth_gasPrice: Schema.Struct({ ...chainField }),
-  tokeninfo: Schema.Struct({ ...chainField, contractAddress: AddressParam }),
-  tokenbalancehistory: Schema.Struct({ ...chainField, contractAddress: AddressParam, address: AddressParam, blockNo: BlockParam }),
-  addresstokennftbalance: Schema.Struct({ ...chainField, address: AddressParam, ...pagingFields }),
-  topholders: Schema.Struct({ ...chainField, contractAddress: AddressParam, limit: Schema.optional(LimitParam) }),
-  getsourcecode: Schema.Struct({ ...chainField, address: AddressParam }),
-  dailygasused: Schema.Struct(dailyFields),
-  balance: Schema.Struct({ ...chainField, address: AddressParam, tag: Schema.optional(TagParam) }),
-  balancehistory: Schema.Struct({ ...chainField, address: AddressParam, blockNo: BlockParam }),
-  addresstokenbalance: Schema.Struct({ ...chainField, address: AddressParam, ...pagingFields }),
-  txlist: Schema.Struct({ ...chainField, address: AddressParam, ...blockRangeFields }),
-  txlistinternal: Schema.Struct({
-    ...chainField,
-    address: Schema.optional(AddressParam),
-    txHash: Schema.optional(HashParam),
-    ...blockRangeFields
-  }),
-  tokentx: Schema.Struct(transferFields),
-  tokennfttx: Schema.Struct(transferFields),
-  token1155tx: Schema.Struct(transferFields),
-  fundedby: Schema.Struct({ ...chainField, address: AddressParam }),
-  getblocknobytime: Schema.Struct({ ...chainField, timestamp: TimestampParam, closest: Schema.optional(ClosestParam) }),
-  getabi: Schema.Struct({ ...chainField, address: AddressParam }),
-  tokenholderlist: Schema.Struct({ ...chainField, contractAddress: AddressParam, ...pagingFields }),
-  getLogs: Schema.Struct({
-    ...chainField,
-    address: Schema.optional(AddressParam),
-    fromBlock: Schema.optional(BlockOrLatestParam),
-    toBlock: Schema.optional(BlockOrLatestParam),
-    topic0: Schema.optional(TopicParam),
-    topic1: Schema.optional(TopicParam),
-    topic2: Schema.optional(TopicParam),
-    topic3: Schema.optional(TopicParam),
-    topicOperators: Schema.optional(TopicOperators),
-    ...pagingFields
-  }),
-  dailytx: Schema.Struct(dailyFields),
-  ethsupply: Schema.Struct({ ...chainField }),
-  getaddresstag: Schema.Struct({ ...chainField, address: AddressParam }),
-  exportaddresstags: Schema.Struct({ ...chainField, label: LabelParam, format: Schema.optional(FormatParam) }),
-  getlabelmasterlist: Schema.Struct({ ...chainField, format: Schema.optional(FormatParam) })
-} as const satisfies Record<Plan.OperationName, Schema.Schema.AnyNoContext>
-
-/** The parameters of an operation, e.g. `ParamsOf<"txlist">`. */
-export type ParamsOf<K extends Plan.OperationName> = Schema.Schema.Type<(typeof Params)[K]>
+/** The parameter schema of every operation, the getLogs topic operators, an operation's parameters. */
+export { Params, type ParamsOf, TopicOperators } from "./internal/params.js"
 
 /** The `result` schema of every operation (records decode with `onExcessProperty: "preserve"`). */
 export const Results = {
@@ -257,11 +148,11 @@ export interface Stats {
 // ---------------------------------------------------------------------------------------------
 
 type Method<K extends Plan.OperationName> = (
-  params: ParamsOf<K>,
+  params: Params.ParamsOf<K>,
   options?: CallOptions
 ) => Effect.Effect<ResultOf<K>, Errors.ExplorerError>
 type OptionalMethod<K extends Plan.OperationName> = (
-  params?: ParamsOf<K>,
+  params?: Params.ParamsOf<K>,
   options?: CallOptions
 ) => Effect.Effect<ResultOf<K>, Errors.ExplorerError>
 
@@ -301,7 +192,7 @@ export declare namespace ExplorerClient {
      */
     readonly fileRecords: <K extends ListOperationName, I>(
       name: K,
-      params: ParamsOf<K>,
+      params: Params.ParamsOf<K>,
       row: Schema.Schema<RecordOf<K>, I, never>,
       options?: CallOptions
     ) => Effect.Effect<ReadonlyArray<I>, Errors.ExplorerError>
@@ -319,7 +210,7 @@ export declare namespace ExplorerClient {
      */
     readonly fileRecordsMapped: <K extends ListOperationName, I, B, E>(
       name: K,
-      params: ParamsOf<K>,
+      params: Params.ParamsOf<K>,
       row: Schema.Schema<RecordOf<K>, I, never>,
       map: (records: ReadonlyArray<I>) => Either.Either<ReadonlyArray<B>, E>,
       options?: CallOptions
@@ -400,119 +291,6 @@ export const metrics = {
 // ---------------------------------------------------------------------------------------------
 // Implementation
 // ---------------------------------------------------------------------------------------------
-
-type Wire = Record<string, string>
-
-/** camelCase parameter → the API's name. */
-const WIRE_NAMES: Readonly<Record<string, string>> = {
-  contractAddress: "contractaddress",
-  startBlock: "startblock",
-  endBlock: "endblock",
-  blockNo: "blockno",
-  txHash: "txhash",
-  startDate: "startdate",
-  endDate: "enddate",
-  limit: "offset"
-}
-
-const toWire = (params: Readonly<Record<string, unknown>>): Wire => {
-  const wire: Wire = {}
-  for (const [name, value] of Object.entries(params)) {
-    if (value === undefined || name === "chainId") continue
-    if (name === "topicOperators") {
-      for (const [pair, operator] of Object.entries(value as Readonly<Record<string, unknown>>)) {
-        if (operator !== undefined) wire[`topic${pair}_opr`] = String(operator)
-      }
-      continue
-    }
-    wire[WIRE_NAMES[name] ?? name] = String(value)
-  }
-  return wire
-}
-
-interface Problem {
-  readonly parameter: string
-  readonly detail: string
-}
-
-const problem = (parameter: string, detail: string): Option.Option<Problem> => Option.some({ parameter, detail })
-
-/** Checks between parameters that a Struct cannot express. */
-const crossCheck = (action: Plan.OperationName, p: Readonly<Record<string, unknown>>): Option.Option<Problem> => {
-  const num = (k: string): number | undefined => (typeof p[k] === "number" ? (p[k] as number) : undefined)
-  const start = num("startBlock")
-  const end = num("endBlock")
-  if (start !== undefined && end !== undefined && start > end) {
-    return problem("startBlock", `startBlock ${start} is after endBlock ${end}`)
-  }
-  const from = num("fromBlock")
-  const to = num("toBlock")
-  if (from !== undefined && to !== undefined && from > to) {
-    return problem("fromBlock", `fromBlock ${from} is after toBlock ${to}`)
-  }
-  if (typeof p.startDate === "string" && typeof p.endDate === "string" && p.startDate > p.endDate) {
-    return problem("startDate", `startDate ${p.startDate} is after endDate ${p.endDate}`)
-  }
-  switch (action) {
-    case "txlistinternal":
-      if (p.txHash !== undefined) {
-        for (const other of ["address", "startBlock", "endBlock"]) {
-          if (p[other] !== undefined) return problem("txHash", `txHash cannot be combined with ${other}`)
-        }
-      }
-      return Option.none()
-    case "tokentx":
-    case "tokennfttx":
-    case "token1155tx":
-      return p.address === undefined && p.contractAddress === undefined
-        ? problem("address", "give address, contractAddress, or both")
-        : Option.none()
-    case "getLogs": {
-      const topics = [0, 1, 2, 3].filter((i) => p[`topic${i}`] !== undefined)
-      if (p.address === undefined && topics.length === 0) {
-        return problem("address", "give address, at least one topic, or both")
-      }
-      const operators = (p.topicOperators ?? {}) as Readonly<Record<string, unknown>>
-      for (const [pair, operator] of Object.entries(operators)) {
-        if (operator === undefined) continue
-        const [a, b] = pair.split("_").map(Number)
-        if (!topics.includes(a ?? -1) || !topics.includes(b ?? -1)) {
-          return problem(`topicOperators.${pair}`, `an operator between topic${a} and topic${b} needs both topics`)
-        }
-      }
-      return Option.none()
-    }
-    default:
-      return Option.none()
-  }
-}
-
-/** page × offset and offset against the plan's window (Part A.3). */
-const windowCheck = (plan: Plan.Plan, operation: Plan.Operation, p: Readonly<Record<string, unknown>>): Option.Option<Problem> => {
-  if (operation.paging !== "list" && operation.paging !== "paged") return Option.none()
-  const rows = Plan.rowsPerRequest(plan, operation)
-  const window = Plan.resultWindow(plan, operation)
-  const offset = typeof p.offset === "number" ? p.offset : undefined
-  const page = typeof p.page === "number" ? p.page : 1
-  if (offset !== undefined && offset > rows) {
-    return problem("offset", `offset ${offset} is over the ${rows} rows a request may return on plan ${plan}`)
-  }
-  const effective = offset ?? rows
-  if (page * effective > window) {
-    return problem(
-      "page",
-      `page × offset = ${page} × ${effective} is over the result window of ${window} on plan ${plan}` +
-        (offset === undefined ? " (offset defaults to the largest allowed)" : "")
-    )
-  }
-  return Option.none()
-}
-
-const firstIssue = (error: ParseResult.ParseError): Problem => {
-  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-  const path = issue?.path.map(String) ?? []
-  return { parameter: path.length > 0 ? path.join(".") : "params", detail: issue?.message ?? "invalid parameters" }
-}
 
 /** What a slice reader made of a list answer: the mapped records, or the mapping's own failure. */
 type Sliced<B = unknown, E = unknown> =
@@ -611,7 +389,7 @@ interface Call {
   readonly module: string
   readonly action: string
   readonly operation: Plan.Operation | undefined
-  readonly wire: Wire
+  readonly wire: Params.Wire
 }
 
 /**
@@ -777,7 +555,7 @@ export const makeWithConfig = (
         )
       })
 
-    const invalid = (ctx: Classify.CallContext, p: Problem) =>
+    const invalid = (ctx: Classify.CallContext, p: Params.Problem) =>
       new Errors.InvalidInputError({ ...ctx, parameter: p.parameter, detail: p.detail })
 
     /** Resolves and checks the chain id: a number the API serves, else refuse before sending. */
@@ -943,21 +721,16 @@ export const makeWithConfig = (
       slices?: SliceReader<S>
     ) => {
       const op: Plan.Operation = Plan.operations[name]
-      const paramsSchema = Params[name] as unknown as Schema.Schema<Readonly<Record<string, unknown>>, unknown, never>
-      return (params: ParamsOf<K> | undefined, options: CallOptions | undefined): Effect.Effect<Out, Errors.ExplorerError | E> =>
+      return (params: Params.ParamsOf<K> | undefined, options: CallOptions | undefined): Effect.Effect<Out, Errors.ExplorerError | E> =>
         Effect.gen(function*() {
           const input: Readonly<Record<string, unknown>> = params ?? {}
           const chainId = yield* resolveChain(input.chainId, op.module, op.action)
           const ctx: Classify.CallContext = { chainId, module: op.module, action: op.action }
           yield* Effect.annotateCurrentSpan("explorer.chain_id", chainId)
-          const decoded = yield* Schema.decodeUnknown(paramsSchema, { errors: "first", onExcessProperty: "error" })(input).pipe(
-            Effect.mapError((error) => invalid(ctx, firstIssue(error)))
-          )
-          const cross = crossCheck(name, decoded)
-          if (Option.isSome(cross)) return yield* invalid(ctx, cross.value)
-          const call: Call = { chainId, module: op.module, action: op.action, operation: op, wire: toWire(decoded) }
+          const decoded = yield* Either.mapLeft(Params.check(name, input), (problem) => invalid(ctx, problem))
+          const call: Call = { chainId, module: op.module, action: op.action, operation: op, wire: Params.toWire(decoded) }
           yield* planCheck(call)
-          const window = windowCheck(plan, op, decoded)
+          const window = Params.windowCheck(plan, op, decoded)
           if (Option.isSome(window)) return yield* invalid(ctx, window.value)
           const answer = yield* sendWith(call, options, slices)
           if (answer._tag === "Sliced" || answer._tag === "SliceFailed") return yield* decode(ctx, answer)
@@ -983,7 +756,7 @@ export const makeWithConfig = (
       const fastResult = fastResults[name] as ((input: unknown) => ResultOf<K> | undefined) | undefined
       const run = pipeline(name, (ctx, got) =>
         got._tag === "Rows" ? Effect.succeed(got.rows) : decodeAnswer(ctx, resultSchema, got.answer, fastResult))
-      return (params?: ParamsOf<K>, options?: CallOptions) => run(params, options)
+      return (params?: Params.ParamsOf<K>, options?: CallOptions) => run(params, options)
     }
 
     /** Per operation and file schema, built once: the transcoder, and the schemas' way for what it leaves. */
@@ -1009,7 +782,7 @@ export const makeWithConfig = (
 
     const fileRecordsMapped = <K extends ListOperationName, I, B, E>(
       name: K,
-      params: ParamsOf<K>,
+      params: Params.ParamsOf<K>,
       row: Schema.Schema<RecordOf<K>, I, never>,
       map: (records: ReadonlyArray<I>) => Either.Either<ReadonlyArray<B>, E>,
       options?: CallOptions
@@ -1052,7 +825,7 @@ export const makeWithConfig = (
 
     const fileRecords = <K extends ListOperationName, I>(
       name: K,
-      params: ParamsOf<K>,
+      params: Params.ParamsOf<K>,
       row: Schema.Schema<RecordOf<K>, I, never>,
       options?: CallOptions
     ): Effect.Effect<ReadonlyArray<I>, Errors.ExplorerError> => fileRecordsMapped(name, params, row, Either.right, options)
@@ -1067,7 +840,7 @@ export const makeWithConfig = (
         yield* Effect.annotateCurrentSpan("explorer.chain_id", chainId)
         if (!NAME.test(args.module)) return yield* invalid(ctx, { parameter: "module", detail: "must be a module name" })
         if (!NAME.test(args.action)) return yield* invalid(ctx, { parameter: "action", detail: "must be an action name" })
-        const wire: Wire = {}
+        const wire: Params.Wire = {}
         for (const [name, value] of Object.entries(args.params ?? {})) {
           if (value === undefined) continue
           if (RESERVED.has(name.toLowerCase())) {
