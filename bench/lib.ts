@@ -111,8 +111,8 @@ export const runChild = <A>(
   childArgs: ReadonlyArray<string>,
   options: { readonly nodeArgs?: ReadonlyArray<string>; readonly timeoutMs?: number } = {}
 ): Promise<ChildRun<A>> => {
-  // BENCH_DIST=1: the compiled script from dist/ (after `npm run build`), e.g. for --cpu-prof with real names.
-  const entry = process.env.BENCH_DIST ? [`dist/bench/${script}.js`] : ["--import", "tsx", `bench/${script}.ts`]
+  // BENCH_DIST=1: the compiled script (after `tsc -p bench`), e.g. for --cpu-prof with real names.
+  const entry = process.env.BENCH_DIST ? [`bench/.compiled/bench/${script}.js`] : ["--import", "tsx", `bench/${script}.ts`]
   return runNode<A>([...(options.nodeArgs ?? []), ...entry, ...childArgs], `bench/${script}.ts ${childArgs.join(" ")}`, options.timeoutMs)
 }
 

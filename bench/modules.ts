@@ -3,7 +3,7 @@
  * loads (its modules import the Effect packages module by module: `effect/Effect`, `effect/Schema`, …),
  * and after the `effect` and `@effect/platform-node` indexes, which load every module of both packages
  * (what `import { Effect } from "effect"` in a program of your own adds). Run compiled
- * (dist/bench/modules.js) with plain node.
+ * (bench/.compiled/bench/modules.js) with plain node.
  */
 import { emit, round, rssMb } from "./lib.js"
 
