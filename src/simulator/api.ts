@@ -22,7 +22,7 @@ import {
   renderNormalTx,
   type TokenTransfer
 } from "./rows.js"
-import { type LogSource, type RowSource, type Selection, walk } from "./sources.js"
+import { type LogSource, type RowSource, type Selection, walk } from "./rowIndex.js"
 
 /** Query parameters of one call, names lower-cased, empty values dropped. */
 export type Params = Readonly<Record<string, string>>

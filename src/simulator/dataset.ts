@@ -18,7 +18,7 @@ import {
   timestampOf
 } from "./profiles.js"
 import type { ChainView, InternalTx, Log, NormalTx, TokenMeta, TokenTransfer } from "./rows.js"
-import { arrayLogSource, arraySource, type LogSource, type RowSource, upperBound } from "./sources.js"
+import { arrayLogSource, arraySource, type LogSource, type RowSource, upperBound } from "./rowIndex.js"
 import {
   addressPool,
   type BlockPlan,

@@ -11,7 +11,7 @@
 import { addressHex, addressTopic, hash2, hash3, hash32Hex, hex8, hexWords, mix32, Prng, word } from "./hash.js"
 import type { ChainProfile } from "./profiles.js"
 import type { InternalTx, Log, NormalTx, TokenMeta, TokenTransfer } from "./rows.js"
-import { lowerBound, type LogSource, type RowSource } from "./sources.js"
+import { lowerBound, type LogSource, type RowSource } from "./rowIndex.js"
 import { TRANSFER_TOPIC } from "./world.js"
 
 /** Topic0 of Uniswap-V3-style `Swap(address,address,int256,int256,uint160,uint128,int24)`. */

@@ -1,5 +1,6 @@
 /**
- * Row sources and block-ordered selection. A source is a sorted `Int32Array` of block numbers plus
+ * The simulator's row index: the data set's rows by block, and block-ordered selection over them (the
+ * server side of paging; the library's paging engines are in `streams/`). A source is a sorted `Int32Array` of block numbers plus
  * a function from row index to row; the query engine binary-searches the block range, merges several
  * sources of one entity by (block, source order), filters, and skips/takes a page — without ever
  * touching rows outside the page (except to test a filter).
