@@ -6,7 +6,7 @@
  */
 import * as Plan from "../Plan.js"
 import { type AddressTag, formatAddressTagsCsv, formatLabelMasterCsv, type LabelMaster } from "../schemas/nametag.js"
-import * as Texts from "../ServerTexts.js"
+import * as Texts from "./texts.js"
 import { abiOf, sourceRecord, unverifiedRecord } from "./contracts.js"
 import type { ChainData, Dataset, Holding, LabelRef } from "./dataset.js"
 import { hash2, quantityHex } from "./hash.js"

@@ -16,7 +16,7 @@
  */
 import * as Chain from "../Chain.js"
 import * as Plan from "../Plan.js"
-import * as Texts from "../ServerTexts.js"
+import * as Texts from "./texts.js"
 import { evaluate, KNOWN_MODULES, type Mode, operationFor, type Outcome, type Params } from "./api.js"
 import { Dataset } from "./dataset.js"
 import {

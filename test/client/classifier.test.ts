@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import * as Errors from "../../src/ExplorerError.js"
 import * as Classify from "../../src/internal/classify.js"
-import * as T from "../../src/ServerTexts.js"
+import * as T from "../../src/simulator/texts.js"
 
 const ctx: Classify.CallContext = { chainId: 1, module: "account", action: "txlist" }
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Logger, LogLevel, Redacted, Schema } from "effect"
 import type * as Errors from "../../src/ExplorerError.js"
-import * as T from "../../src/ServerTexts.js"
+import * as T from "../../src/simulator/texts.js"
 import * as F from "./fixtures.js"
 import { clientOn, collectingLogger, collectingTracer, driven, fakeHttp, notOk, ok, replacer, type Reply } from "./helpers.js"
 

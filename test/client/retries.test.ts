@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Metric } from "effect"
 import * as Client from "../../src/ExplorerClient.js"
-import * as T from "../../src/ServerTexts.js"
+import * as T from "../../src/simulator/texts.js"
 import * as F from "./fixtures.js"
 import { clientOn, driven, fakeHttp, freshKey, maxInWindow, notOk, ok, type Reply } from "./helpers.js"
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as Plan from "../../src/Plan.js"
-import * as Texts from "../../src/ServerTexts.js"
+import * as Texts from "../../src/simulator/texts.js"
 import * as Simulator from "../../src/simulator/index.js"
 import { apiUrl, call, get, tryGet } from "./helpers.js"
 

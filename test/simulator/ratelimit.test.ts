@@ -1,7 +1,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Plan from "../../src/Plan.js"
-import * as Texts from "../../src/ServerTexts.js"
+import * as Texts from "../../src/simulator/texts.js"
 import * as Simulator from "../../src/simulator/index.js"
 import { DailyCounter, InvalidKeyTracker, SlidingWindow } from "../../src/simulator/limits.js"
 import { call, sleepReal } from "./helpers.js"

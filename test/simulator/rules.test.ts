@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Plan from "../../src/Plan.js"
-import * as Texts from "../../src/ServerTexts.js"
+import * as Texts from "../../src/simulator/texts.js"
 import * as Simulator from "../../src/simulator/index.js"
 import { apiUrl, call, get, rows } from "./helpers.js"
 

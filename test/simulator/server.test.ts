@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Console, Effect, Fiber } from "effect"
 import * as Plan from "../../src/Plan.js"
-import * as Texts from "../../src/ServerTexts.js"
+import * as Texts from "../../src/simulator/texts.js"
 import { Core } from "../../src/simulator/core.js"
 import * as Simulator from "../../src/simulator/index.js"
 import { get, sleepReal } from "./helpers.js"
