@@ -4,7 +4,6 @@
  * (`mode: request`, with the plan's page window) and the oracle (`mode: oracle`, every matching row,
  * no window). Rows are rendered to wire JSON strings once, here.
  */
-import * as Plan from "../Plan.js"
 import { type AddressTag, formatAddressTagsCsv, formatLabelMasterCsv, type LabelMaster } from "../schemas/nametag.js"
 import * as Texts from "./texts.js"
 import { abiOf, sourceRecord, unverifiedRecord } from "./contracts.js"
@@ -23,13 +22,14 @@ import {
   type TokenTransfer
 } from "./rows.js"
 import { type LogSource, type RowSource, type Selection, walk } from "./rowIndex.js"
+import { type Endpoint, type PlanName, resultWindow, rowsPerRequest } from "./rules.js"
 
 /** Query parameters of one call, names lower-cased, empty values dropped. */
 export type Params = Readonly<Record<string, string>>
 
 /** How the call is evaluated: as an HTTP request of a plan, or as the oracle (no window, all rows). */
 export type Mode =
-  | { readonly _tag: "request"; readonly plan: Plan.Plan }
+  | { readonly _tag: "request"; readonly plan: PlanName }
   | { readonly _tag: "oracle"; readonly countOnly: boolean }
 
 /** The answer of one call, before it is written as a body. */
@@ -44,19 +44,6 @@ export type Outcome =
   | { readonly _tag: "value"; readonly json: string }
   | { readonly _tag: "rpc"; readonly id: number; readonly result: string }
   | { readonly _tag: "download"; readonly csv: string; readonly records: ReadonlyArray<string> }
-
-/** Modules the API knows (an unknown one answers "Error! Missing Or invalid Module name"). */
-export const KNOWN_MODULES: ReadonlySet<string> = new Set([
-  "account", "contract", "transaction", "block", "logs", "token", "gastracker", "stats", "proxy", "nametag"
-])
-
-/** The simulated operations: Plan's table plus proxy/eth_blockNumber. */
-export const operationFor = (module: string, action: string): Plan.Operation | undefined => {
-  if (module === "proxy" && action === "eth_blockNumber") {
-    return { module, action, minimumPlan: "free", throttled: false, paging: "none", allChains: false }
-  }
-  return Plan.operationOf(module, action)
-}
 
 class Refuse {
   constructor(readonly text: string) {}
@@ -102,13 +89,13 @@ const ALL: Window = { skip: 0, take: Number.MAX_SAFE_INTEGER }
  * lets one request return. `page × offset` above the window answers "Result window is too large…";
  * the per-request cap (1,000 for getLogs) shortens a page but does not renumber pages.
  */
-const pageWindow = (p: Params, op: Plan.Operation, mode: Mode): Window => {
+const pageWindow = (p: Params, op: Endpoint, mode: Mode): Window => {
   if (mode._tag === "oracle") return ALL
-  const cap = Plan.rowsPerRequest(mode.plan, op)
+  const cap = rowsPerRequest(mode.plan, op.action)
   const page = uint(p, "page", 1)
   const offset = uint(p, "offset", cap)
   if (page < 1 || offset < 1) refuse(Texts.INVALID_PARAMETER)
-  const window = Plan.resultWindow(mode.plan, op)
+  const window = resultWindow(mode.plan, op.action)
   if (page * offset > window) refuse(Texts.resultWindowTooLarge(window))
   return { skip: (page - 1) * offset, take: Math.min(offset, cap) }
 }
@@ -222,7 +209,7 @@ export const gasPriceOf = (c: ChainData): bigint => (c.profile.gasPriceWei * Big
 const tokenTypes = { erc20: "ERC20", erc721: "ERC721", erc1155: "ERC1155" } as const
 
 /** Evaluate one call whose chain, module and action are valid and allowed. */
-export const evaluate = (dataset: Dataset, chainId: number, op: Plan.Operation, p: Params, mode: Mode): Outcome => {
+export const evaluate = (dataset: Dataset, chainId: number, op: Endpoint, p: Params, mode: Mode): Outcome => {
   try {
     return run(dataset.chain(chainId), op, p, mode)
   } catch (e) {
@@ -231,7 +218,7 @@ export const evaluate = (dataset: Dataset, chainId: number, op: Plan.Operation, 
   }
 }
 
-const run = (c: ChainData, op: Plan.Operation, p: Params, mode: Mode): Outcome => {
+const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
   const view: ChainView = c.view
   const latest = c.profile.latestBlock
   switch (op.action) {
@@ -278,7 +265,8 @@ const run = (c: ChainData, op: Plan.Operation, p: Params, mode: Mode): Outcome =
     }
     case "topholders": {
       const token = address(p, "contractaddress", Texts.INVALID_CONTRACT_ADDRESS)
-      const limit = mode._tag === "oracle" ? Number.MAX_SAFE_INTEGER : Math.min(uint(p, "offset", Plan.HARD_ROW_CAP), Plan.HARD_ROW_CAP)
+      const cap = mode._tag === "oracle" ? Number.MAX_SAFE_INTEGER : rowsPerRequest(mode.plan, op.action)
+      const limit = mode._tag === "oracle" ? cap : Math.min(uint(p, "offset", cap), cap)
       if (limit < 1) refuse(Texts.INVALID_PARAMETER)
       const decimals = c.tokenMeta(token)?.decimals ?? 0
       const rows = c.holders(token).slice(0, limit).map((h) =>
@@ -418,7 +406,7 @@ const run = (c: ChainData, op: Plan.Operation, p: Params, mode: Mode): Outcome =
 
 const TOPIC_PAIRS = ["0_1", "0_2", "0_3", "1_2", "1_3", "2_3"] as const
 
-const getLogs = (c: ChainData, op: Plan.Operation, p: Params, mode: Mode): Outcome => {
+const getLogs = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
   const latest = c.profile.latestBlock
   const a = optionalAddress(p, "address", Texts.INVALID_ADDRESS)
   const topics: Array<string | undefined> = [0, 1, 2, 3].map((k) => {

@@ -4,7 +4,8 @@
  * download files and the oracle. Everything here is synchronous and runs in one event-loop turn per
  * request, so plain mutable state is safe.
  *
- * Order of the rules for one request (decisions where the facts are silent):
+ * Order of the rules for one request (the rules themselves are in rules.ts; the order is our decision
+ * where the facts are silent):
  * 1. fault (decided first; an injected fault consumes no rate-limit or daily budget);
  * 2. key: missing → "Missing/Invalid API Key"; unknown → "Invalid API Key" (more than 5 unknown-key
  *    attempts from one IP within 30 s → "Too many invalid api key attempts…" for unknown keys only);
@@ -14,10 +15,7 @@
  * 4. chainid → module → action → plan gating (PRO / Pro Plus) → free key on a paid-only chain →
  *    topholders on 999 → parameters.
  */
-import * as Chain from "../Chain.js"
-import * as Plan from "../Plan.js"
-import * as Texts from "./texts.js"
-import { evaluate, KNOWN_MODULES, type Mode, operationFor, type Outcome, type Params } from "./api.js"
+import { evaluate, type Mode, type Outcome, type Params } from "./api.js"
 import { Dataset } from "./dataset.js"
 import {
   BAD_GATEWAY_PAGE,
@@ -31,6 +29,9 @@ import {
 import { hash2, hashString, hex8 } from "./hash.js"
 import { DailyCounter, InvalidKeyTracker, SlidingWindow } from "./limits.js"
 import { type FaultKind, faultKinds, type FaultOptions, type SimulatorOptions } from "./options.js"
+import { isServed } from "./profiles.js"
+import * as Rules from "./rules.js"
+import * as Texts from "./texts.js"
 
 /** A JSON value as the server writes it. */
 export type Json = string | number | boolean | null | ReadonlyArray<Json> | { readonly [key: string]: Json }
@@ -39,7 +40,7 @@ export type Json = string | number | boolean | null | ReadonlyArray<Json> | { re
 export type WireRecord = { readonly [key: string]: Json }
 
 /** The documented demo keys, one per plan (made up; 34 characters of [A-Z0-9] like real keys). */
-export const demoKeys: Readonly<Record<Plan.Plan, string>> = {
+export const demoKeys: Readonly<Record<Rules.PlanName, string>> = {
   free: "SIMFREE000000000000000000000000000",
   lite: "SIMLITE000000000000000000000000000",
   standard: "SIMSTANDARD00000000000000000000000",
@@ -155,10 +156,10 @@ export const normaliseParams = (raw: Readonly<Record<string, string | ReadonlyAr
 /** The simulated service (everything but the sockets). */
 export class Core {
   readonly dataset: Dataset
-  readonly keys: ReadonlyMap<string, Plan.Plan>
+  readonly keys: ReadonlyMap<string, Rules.PlanName>
   private readonly enforceRateLimits: boolean
   private readonly toleranceMs: number
-  private readonly dailyCaps: Readonly<Record<Plan.Plan, number>> | undefined
+  private readonly dailyCaps: Readonly<Record<Rules.PlanName, number>> | undefined
   private faults: FaultOptions
   private occurrences = new Map<string, number>()
   private stats = emptyStats()
@@ -174,8 +175,8 @@ export class Core {
   constructor(options: SimulatorOptions = {}) {
     const seed = options.seed ?? 1
     this.dataset = new Dataset(seed, options.dataset)
-    const keys = new Map<string, Plan.Plan>()
-    for (const p of Plan.plans) keys.set(demoKeys[p], p)
+    const keys = new Map<string, Rules.PlanName>()
+    for (const p of Rules.plans) keys.set(demoKeys[p], p)
     for (const [k, p] of Object.entries(options.keys ?? {})) keys.set(k, p)
     this.keys = keys
     this.enforceRateLimits = options.enforceRateLimits ?? true
@@ -183,7 +184,7 @@ export class Core {
     const caps = options.dailyCaps ?? true
     this.dailyCaps = caps === false
       ? undefined
-      : Object.fromEntries(Plan.plans.map((p) => [p, caps === true ? Plan.limits[p].callsPerDay : caps[p] ?? Plan.limits[p].callsPerDay])) as Record<Plan.Plan, number>
+      : Object.fromEntries(Rules.plans.map((p) => [p, caps === true ? Rules.planRates[p].perDay : caps[p] ?? Rules.planRates[p].perDay])) as Record<Rules.PlanName, number>
     this.faults = options.faults ?? {}
   }
 
@@ -270,7 +271,7 @@ export class Core {
         return { latencyMs, answer: notok(Texts.SERVER_TOO_BUSY) }
       case "rateLimit": {
         const plan = params.apikey === undefined ? undefined : this.keys.get(params.apikey)
-        return { latencyMs, answer: notok(Texts.maxCallsPerSec(Plan.limits[plan ?? "free"].callsPerSecond)) }
+        return { latencyMs, answer: notok(Texts.maxCallsPerSec(Rules.planRates[plan ?? "free"].perSecond)) }
       }
       case "truncated": {
         const full = this.respond(params, repeatedChainId, ip, now, false)
@@ -298,15 +299,17 @@ export class Core {
     }
     const module = p.module
     const action = p.action
-    const op = module === undefined || action === undefined ? undefined : operationFor(module, action)
+    const op = module === undefined || action === undefined ? undefined : Rules.endpointOf(module, action)
     if (count) {
       const fp = keyFingerprint(key)
       if (this.enforceRateLimits) {
-        const perSecond = Plan.limits[plan].callsPerSecond
+        const perSecond = Rules.planRates[plan].perSecond
         const w = this.window(this.planWindows, key, perSecond)
         let limit = w.allows(now) ? undefined : perSecond
-        const t = op?.throttled === true ? this.window(this.throttleWindows, key, Plan.THROTTLED_CALLS_PER_SECOND) : undefined
-        if (limit === undefined && t !== undefined && !t.allows(now)) limit = Plan.THROTTLED_CALLS_PER_SECOND
+        const t = op !== undefined && Rules.isThrottled(op.action)
+          ? this.window(this.throttleWindows, key, Rules.THROTTLED_PER_SECOND)
+          : undefined
+        if (limit === undefined && t !== undefined && !t.allows(now)) limit = Rules.THROTTLED_PER_SECOND
         if (limit !== undefined) {
           s.rateLimited++
           bump(s.rateLimitedByKey, fp)
@@ -317,7 +320,7 @@ export class Core {
       }
       if (this.dailyCaps !== undefined) {
         const isExport = op?.action === "exportaddresstags"
-        if (this.daily.get(key, now) >= this.dailyCaps[plan] || (isExport && this.exportDaily.get(key, now) >= Plan.EXPORT_ADDRESS_TAGS_PER_DAY)) {
+        if (this.daily.get(key, now) >= this.dailyCaps[plan] || (isExport && this.exportDaily.get(key, now) >= Rules.EXPORT_ADDRESS_TAGS_PER_DAY)) {
           s.dailyLimited++
           return notok(Texts.MAX_DAILY_RATE_LIMIT_REACHED)
         }
@@ -327,11 +330,11 @@ export class Core {
     }
     const chainId = this.chainOf(p, repeatedChainId)
     if (chainId === undefined) return notok(Texts.UNSUPPORTED_CHAIN)
-    if (module === undefined || !KNOWN_MODULES.has(module)) return notok(Texts.INVALID_MODULE)
+    if (module === undefined || !Rules.modules.has(module)) return notok(Texts.INVALID_MODULE)
     if (op === undefined) return notok(Texts.INVALID_ACTION)
-    if (!Plan.atLeast(plan, Plan.requiredPlan(op, p))) return notok(Texts.API_PRO_ENDPOINT)
-    if (plan === "free" && !Chain.isFreeTier(chainId) && !op.allChains) return notok(Texts.FREE_NOT_SUPPORTED_FOR_CHAIN)
-    if (op.action === "topholders" && chainId === Chain.HYPEREVM) return notok(Texts.CHAIN_NOT_SUPPORTED_FOR_ENDPOINT)
+    if (!Rules.planReaches(plan, Rules.requiredPlan(op.action, p))) return notok(Texts.API_PRO_ENDPOINT)
+    if (plan === "free" && Rules.refusedToFreeKeys(chainId, op.action)) return notok(Texts.FREE_NOT_SUPPORTED_FOR_CHAIN)
+    if (!Rules.offeredOn(chainId, op.action)) return notok(Texts.CHAIN_NOT_SUPPORTED_FOR_ENDPOINT)
     return this.write(evaluate(this.dataset, chainId, op, p, { _tag: "request", plan }), now)
   }
 
@@ -339,7 +342,7 @@ export class Core {
     const raw = p.chainid
     if (repeated || raw === undefined || !/^\d{1,12}$/.test(raw)) return undefined
     const id = Number(raw)
-    return Chain.isSupported(id) ? id : undefined
+    return isServed(id) ? id : undefined
   }
 
   private write(o: Outcome, now: number): HttpAnswer {
@@ -401,11 +404,11 @@ export class Core {
     for (const [k, v] of Object.entries(query.params ?? {})) if (v !== undefined && v !== "") p[k.toLowerCase()] = String(v)
     delete p.page
     delete p.offset
-    if (!Chain.isSupported(query.chainId)) return { reason: Texts.UNSUPPORTED_CHAIN }
-    if (!KNOWN_MODULES.has(query.module)) return { reason: Texts.INVALID_MODULE }
-    const op = operationFor(query.module, query.action)
+    if (!isServed(query.chainId)) return { reason: Texts.UNSUPPORTED_CHAIN }
+    if (!Rules.modules.has(query.module)) return { reason: Texts.INVALID_MODULE }
+    const op = Rules.endpointOf(query.module, query.action)
     if (op === undefined) return { reason: Texts.INVALID_ACTION }
-    if (op.action === "topholders" && query.chainId === Chain.HYPEREVM) return { reason: Texts.CHAIN_NOT_SUPPORTED_FOR_ENDPOINT }
+    if (!Rules.offeredOn(query.chainId, op.action)) return { reason: Texts.CHAIN_NOT_SUPPORTED_FOR_ENDPOINT }
     const mode: Mode = { _tag: "oracle", countOnly }
     const o = evaluate(this.dataset, query.chainId, op, p, mode)
     switch (o._tag) {

@@ -4,7 +4,7 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import type { Plan } from "../Plan.js"
+import type { PlanName } from "./rules.js"
 
 /** The row kinds a scenario can add (see `DatasetOptions.scenarios`). */
 export type ScenarioKind =
@@ -81,7 +81,7 @@ export interface SimulatorOptions {
   /** Port (default 0: a random free port). */
   readonly port?: number
   /** Extra API keys and their plans, on top of the demo keys. */
-  readonly keys?: Readonly<Record<string, Plan>>
+  readonly keys?: Readonly<Record<string, PlanName>>
   /** Per-second sliding windows (plan rate and the 2/s throttle); default true, benchmarks turn it off. */
   readonly enforceRateLimits?: boolean
   /**
@@ -90,7 +90,7 @@ export interface SimulatorOptions {
    */
   readonly rateLimitToleranceMs?: number
   /** Daily caps: `true` (default) = the plans' caps, `false` = none, or caps per plan to override. */
-  readonly dailyCaps?: boolean | { readonly [P in Plan]?: number }
+  readonly dailyCaps?: boolean | { readonly [P in PlanName]?: number }
   readonly faults?: FaultOptions
   readonly dataset?: DatasetOptions
 }

@@ -51,8 +51,8 @@ export const profileOf = (chainId: number): ChainProfile => {
   }
 }
 
-/** Whether the API serves this chain id (the simulator's chain table is Chain.ts). */
-export const isServed = (chainId: number): boolean => Chain.isSupported(chainId)
+/** Whether the API serves this chain id: it is in the chain table (ids and names; the rules are in rules.ts). */
+export const isServed = (chainId: number): boolean => Chain.byId(chainId) !== undefined
 
 /** The 32-bit identity of (seed, chain): the root of every derived value of that chain. */
 export const chainRoot = (seed: number, chainId: number): number => mix32(hashString(`sim:${seed >>> 0}:${chainId}`))

@@ -17,19 +17,19 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { createServer } from "node:http"
 import * as Chain from "../Chain.js"
-import * as Plan from "../Plan.js"
-import * as Texts from "./texts.js"
 import { Core, demoKeys, type HttpAnswer, type OracleQuery, type SimulatorStats, type WireRecord } from "./core.js"
 import type { DatasetDescription } from "./dataset.js"
 import type { FaultOptions, SimulatorOptions } from "./options.js"
 import { SimulatorOracleError } from "./oracleError.js"
+import { type PlanName, plans } from "./rules.js"
+import * as Texts from "./texts.js"
 
 /** The running simulator, as the `Simulator` service exposes it. */
 export interface SimulatorService {
   /** Base URL, e.g. "http://127.0.0.1:40123" (the API is at `${baseUrl}/v2/api`). */
   readonly baseUrl: string
   /** The documented demo keys, one per plan. */
-  readonly demoKeys: Readonly<Record<Plan.Plan, string>>
+  readonly demoKeys: Readonly<Record<PlanName, string>>
   /** Well-known entities of the data set. */
   readonly dataset: DatasetDescription
   /** Counters since start or the last `resetStats`. */
@@ -155,7 +155,7 @@ export const banner = (service: SimulatorService): string =>
     `explorer-etl simulator listening on ${service.baseUrl}`,
     `  API: ${service.baseUrl}/v2/api   (chains with data: ${service.dataset.chainIds.join(", ")})`,
     "  demo keys (made up, one per plan):",
-    ...Plan.plans.map((p) => `    ${p.padEnd(13)} ${service.demoKeys[p]}`)
+    ...plans.map((p) => `    ${p.padEnd(13)} ${service.demoKeys[p]}`)
   ].join("\n")
 
 /** Start the simulator, print its base URL and demo keys, and run until interrupted. */
