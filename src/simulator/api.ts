@@ -4,8 +4,7 @@
  * (`mode: request`, with the plan's page window) and the oracle (`mode: oracle`, every matching row,
  * no window). Rows are rendered to wire JSON strings once, here.
  */
-import { type AddressTag, formatAddressTagsCsv, formatLabelMasterCsv, type LabelMaster } from "../schemas/nametag.js"
-import * as Texts from "./texts.js"
+import type { AddressTag, LabelMaster } from "../schemas/nametag.js"
 import { abiOf, sourceRecord, unverifiedRecord } from "./contracts.js"
 import type { ChainData, Dataset, Holding, LabelRef } from "./dataset.js"
 import { hash2, quantityHex } from "./hash.js"
@@ -23,6 +22,8 @@ import {
 } from "./rows.js"
 import { type LogSource, type RowSource, type Selection, walk } from "./rowIndex.js"
 import { type Endpoint, type PlanName, resultWindow, rowsPerRequest } from "./rules.js"
+import { addressTagsCsv, labelMasterCsv } from "./tagFiles.js"
+import * as Texts from "./texts.js"
 
 /** Query parameters of one call, names lower-cased, empty values dropped. */
 export type Params = Readonly<Record<string, string>>
@@ -393,11 +394,11 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
       const tagged = label === "all" ? c.labels : c.labels.filter((l) => l.labelsSlug.includes(label))
       if (tagged.length === 0 && label !== "all") refuse(Texts.INVALID_PARAMETER)
       const tags = tagged.map((l) => tagOf(l.address, l))
-      return { _tag: "download", csv: formatAddressTagsCsv(tags), records: tags.map((t) => JSON.stringify(t)) }
+      return { _tag: "download", csv: addressTagsCsv(tags), records: tags.map((t) => JSON.stringify(t)) }
     }
     case "getlabelmasterlist": {
       const labels = labelsOfChain(c)
-      return { _tag: "download", csv: formatLabelMasterCsv(labels), records: labels.map((l) => JSON.stringify(l)) }
+      return { _tag: "download", csv: labelMasterCsv(labels), records: labels.map((l) => JSON.stringify(l)) }
     }
     default:
       return refuse(Texts.INVALID_ACTION)
