@@ -1,8 +1,10 @@
-import { describe, expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import * as Chain from "../../src/Chain.js"
 import * as Plan from "../../src/Plan.js"
-import * as Texts from "../../src/simulator/texts.js"
 import * as Simulator from "../../src/simulator/index.js"
+import * as Rules from "../../src/simulator/rules.js"
+import * as Texts from "../../src/simulator/texts.js"
 import { apiUrl, call, get, rows } from "./helpers.js"
 
 const UNUSED = "0x00000000000000000000000000000000000000aa"
@@ -277,5 +279,78 @@ layer(Simulator.layer({ seed: 11, enforceRateLimits: false }), { excludeTestServ
         const firstPage = yield* rows(sim, { chainid: 1, module: "logs", action: "getLogs", topic0: Simulator.TRANSFER_TOPIC, topic2: padded, apikey: key })
         expect(firstPage).toEqual(anyContract.slice(0, 1_000))
       }))
+  })
+})
+
+/**
+ * The simulator's rules (simulator/rules.ts) and the client's (Plan.ts, Chain.ts, the client's topholders
+ * check) are two copies written from the facts file. Where both speak they must agree; a disagreement is
+ * a question to settle from explorer-api.md, never a reason to make one copy read the other.
+ */
+describe("the simulator's rules and the client's agree where both speak", () => {
+  const operations = Object.values(Plan.operations)
+  // Each client operation with the simulator's name for it (the simulator types its actions).
+  const pairs = operations.flatMap((op) => {
+    const endpoint = Rules.endpointOf(op.module, op.action)
+    return endpoint === undefined ? [] : [{ op, action: endpoint.action }]
+  })
+  const disagreements = <A>(cases: ReadonlyArray<A>, name: (a: A) => string, agree: (a: A) => boolean) =>
+    cases.filter((a) => !agree(a)).map(name)
+
+  it("plans, their rates, the 2/s throttle and the daily export cap", () => {
+    expect(Rules.plans).toEqual(Plan.plans)
+    for (const p of Plan.plans) {
+      expect({ p, ...Rules.planRates[p] }).toEqual({ p, perSecond: Plan.limits[p].callsPerSecond, perDay: Plan.limits[p].callsPerDay })
+    }
+    expect(Rules.THROTTLED_PER_SECOND).toBe(Plan.THROTTLED_CALLS_PER_SECOND)
+    expect(Rules.EXPORT_ADDRESS_TAGS_PER_DAY).toBe(Plan.EXPORT_ADDRESS_TAGS_PER_DAY)
+  })
+
+  it("the same operations in the same modules; the simulator alone serves proxy/eth_blockNumber", () => {
+    expect(operations.filter((op) => Rules.endpointOf(op.module, op.action) === undefined).map((op) => op.action)).toEqual([])
+    expect(pairs).toHaveLength(operations.length)
+    const clientNames = new Set(operations.map((op) => `${op.module}/${op.action}`))
+    expect(Rules.endpoints.map((e) => `${e.module}/${e.action}`).filter((n) => !clientNames.has(n))).toEqual(["proxy/eth_blockNumber"])
+  })
+
+  it("the plan each call needs, parameter-dependent ones included (txlistinternal by block range)", () => {
+    const params = [{}, { address: "0x00000000000000000000000000000000000000aa" }, { txhash: "0x" + "ab".repeat(32) }]
+    const cases = pairs.flatMap(({ op, action }) => Plan.plans.flatMap((plan) => params.map((p) => ({ op, action, plan, p }))))
+    expect(disagreements(
+      cases,
+      ({ action, plan, p }) => `${action} ${JSON.stringify(p)} on ${plan}`,
+      ({ op, action, plan, p }) => Plan.atLeast(plan, Plan.requiredPlan(op, p)) === Rules.planReaches(plan, Rules.requiredPlan(action, p))
+    )).toEqual([])
+    // Not vacuous: the by-block-range call is gated on both sides.
+    expect(Rules.requiredPlan("txlistinternal", {})).toBe("standard")
+  })
+
+  it("the throttled operations, result windows and per-request caps", () => {
+    expect(disagreements(pairs, ({ action }) => action, ({ op, action }) => op.throttled === Rules.isThrottled(action))).toEqual([])
+    const paged = pairs.filter(({ op }) => op.paging !== "none").flatMap((pair) => Plan.plans.map((plan) => ({ ...pair, plan })))
+    expect(disagreements(
+      paged,
+      ({ action, plan }) => `${action} on ${plan}`,
+      ({ op, action, plan }) =>
+        Rules.resultWindow(plan, action) === Plan.resultWindow(plan, op) &&
+        Rules.rowsPerRequest(plan, action) === Plan.rowsPerRequest(plan, op)
+    )).toEqual([])
+    expect(Rules.rowsPerRequest("proplus", "topholders")).toBe(Plan.HARD_ROW_CAP)
+    expect(Rules.rowsPerRequest("proplus", "getLogs")).toBe(Plan.HARD_ROW_CAP)
+  })
+
+  it("free keys on paid-only chains, and topholders not on HyperEVM", () => {
+    const cases = Chain.chains.flatMap((chain) => pairs.map((pair) => ({ chain, ...pair })))
+    expect(disagreements(
+      cases,
+      ({ chain, action }) => `${action} on ${chain.id}`,
+      ({ chain, op, action }) => Rules.refusedToFreeKeys(chain.id, action) === (!Chain.isFreeTier(chain.id) && !op.allChains)
+    )).toEqual([])
+    // The client refuses topholders on Chain.HYPEREVM before sending (ExplorerClient); nothing else per chain.
+    expect(disagreements(
+      cases,
+      ({ chain, action }) => `${action} on ${chain.id}`,
+      ({ chain, action }) => Rules.offeredOn(chain.id, action) === !(action === "topholders" && chain.id === Chain.HYPEREVM)
+    )).toEqual([])
   })
 })
