@@ -1,8 +1,8 @@
 /**
- * The checks of a call that depend on the client's configuration, made before anything is sent: the
- * chain (a chain the API serves, else the client's default), the plan's rules (Part A.1, A.5, A.6),
- * a configured key, and the module/action/parameter names of the escape hatch `request`. The checks
- * of an operation's own parameters are in params.ts.
+ * From what a caller passes to the {@link Call} that is sent, every check made before anything is sent:
+ * the chain (a chain the API serves, else the client's default), the operation's parameters (params.ts),
+ * the plan's rules (Part A.1, A.5, A.6) and window, a configured key, and the module/action/parameter
+ * names of the escape hatch `request`. The first problem is the caller's error, with zero requests.
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"

@@ -186,7 +186,11 @@ export const make = (
         })
       )
 
-    /** One attempt: wait for the key's slot, send, read, classify. */
+    /**
+     * One attempt: wait for the key's slot, send, read, classify. The limiter wraps the attempt, not the
+     * client (`transformResponse`): the timeout must start once the slot is granted and cover the whole
+     * body, which is read after a response transform has returned.
+     */
     const sendOnce = <S>(call: Call, throttled: boolean, attempt: number, slices: SliceReader<S> | undefined) =>
       Effect.gen(function*() {
         yield* throttle.acquire(throttled)
