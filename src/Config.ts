@@ -10,6 +10,7 @@
  * // or, from EXPLORER_API_KEY / ETHERSCAN_API_KEY, EXPLORER_PLAN, …:
  * const fromEnv = Client.layerConfig()
  */
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Duration from "effect/Duration"
@@ -109,6 +110,17 @@ export interface Options {
     readonly safetyMargin?: number | undefined
     readonly rateLimitPause?: Duration.DurationInput | undefined
   } | undefined
+  /**
+   * Transforms the HTTP client every request of the client goes through (API calls and download
+   * links), as `@effect/ai-openai`'s option of the same name: e.g. a header for a proxy, or a count of
+   * requests. It sees each attempt once, after the key's limiter and inside the request timeout (the
+   * client retries itself: a retry added here would not wait for the key's rate). The requests it
+   * sees carry the API key: do not log them.
+   *
+   * @example
+   * Client.layer({ apiKey, transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "etl")) })
+   */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
 
 /** The resolved configuration a client runs with (every default filled in, every value checked). */
@@ -123,6 +135,8 @@ export interface ExplorerConfig {
   readonly requestTimeout: Duration.Duration
   readonly retry: RetryPolicy
   readonly rate: RateSettings
+  /** The `transformClient` option, if any. */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
 
 /**
@@ -193,7 +207,8 @@ export const resolve = (options: Options = {}): Either.Either<ExplorerConfig, st
       throttledPerSecond,
       safetyMargin,
       rateLimitPause: Duration.decode(options.rate?.rateLimitPause ?? DEFAULT_RATE_LIMIT_PAUSE)
-    }
+    },
+    transformClient: options.transformClient
   })
 }
 

@@ -5,79 +5,48 @@
  *
  * Every call is a `GET {baseUrl}/v2/api?chainid=…&module=…&action=…&…&apikey=…`.
  *
+ * The implementation is in `internal/`: the call's checks (callChecks.ts, params.ts), the transport
+ * (transport.ts), the answer's classification and decoding (classify.ts, decode.ts), and the file form
+ * of list records (fileRecords.ts).
+ *
  * @example
- * import { Client, ExplorerClient } from "explorer-etl"
+ * import { ExplorerClient } from "explorer-etl"
  * import { NodeHttpClient } from "@effect/platform-node"
- * import { Effect, Layer, Redacted } from "effect"
+ * import { Effect, Redacted } from "effect"
  *
  * const program = Effect.gen(function*() {
- *   const explorer = yield* ExplorerClient
+ *   const explorer = yield* ExplorerClient.ExplorerClient
  *   const txs = yield* explorer.txlist({ address: "0x…", startBlock: 0, endBlock: 99_999_999, page: 1, offset: 100 })
  *   const logs = yield* explorer.getLogs({ chainId: 137, address: "0x…", fromBlock: 1, toBlock: "latest" })
  * })
  * // Provide the client ONCE at the edge of the program (see Throttle.ts: one limiter per key).
  * program.pipe(
- *   Effect.provide(Client.layer({ apiKey: Redacted.make(process.env.MY_KEY ?? ""), plan: "standard" })),
+ *   Effect.provide(ExplorerClient.layer({ apiKey: Redacted.make(process.env.MY_KEY ?? ""), plan: "standard" })),
  *   Effect.provide(NodeHttpClient.layerUndici))
  */
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import * as Metric from "effect/Metric"
-import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
-import * as Redacted from "effect/Redacted"
-import * as Ref from "effect/Ref"
-import * as Schedule from "effect/Schedule"
-import * as Schema from "effect/Schema"
-import * as Scope from "effect/Scope"
-import * as Chain from "./Chain.js"
+import type * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import type * as Chain from "./Chain.js"
 import * as ExplorerConfig from "./Config.js"
-import * as Errors from "./ExplorerError.js"
-import * as Classify from "./internal/classify.js"
-import * as Params from "./internal/params.js"
-import * as Plan from "./Plan.js"
-import * as Schemas from "./schemas/index.js"
-import * as Throttle from "./Throttle.js"
+import type * as Errors from "./ExplorerError.js"
+import type { Results } from "./internal/decode.js"
+import * as Internal from "./internal/explorerClient.js"
+import type * as Params from "./internal/params.js"
+import type * as Plan from "./Plan.js"
+import * as Transport from "./internal/transport.js"
 
 /** The parameter schema of every operation, the getLogs topic operators, an operation's parameters. */
 export { Params, type ParamsOf, TopicOperators } from "./internal/params.js"
 
 /** The `result` schema of every operation (records decode with `onExcessProperty: "preserve"`). */
-export const Results = {
-  eth_gasPrice: Schemas.GasPrice,
-  tokeninfo: Schema.Array(Schemas.TokenInfo),
-  tokenbalancehistory: Schemas.WeiAmount,
-  addresstokennftbalance: Schema.Array(Schemas.NftBalance),
-  topholders: Schema.Array(Schemas.TopHolder),
-  getsourcecode: Schema.Array(Schemas.ContractSource),
-  dailygasused: Schema.Array(Schemas.DailyGasUsed),
-  balance: Schemas.WeiAmount,
-  balancehistory: Schemas.WeiAmount,
-  addresstokenbalance: Schema.Array(Schemas.TokenBalance),
-  txlist: Schema.Array(Schemas.NormalTransaction),
-  txlistinternal: Schema.Array(Schemas.InternalTransaction),
-  tokentx: Schema.Array(Schemas.Erc20Transfer),
-  tokennfttx: Schema.Array(Schemas.Erc721Transfer),
-  token1155tx: Schema.Array(Schemas.Erc1155Transfer),
-  fundedby: Schemas.FundedBy,
-  getblocknobytime: Schemas.BlockNumberResult,
-  getabi: Schemas.AbiJson,
-  tokenholderlist: Schema.Array(Schemas.TokenHolder),
-  getLogs: Schema.Array(Schemas.Log),
-  dailytx: Schema.Array(Schemas.DailyTxCount),
-  ethsupply: Schemas.EtherSupply,
-  getaddresstag: Schema.Array(Schemas.AddressTag),
-  exportaddresstags: Schema.Array(Schemas.AddressTag),
-  getlabelmasterlist: Schema.Array(Schemas.LabelMaster)
-} as const satisfies Record<Plan.OperationName, Schema.Schema.AnyNoContext>
+export { Results } from "./internal/decode.js"
 
 /** The decoded result of an operation, e.g. `ResultOf<"txlist">` = `ReadonlyArray<NormalTransaction>`. */
 export type ResultOf<K extends Plan.OperationName> = Schema.Schema.Type<(typeof Results)[K]>
@@ -89,27 +58,6 @@ export type ListOperationName = {
 
 /** One record of a list operation, e.g. `RecordOf<"getLogs">` = `Log`. */
 export type RecordOf<K extends ListOperationName> = ResultOf<K> extends ReadonlyArray<infer R> ? R : never
-
-/** The record struct of a list result (`Schema.Array(Struct)`), if that is what the result schema is. */
-const listRecord = (schema: Schema.Schema.Any): Schema.Struct<Schema.Struct.Fields> | undefined => {
-  const value: unknown = (schema as { readonly value?: unknown }).value
-  return schema.ast._tag === "TupleType" && Schema.isSchema(value) && "fields" in value && value.ast._tag === "TypeLiteral"
-    ? (value as Schema.Struct<Schema.Struct.Fields>)
-    : undefined
-}
-
-/**
- * The fast decoders of the list results (the hot path of every export): the schemas' own checks and
- * conversions in one loop, unknown fields kept as `onExcessProperty: "preserve"` keeps them; `undefined`
- * (anything unusual) sends the answer through the schema, which gives the usual errors.
- */
-const fastResults: Partial<Record<Plan.OperationName, (input: unknown) => ReadonlyArray<unknown> | undefined>> = Object
-  .fromEntries(
-    Object.entries(Results).flatMap(([name, schema]) => {
-      const row = listRecord(schema)
-      return row === undefined ? [] : [[name, Schemas.recordsFastPath(row, { onExcessProperty: "preserve" }).decode]]
-    })
-  )
 
 /** Per-call options (the second argument of every method). */
 export interface CallOptions {
@@ -273,626 +221,19 @@ export declare namespace ExplorerClient {
 // ---------------------------------------------------------------------------------------------
 
 /** Global counters of every client in the process (per instance: `stats`). */
-export const metrics = {
-  requests: Metric.counter("explorer_client_requests_total", {
-    description: "HTTP requests sent to the explorer API (retries included)",
-    incremental: true
-  }),
-  retries: Metric.counter("explorer_client_retries_total", {
-    description: "Attempts after the first one of a call",
-    incremental: true
-  }),
-  rateLimited: Metric.counter("explorer_client_rate_limited_total", {
-    description: "Rate-limit answers received from the explorer API",
-    incremental: true
-  })
-}
+export const metrics = Transport.metrics
 
 // ---------------------------------------------------------------------------------------------
-// Implementation
+// Constructors and layers
 // ---------------------------------------------------------------------------------------------
-
-/** What a slice reader made of a list answer: the mapped records, or the mapping's own failure. */
-type Sliced<B = unknown, E = unknown> =
-  | { readonly _tag: "Sliced"; readonly rows: ReadonlyArray<B> }
-  | { readonly _tag: "SliceFailed"; readonly error: E }
-
-/** Reads a body's records slice by slice, or gives undefined to have the answer read whole. */
-type SliceReader<S> = (body: string) => S | undefined
-
-/** The opening of a list answer as the API writes it (a message without escapes). */
-const LIST_ANSWER = /^\{"status":"1","message":"[^"\\]*","result":\[/
-
-/**
- * The text of records parsed at a time: their objects die young, before the next slice is parsed. Kept
- * under V8's large-object size (128 KB), so the slice's text (copied once when `[` and `]` are added)
- * is a young-generation string: with 256 KB slices a 1,000-row getLogs page took ~45 % longer to parse
- * than in one piece, with 48 KB about as long.
- */
-const SLICE_CHARS = 48 * 1024
-
-const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9
-
-/**
- * The records of a list answer `{"status":"1","message":"…","result":[…]}`, parsed about 48 KB of text
- * at a time and handed to `each` in order, which gives their mapped form, its own failure, or undefined
- * (give up). A slice ends where one record's `}` meets the next one's `{` (`},{`). Such a cut inside a
- * string or a nested value leaves the slice unparseable (an open string or bracket), so when every slice
- * parses, the slices are exactly the records of the whole answer. Undefined (read the answer whole,
- * which gives the usual classification and errors) when the body is not that shape, a slice does not
- * parse (a torn or malformed body), or `each` gives up.
- */
-const readSlices = <B, E>(
-  body: string,
-  each: (records: Array<unknown>) => Either.Either<ReadonlyArray<B>, E> | undefined
-): Sliced<B, E> | undefined => {
-  const head = LIST_ANSWER.exec(body)
-  if (head === null) return undefined
-  let end = body.length
-  while (end > 0 && isSpace(body.charCodeAt(end - 1))) end--
-  // `]}` closes the list and the answer.
-  if (end < 2 || body.charCodeAt(end - 1) !== 125 || body.charCodeAt(end - 2) !== 93) return undefined
-  end -= 2
-  const out: Array<B> = []
-  let at = head[0].length
-  while (at < end) {
-    const cut = body.indexOf("},{", at + SLICE_CHARS)
-    const stop = cut < 0 || cut >= end ? end : cut + 1
-    let records: unknown
-    try {
-      records = JSON.parse(`[${body.slice(at, stop)}]`)
-    } catch {
-      return undefined
-    }
-    const mapped = each(records as Array<unknown>)
-    if (mapped === undefined) return undefined
-    if (Either.isLeft(mapped)) return { _tag: "SliceFailed", error: mapped.left }
-    for (const b of mapped.right) out.push(b)
-    at = stop + 1
-  }
-  return { _tag: "Sliced", rows: out }
-}
-
-const MAX_DETAIL = 500
-const clip = (text: string): string => (text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text)
-
-/** A redactor: removes the key (raw and URL-encoded) and the query of any URL from a text. */
-const makeScrub = (apiKey: Option.Option<Redacted.Redacted<string>>) => (text: string): string => {
-  let out = text.replace(/(https?:\/\/[^\s"'<>?#]*)[?#][^\s"'<>]*/gi, "$1")
-  if (Option.isSome(apiKey)) {
-    const key = Redacted.value(apiKey.value)
-    if (key !== "") {
-      out = out.split(key).join("<redacted>")
-      const encoded = encodeURIComponent(key)
-      if (encoded !== key) out = out.split(encoded).join("<redacted>")
-    }
-  }
-  return out
-}
-
-/** A `code` ("ECONNRESET", "UND_ERR_SOCKET"…) and the innermost message of an error chain. */
-const describeCause = (cause: unknown): { code?: string; message?: string } => {
-  let current: unknown = cause
-  let code: string | undefined
-  let message: string | undefined
-  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
-    const record = current as { code?: unknown; message?: unknown; cause?: unknown }
-    if (typeof record.code === "string" && /^[A-Z0-9_]+$/.test(record.code)) code = record.code
-    if (typeof record.message === "string" && record.message !== "") message = record.message
-    current = record.cause
-  }
-  return { ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { message } : {}) }
-}
-
-interface Call {
-  readonly chainId: Chain.ChainId
-  readonly module: string
-  readonly action: string
-  readonly operation: Plan.Operation | undefined
-  readonly wire: Params.Wire
-}
 
 /**
  * Builds the client from a resolved configuration. Needs an `HttpClient` (the library never picks
  * the platform) and a `Scope` (the key's limiter lives as long as the client).
  */
-export const makeWithConfig = (
+export const makeWithConfig: (
   config: ExplorerConfig.ExplorerConfig
-): Effect.Effect<ExplorerClient.Service, never, HttpClient.HttpClient | Scope.Scope> =>
-  Effect.gen(function*() {
-    // No trace headers to a third-party API, and no platform span: it would record url.full and
-    // url.query — with the API key in them. Our own spans carry chain/module/action only.
-    const http = (yield* HttpClient.HttpClient).pipe(
-      HttpClient.withTracerPropagation(false),
-      HttpClient.withTracerDisabledWhen(() => true)
-    )
-    const throttle = yield* Throttle.make({
-      apiUrl: config.apiUrl,
-      apiKey: config.apiKey,
-      callsPerSecond: config.rate.callsPerSecond,
-      throttledPerSecond: config.rate.throttledPerSecond,
-      safetyMargin: config.rate.safetyMargin
-    })
-    const counters = yield* Ref.make<Stats>({ requests: 0, retries: 0, rateLimited: 0 })
-    const scrub = makeScrub(config.apiKey)
-    const apiOrigin = new URL(config.apiUrl).origin
-    const apiPath = new URL(config.apiUrl).pathname
-    const plan = config.plan
-
-    const contextOf = (call: Pick<Call, "chainId" | "module" | "action">): Classify.CallContext => ({
-      chainId: call.chainId,
-      module: call.module,
-      action: call.action
-    })
-
-    const transportError = (call: Call, error: HttpClientError.HttpClientError): Errors.TransportError => {
-      // Copy nothing of the request (its URL holds the key): only a reason, a code, a scrubbed message.
-      const { code, message } = describeCause(error.cause)
-      const what = error._tag === "RequestError"
-        ? error.reason === "Transport" ? "network error" : `could not send the request (${error.reason})`
-        : `could not read the answer (${error.reason})`
-      const extra = [code, message !== undefined ? clip(scrub(message)) : undefined].filter((s) => s !== undefined)
-      return new Errors.TransportError({
-        ...contextOf(call),
-        detail: extra.length > 0 ? `${what}: ${extra.join(" ")}` : what
-      })
-    }
-
-    /** One attempt: wait for the key's slot, send, read, classify. */
-    const sendOnce = <S = never>(call: Call, throttled: boolean, attempt: number, slices?: SliceReader<S>) =>
-      Effect.gen(function*() {
-        yield* throttle.acquire(throttled)
-        yield* Ref.update(counters, (s) => ({ ...s, requests: s.requests + 1 }))
-        yield* Metric.increment(metrics.requests)
-        const key = Option.getOrThrow(config.apiKey)
-        const request = HttpClientRequest.get(config.apiUrl).pipe(
-          HttpClientRequest.setUrlParams({
-            chainid: String(call.chainId),
-            module: call.module,
-            action: call.action,
-            ...call.wire,
-            apikey: Redacted.value(key)
-          }),
-          HttpClientRequest.acceptJson
-        )
-        const raw = yield* http.execute(request).pipe(
-          Effect.flatMap((response) =>
-            Effect.map(response.text, (body) => ({
-              status: response.status,
-              contentType: response.headers["content-type"],
-              body
-            }))
-          ),
-          Effect.mapError((error) => transportError(call, error)),
-          Effect.timeoutFail({
-            duration: config.requestTimeout,
-            onTimeout: () =>
-              new Errors.TransportError({
-                ...contextOf(call),
-                detail: `no answer within ${Duration.format(config.requestTimeout)}`
-              })
-          })
-        )
-        yield* Effect.annotateCurrentSpan("http.response.status_code", raw.status)
-        if (slices !== undefined && raw.status >= 200 && raw.status < 300) {
-          const sliced = slices(raw.body)
-          if (sliced !== undefined) return sliced
-        }
-        const classified = Classify.classifyResponse(
-          {
-            ...contextOf(call),
-            plan,
-            requiredPlan: call.operation !== undefined ? Plan.requiredPlan(call.operation, call.wire) : undefined
-          },
-          raw,
-          { scrub }
-        )
-        if (Either.isLeft(classified) && classified.left._tag === "RateLimitError") {
-          yield* Ref.update(counters, (s) => ({ ...s, rateLimited: s.rateLimited + 1 }))
-          yield* Metric.increment(metrics.rateLimited)
-          // Slow every call of the key down for a while; a daily limit is not waited out.
-          if (classified.left.scope !== "day") yield* throttle.pause(config.rate.rateLimitPause)
-        }
-        return yield* classified
-      }).pipe(
-        Effect.withSpan("ExplorerClient.http", {
-          kind: "client",
-          attributes: {
-            "http.request.method": "GET",
-            "server.address": apiOrigin,
-            "url.path": apiPath,
-            "explorer.chain_id": call.chainId,
-            "explorer.module": call.module,
-            "explorer.action": call.action,
-            "explorer.attempt": attempt
-          }
-        })
-      )
-
-    const retrySchedule = (times: number) =>
-      Schedule.exponential(config.retry.baseDelay, 2).pipe(
-        Schedule.either(Schedule.spaced(config.retry.maxDelay)),
-        Schedule.jittered,
-        Schedule.intersect(Schedule.recurs(times))
-      )
-
-    /** Sends one call with the retry policy; every attempt is throttled and counted. */
-    const send = (call: Call, options: CallOptions | undefined): Effect.Effect<Classify.Answer, Errors.ExplorerError> =>
-      sendWith(call, options)
-
-    /** `send`, reading a list answer's records with `slices` when it can (see fileRecordsMapped). */
-    const sendWith = <S = never>(
-      call: Call,
-      options: CallOptions | undefined,
-      slices?: SliceReader<S>
-    ): Effect.Effect<Classify.Answer | S, Errors.ExplorerError> =>
-      Effect.gen(function*() {
-        const throttled = call.operation?.throttled ?? false
-        const retryQueryTimeout = options?.retryQueryTimeout ?? config.retry.queryTimeout
-        const times = options?.retries ?? config.retry.times
-        const attempts = yield* Ref.make(0)
-        const attempt = Effect.gen(function*() {
-          const n = yield* Ref.getAndUpdate(attempts, (i) => i + 1)
-          if (n > 0) {
-            yield* Ref.update(counters, (s) => ({ ...s, retries: s.retries + 1 }))
-            yield* Metric.increment(metrics.retries)
-          }
-          return yield* sendOnce(call, throttled, n + 1, slices)
-        })
-        return yield* attempt.pipe(
-          Effect.tapError((error) =>
-            Errors.isTransient(error)
-              ? Effect.logDebug(`explorer-etl: ${error._tag} on ${call.module}/${call.action} (chain ${call.chainId})`).pipe(
-                Effect.annotateLogs({ detail: error.detail })
-              )
-              : Effect.void
-          ),
-          Effect.retry({
-            schedule: retrySchedule(Math.max(0, times)),
-            while: (error) =>
-              Errors.isTransient(error) && (error._tag !== "QueryTimeoutError" || retryQueryTimeout)
-          })
-        )
-      })
-
-    const invalid = (ctx: Classify.CallContext, p: Params.Problem) =>
-      new Errors.InvalidInputError({ ...ctx, parameter: p.parameter, detail: p.detail })
-
-    /** Resolves and checks the chain id: a number the API serves, else refuse before sending. */
-    const resolveChain = (chainId: unknown, module: string, action: string) =>
-      Effect.gen(function*() {
-        if (chainId === undefined) return config.defaultChainId
-        if (typeof chainId !== "number" || !Number.isSafeInteger(chainId) || chainId <= 0) {
-          return yield* new Errors.InvalidInputError({
-            chainId: config.defaultChainId,
-            module,
-            action,
-            parameter: "chainId",
-            detail: "must be a positive integer chain id"
-          })
-        }
-        if (!Chain.isSupported(chainId)) {
-          return yield* new Errors.UnsupportedChainError({
-            chainId,
-            module,
-            action,
-            detail: `chain ${chainId} is not served by the explorer API (unknown or deprecated chain id)`
-          })
-        }
-        return Chain.ChainId.make(chainId)
-      })
-
-    /** The plan's rules, checked before sending (Part A.1, A.5, A.6). */
-    const planCheck = (call: Call): Effect.Effect<void, Errors.ExplorerError> =>
-      Effect.gen(function*() {
-        const ctx = contextOf(call)
-        const operation = call.operation
-        if (operation !== undefined) {
-          const required = Plan.requiredPlan(operation, call.wire)
-          if (!Plan.atLeast(plan, required)) {
-            return yield* new Errors.PlanTierError({
-              ...ctx,
-              plan,
-              requiredPlan: required,
-              detail: `${call.action} is not available on plan ${plan}`
-            })
-          }
-          if (plan === "free" && !operation.allChains && !Chain.isFreeTier(call.chainId)) {
-            return yield* new Errors.ChainNotOnPlanError({
-              ...ctx,
-              plan,
-              detail: `${Chain.label(call.chainId)} is not open to free keys (only getsourcecode and getabi are)`
-            })
-          }
-          if (operation.action === "topholders" && call.chainId === Chain.HYPEREVM) {
-            return yield* new Errors.UnsupportedChainError({
-              ...ctx,
-              detail: `topholders does not support ${Chain.label(call.chainId)}`
-            })
-          }
-        }
-        if (Option.isNone(config.apiKey)) {
-          return yield* new Errors.InvalidApiKeyError({
-            ...ctx,
-            detail: "no API key configured (set EXPLORER_API_KEY or ETHERSCAN_API_KEY, or pass apiKey)"
-          })
-        }
-      })
-
-    const decodeWith = <A, I>(ctx: Classify.CallContext, schema: Schema.Schema<A, I, never>, value: unknown) =>
-      Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(value).pipe(
-        Effect.mapError((error) =>
-          new Errors.DecodeError({
-            ...ctx,
-            transient: false,
-            detail: clip(scrub(`unexpected result: ${ParseResult.TreeFormatter.formatErrorSync(error)}`))
-          })
-        )
-      )
-
-    /**
-     * Decodes an answer: an empty answer is `[]` where the schema takes it, else a NotOkError. `fast`:
-     * the fast decoder of a list result, tried first (it gives up on anything it is not sure of).
-     */
-    const decodeAnswer = <A, I>(
-      ctx: Classify.CallContext,
-      schema: Schema.Schema<A, I, never>,
-      answer: Classify.Answer,
-      fast?: ((input: unknown) => A | undefined) | undefined
-    ): Effect.Effect<A, Errors.ExplorerError> => {
-      if (answer._tag === "Result") {
-        const decoded = fast?.(answer.result)
-        return decoded !== undefined ? Effect.succeed(decoded) : decodeWith(ctx, schema, answer.result)
-      }
-      return Schema.decodeUnknown(schema)([]).pipe(
-        Effect.mapError(() =>
-          new Errors.NotOkError({ ...ctx, detail: answer.serverMessage, serverMessage: answer.serverMessage })
-        )
-      )
-    }
-
-    /** Follows a download link (exportaddresstags, getlabelmasterlist) and returns the file's text. */
-    const download = (call: Call, link: string, options: CallOptions | undefined) =>
-      Effect.gen(function*() {
-        const ctx = contextOf(call)
-        let url: URL
-        try {
-          url = new URL(link.trim())
-        } catch {
-          return yield* new Errors.DecodeError({ ...ctx, transient: false, detail: "the answer is neither records nor a download link" })
-        }
-        if (url.protocol !== "https:" && url.protocol !== "http:") {
-          return yield* new Errors.DecodeError({ ...ctx, transient: false, detail: "the download link is not an http(s) URL" })
-        }
-        // The key goes only to the API's own origin; a pre-signed link elsewhere needs none.
-        const sameOrigin = url.origin === apiOrigin
-        let request = HttpClientRequest.get(link.trim())
-        if (sameOrigin && !url.searchParams.has("apikey")) {
-          request = HttpClientRequest.setUrlParam(request, "apikey", Redacted.value(Option.getOrThrow(config.apiKey)))
-        }
-        const once = Effect.gen(function*() {
-          if (sameOrigin) yield* throttle.acquire(false)
-          const raw = yield* http.execute(request).pipe(
-            Effect.flatMap((response) => Effect.map(response.text, (body) => ({ status: response.status, body }))),
-            Effect.mapError((error) => transportError(call, error)),
-            Effect.timeoutFail({
-              duration: config.requestTimeout,
-              onTimeout: () =>
-                new Errors.TransportError({ ...ctx, detail: `download: no answer within ${Duration.format(config.requestTimeout)}` })
-            })
-          )
-          if (raw.status < 200 || raw.status >= 300) {
-            return yield* new Errors.TransportError({ ...ctx, status: raw.status, detail: `download failed: HTTP status ${raw.status}` })
-          }
-          return raw.body
-        }).pipe(Effect.withSpan("ExplorerClient.download", { kind: "client", attributes: { "explorer.action": call.action } }))
-        return yield* once.pipe(
-          Effect.retry({
-            schedule: retrySchedule(Math.max(0, options?.retries ?? config.retry.times)),
-            while: Errors.isTransient
-          })
-        )
-      })
-
-    const parseCsv = <A>(ctx: Classify.CallContext, parse: (text: string) => Effect.Effect<A, ParseResult.ParseError>, text: string) =>
-      parse(text).pipe(
-        Effect.mapError((error) =>
-          new Errors.DecodeError({
-            ...ctx,
-            transient: false,
-            detail: clip(scrub(`unexpected download: ${ParseResult.TreeFormatter.formatErrorSync(error)}`))
-          })
-        )
-      )
-
-    /**
-     * The pipeline of a named operation: check, send, then `decode` the answer (`Rows`: the rows of a
-     * followed download link, already decoded).
-     */
-    const pipeline = <K extends Plan.OperationName, Out, E = never, S extends Sliced = never>(
-      name: K,
-      decode: (
-        ctx: Classify.CallContext,
-        got:
-          | { readonly _tag: "Answer"; readonly answer: Classify.Answer }
-          | { readonly _tag: "Rows"; readonly rows: ResultOf<K> }
-          | S
-      ) => Effect.Effect<Out, Errors.ExplorerError | E>,
-      slices?: SliceReader<S>
-    ) => {
-      const op: Plan.Operation = Plan.operations[name]
-      return (params: Params.ParamsOf<K> | undefined, options: CallOptions | undefined): Effect.Effect<Out, Errors.ExplorerError | E> =>
-        Effect.gen(function*() {
-          const input: Readonly<Record<string, unknown>> = params ?? {}
-          const chainId = yield* resolveChain(input.chainId, op.module, op.action)
-          const ctx: Classify.CallContext = { chainId, module: op.module, action: op.action }
-          yield* Effect.annotateCurrentSpan("explorer.chain_id", chainId)
-          const decoded = yield* Either.mapLeft(Params.check(name, input), (problem) => invalid(ctx, problem))
-          const call: Call = { chainId, module: op.module, action: op.action, operation: op, wire: Params.toWire(decoded) }
-          yield* planCheck(call)
-          const window = Params.windowCheck(plan, op, decoded)
-          if (Option.isSome(window)) return yield* invalid(ctx, window.value)
-          const answer = yield* sendWith(call, options, slices)
-          if (answer._tag === "Sliced" || answer._tag === "SliceFailed") return yield* decode(ctx, answer)
-          if ((name === "exportaddresstags" || name === "getlabelmasterlist") && answer._tag === "Result" &&
-            typeof answer.result === "string") {
-            const text = yield* download(call, answer.result, options)
-            const rows = name === "exportaddresstags"
-              ? yield* parseCsv(ctx, Schemas.parseAddressTagsCsv, text)
-              : yield* parseCsv(ctx, Schemas.parseLabelMasterCsv, text)
-            return yield* decode(ctx, { _tag: "Rows", rows: rows as ResultOf<K> })
-          }
-          return yield* decode(ctx, { _tag: "Answer", answer })
-        }).pipe(
-          Effect.withSpan(`ExplorerClient.${name}`, {
-            attributes: { "explorer.module": op.module, "explorer.action": op.action }
-          })
-        )
-    }
-
-    /** A named operation: its result decoded by its schema (the fast decoder first for lists). */
-    const operation = <K extends Plan.OperationName>(name: K) => {
-      const resultSchema = Results[name] as unknown as Schema.Schema<ResultOf<K>, unknown, never>
-      const fastResult = fastResults[name] as ((input: unknown) => ResultOf<K> | undefined) | undefined
-      const run = pipeline(name, (ctx, got) =>
-        got._tag === "Rows" ? Effect.succeed(got.rows) : decodeAnswer(ctx, resultSchema, got.answer, fastResult))
-      return (params?: Params.ParamsOf<K>, options?: CallOptions) => run(params, options)
-    }
-
-    /** Per operation and file schema, built once: the transcoder, and the schemas' way for what it leaves. */
-    const fileCodecs = new Map<string, Map<unknown, {
-      readonly transcode: ((input: unknown) => ReadonlyArray<unknown> | undefined) | undefined
-      readonly encodeRows: (rows: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<unknown>, ParseResult.ParseError>
-    }>>()
-    const fileCodecOf = (name: ListOperationName, row: Schema.Schema.AnyNoContext) => {
-      let byRow = fileCodecs.get(name)
-      if (byRow === undefined) fileCodecs.set(name, byRow = new Map())
-      let codec = byRow.get(row)
-      if (codec === undefined) {
-        const wire = listRecord(Results[name])
-        const file = "fields" in row && row.ast._tag === "TypeLiteral" ? (row as unknown as Schema.Struct<Schema.Struct.Fields>) : undefined
-        codec = {
-          transcode: wire === undefined || file === undefined ? undefined : Schemas.transcodeRecords(wire, file),
-          encodeRows: Schema.encode(Schema.Array(row as Schema.Schema<unknown, unknown, never>))
-        }
-        byRow.set(row, codec)
-      }
-      return codec
-    }
-
-    const fileRecordsMapped = <K extends ListOperationName, I, B, E>(
-      name: K,
-      params: Params.ParamsOf<K>,
-      row: Schema.Schema<RecordOf<K>, I, never>,
-      map: (records: ReadonlyArray<I>) => Either.Either<ReadonlyArray<B>, E>,
-      options?: CallOptions
-    ): Effect.Effect<ReadonlyArray<B>, Errors.ExplorerError | E> => {
-      const resultSchema = Results[name] as unknown as Schema.Schema<ResultOf<K>, unknown, never>
-      const fastResult = fastResults[name] as ((input: unknown) => ResultOf<K> | undefined) | undefined
-      const { encodeRows, transcode } = fileCodecOf(name, row as Schema.Schema.AnyNoContext)
-      const viaSchemas = (ctx: Classify.CallContext, rows: ResultOf<K>) =>
-        encodeRows(rows as unknown as ReadonlyArray<unknown>).pipe(
-          Effect.map((encoded) => encoded as ReadonlyArray<I>),
-          Effect.mapError((error) =>
-            new Errors.DecodeError({
-              ...ctx,
-              transient: false,
-              detail: clip(scrub(`a record does not fit the file's schema: ${ParseResult.TreeFormatter.formatErrorSync(error)}`))
-            })
-          )
-        )
-      // A slice the transcoder is unsure of sends the whole answer the long way (below).
-      const slices: SliceReader<Sliced<B, E>> | undefined = transcode === undefined ? undefined : (body) =>
-        readSlices(body, (records) => {
-          const rows = transcode(records) as ReadonlyArray<I> | undefined
-          return rows === undefined ? undefined : map(rows)
-        })
-      const whole = (ctx: Classify.CallContext, answer: Classify.Answer): Effect.Effect<ReadonlyArray<I>, Errors.ExplorerError> => {
-        if (answer._tag === "Result" && transcode !== undefined) {
-          const rows = transcode(answer.result) as ReadonlyArray<I> | undefined
-          if (rows !== undefined) return Effect.succeed(rows)
-        }
-        // Anything the transcoder is not sure of goes the long way, which gives the usual errors.
-        return Effect.flatMap(decodeAnswer(ctx, resultSchema, answer, fastResult), (rows) => viaSchemas(ctx, rows))
-      }
-      return pipeline(name, (ctx, got): Effect.Effect<ReadonlyArray<B>, Errors.ExplorerError | E> => {
-        if (got._tag === "Sliced") return Effect.succeed(got.rows)
-        if (got._tag === "SliceFailed") return Effect.fail(got.error)
-        const rows = got._tag === "Rows" ? viaSchemas(ctx, got.rows) : whole(ctx, got.answer)
-        return Effect.flatMap(rows, (records) => map(records))
-      }, slices)(params, options)
-    }
-
-    const fileRecords = <K extends ListOperationName, I>(
-      name: K,
-      params: Params.ParamsOf<K>,
-      row: Schema.Schema<RecordOf<K>, I, never>,
-      options?: CallOptions
-    ): Effect.Effect<ReadonlyArray<I>, Errors.ExplorerError> => fileRecordsMapped(name, params, row, Either.right, options)
-
-    const RESERVED = new Set(["chainid", "module", "action", "apikey"])
-    const NAME = /^[A-Za-z0-9_]+$/
-
-    const request = <A, I>(args: RequestArgs<A, I>, options?: CallOptions): Effect.Effect<A, Errors.ExplorerError> =>
-      Effect.gen(function*() {
-        const chainId = yield* resolveChain(args.chainId, args.module, args.action)
-        const ctx: Classify.CallContext = { chainId, module: args.module, action: args.action }
-        yield* Effect.annotateCurrentSpan("explorer.chain_id", chainId)
-        if (!NAME.test(args.module)) return yield* invalid(ctx, { parameter: "module", detail: "must be a module name" })
-        if (!NAME.test(args.action)) return yield* invalid(ctx, { parameter: "action", detail: "must be an action name" })
-        const wire: Params.Wire = {}
-        for (const [name, value] of Object.entries(args.params ?? {})) {
-          if (value === undefined) continue
-          if (RESERVED.has(name.toLowerCase())) {
-            return yield* invalid(ctx, { parameter: name, detail: "is set by the client and may not be passed" })
-          }
-          wire[name] = String(value)
-        }
-        const call: Call = { chainId, module: args.module, action: args.action, operation: Plan.operationOf(args.module, args.action), wire }
-        yield* planCheck(call)
-        const answer = yield* send(call, options)
-        return yield* decodeAnswer(ctx, args.schema, answer)
-      }).pipe(
-        Effect.withSpan(`ExplorerClient.${NAME.test(args.action) ? args.action : "request"}`, {
-          attributes: { "explorer.module": args.module, "explorer.action": args.action }
-        })
-      )
-
-    return {
-      plan,
-      defaultChainId: config.defaultChainId,
-      apiUrl: config.apiUrl,
-      stats: Ref.get(counters),
-      request,
-      fileRecords,
-      fileRecordsMapped,
-      eth_gasPrice: operation("eth_gasPrice"),
-      tokeninfo: operation("tokeninfo"),
-      tokenbalancehistory: operation("tokenbalancehistory"),
-      addresstokennftbalance: operation("addresstokennftbalance"),
-      topholders: operation("topholders"),
-      getsourcecode: operation("getsourcecode"),
-      dailygasused: operation("dailygasused"),
-      balance: operation("balance"),
-      balancehistory: operation("balancehistory"),
-      addresstokenbalance: operation("addresstokenbalance"),
-      txlist: operation("txlist"),
-      txlistinternal: operation("txlistinternal"),
-      tokentx: operation("tokentx"),
-      tokennfttx: operation("tokennfttx"),
-      token1155tx: operation("token1155tx"),
-      fundedby: operation("fundedby"),
-      getblocknobytime: operation("getblocknobytime"),
-      getabi: operation("getabi"),
-      tokenholderlist: operation("tokenholderlist"),
-      getLogs: operation("getLogs"),
-      dailytx: operation("dailytx"),
-      ethsupply: operation("ethsupply"),
-      getaddresstag: operation("getaddresstag"),
-      exportaddresstags: operation("exportaddresstags"),
-      getlabelmasterlist: operation("getlabelmasterlist")
-    } satisfies ExplorerClient.Service
-  })
+) => Effect.Effect<ExplorerClient.Service, never, HttpClient.HttpClient | Scope.Scope> = Internal.make
 
 /**
  * Builds the client from options (defaults filled in). Invalid options (a bad base URL, an unknown
@@ -918,7 +259,11 @@ export const layer = (options: ExplorerConfig.Options = {}): Layer.Layer<Explore
  * The client as a layer configured from a `Config` — by default {@link ExplorerConfig.options},
  * the environment (EXPLORER_API_KEY, then ETHERSCAN_API_KEY; EXPLORER_BASE_URL, EXPLORER_PLAN,
  * EXPLORER_CHAIN, EXPLORER_TIMEOUT, EXPLORER_RETRIES, EXPLORER_CALLS_PER_SECOND…). A bad value fails
- * the layer with a `ConfigError`; a missing key does not (calls fail with InvalidApiKeyError).
+ * the layer with a `ConfigError`; a missing key does not (calls fail with InvalidApiKeyError). Options
+ * that are no settings, such as `transformClient`, are added with `Config.map`.
+ *
+ * @example
+ * ExplorerClient.layerConfig(Config.map(Config.options, (options) => ({ ...options, transformClient })))
  */
 export const layerConfig = (
   config: Config.Config.Wrap<ExplorerConfig.Options> = ExplorerConfig.options

@@ -51,7 +51,8 @@ export type Answer =
 const ctxFields = (ctx: CallContext) => ({ chainId: ctx.chainId, module: ctx.module, action: ctx.action })
 
 const MAX_DETAIL = 500
-const clip = (text: string): string => (text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text)
+/** Cuts a text copied into an error to 500 characters (a server may answer a whole page). */
+export const clip = (text: string): string => (text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text)
 
 /** Empty-list messages of a status-0 answer (facts §1.1, §5.2; real answers: getcontractcreation "No data found"). */
 const EMPTY_MESSAGES = /^(no transactions found|no records found|no data found)\.?$/i

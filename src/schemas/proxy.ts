@@ -1,6 +1,6 @@
 /**
  * Results of the `module=proxy` operations (Ethereum JSON-RPC passed through the explorer). Their bodies are
- * JSON-RPC ({@link JsonRpcSuccess} / {@link JsonRpcFailure} in common.ts); gateway errors (key, rate,
+ * JSON-RPC ({@link JsonRpcSuccess} / {@link JsonRpcFailure} in envelope.ts); gateway errors (key, rate,
  * chain) still come as an {@link Envelope}.
  *
  * @example
@@ -9,7 +9,8 @@
  * Schema.decodeUnknownSync(GasPriceResponse)({ jsonrpc: "2.0", id: 73, result: "0x1d9d2db2" }).result // 496840114n
  */
 import * as Schema from "effect/Schema"
-import { HexQuantityBigInt, JsonRpcId } from "./common.js"
+import { HexQuantityBigInt } from "./common.js"
+import { JsonRpcId } from "./envelope.js"
 
 /** The `result` of `proxy/eth_gasPrice`: wei per gas as a JSON-RPC hex quantity, decoded to a `bigint`. */
 export const GasPrice = HexQuantityBigInt.annotations({ identifier: "GasPrice" })

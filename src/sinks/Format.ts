@@ -37,7 +37,7 @@ import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
-import { plainTextFields, recordsFastPath } from "../schemas/common.js"
+import { plainTextFields, recordsFastPath } from "../schemas/fastPath.js"
 import { SinkError } from "./SinkError.js"
 
 /** The file formats an export can write. */

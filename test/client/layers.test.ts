@@ -3,7 +3,9 @@
  * "layer provided twice" trap — two layers for one key still share one limiter.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Layer, Redacted } from "effect"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Config, ConfigProvider, Effect, Exit, Layer, Redacted } from "effect"
+import * as ExplorerConfig from "../../src/Config.js"
 import * as Client from "../../src/ExplorerClient.js"
 import * as F from "./fixtures.js"
 import { driven, fakeHttp, freshKey, maxInWindow, ok } from "./helpers.js"
@@ -34,6 +36,19 @@ describe("layers", () => {
       expect(balance).toBe(7n)
       expect(fake.seen[0]?.params).toMatchObject({ apikey: key, chainid: "137" })
       expect(fake.seen[0]?.url.startsWith("https://env.explorer.test/v2/api?")).toBe(true)
+    }))
+
+  it.effect("layerConfig takes a transformClient added to the environment's options", () =>
+    Effect.gen(function*() {
+      const fake = fakeHttp(() => ok("7"))
+      const transformClient = HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "etl"))
+      const config = Config.map(ExplorerConfig.options, (options) => ({ ...options, transformClient }))
+      yield* Client.ExplorerClient.pipe(
+        Effect.flatMap((client) => client.balance({ address: F.ADDRESS })),
+        Effect.provide(Client.layerConfig(config).pipe(Layer.provide(fake.layer))),
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["EXPLORER_API_KEY", Redacted.value(freshKey("ENVKEY"))]])))
+      )
+      expect(fake.seen[0]?.headers["x-team"]).toBe("etl")
     }))
 
   it.effect("layerConfig fails with a ConfigError on a bad value", () =>

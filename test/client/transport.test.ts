@@ -1,9 +1,10 @@
 /**
- * The client over real sockets (a node:http server on 127.0.0.1, port 0) with the undici and fetch
+ * The transport. Over real sockets (a node:http server on 127.0.0.1, port 0) with the undici and fetch
  * transports: connection resets, bodies cut mid-way, HTML pages, HTTP errors and silence are mapped to
  * typed errors and retried; nothing of the request leaks into them. Real clock, millisecond delays.
+ * And the `transformClient` option, on the in-process fake: what it sees, and what it cannot undo.
  */
-import { FetchHttpClient, type HttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
@@ -12,7 +13,7 @@ import type { Socket } from "node:net"
 import * as Client from "../../src/ExplorerClient.js"
 import type * as ExplorerConfig from "../../src/Config.js"
 import * as F from "./fixtures.js"
-import { freshKey } from "./helpers.js"
+import { clientOn, collectingTracer, driven, fakeHttp, freshKey, ok } from "./helpers.js"
 
 type Behaviour = "ok" | "reset" | "truncate" | "html" | "503" | "hang"
 
@@ -129,5 +130,64 @@ describe("over real sockets", () => {
       )
       const error = yield* Effect.flip(client.balance({ address: F.ADDRESS }))
       expect(error._tag).toBe("TransportError")
+    }))
+})
+
+describe("transformClient", () => {
+  it.scoped("every request passes through it once (retries and download links too), and it cannot bring back the span or trace headers", () =>
+    driven(Effect.gen(function*() {
+      const { tracer, spans } = collectingTracer()
+      const fake = fakeHttp((r, i) =>
+        r.path === "/v2/api"
+          ? i === 0 ? { reset: true } : i === 1 ? ok("7") : ok("https://downloads.example.net/labels.csv?sig=1")
+          : { text: "", contentType: "text/csv" }
+      )
+      let sent = 0
+      const key = freshKey("TRANSFORMKEY")
+      const client = yield* clientOn(fake, {
+        apiKey: key,
+        plan: "proplus",
+        retry: { times: 2, baseDelay: "10 millis" },
+        transformClient: (http) =>
+          http.pipe(
+            HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "etl")),
+            HttpClient.tapRequest(() => Effect.sync(() => sent++)),
+            // what a transform cannot undo: the client's own settings are applied before it
+            HttpClient.withTracerPropagation(true),
+            HttpClient.withTracerDisabledWhen(() => false)
+          )
+      })
+      const balance = yield* client.balance({ address: F.ADDRESS }).pipe(Effect.withTracer(tracer))
+      const labels = yield* Effect.either(client.getlabelmasterlist({}, { retries: 0 }).pipe(Effect.withTracer(tracer)))
+      expect(balance).toBe(7n)
+      expect(labels._tag).toBe("Left") // an empty file is not a label list; what matters is that it was fetched
+      expect(fake.seen.map((s) => s.path)).toEqual(["/v2/api", "/v2/api", "/v2/api", "/labels.csv"])
+      expect(sent).toBe(fake.seen.length)
+      expect((yield* client.stats).requests).toBe(3)
+      for (const seen of fake.seen) {
+        expect(seen.headers["x-team"]).toBe("etl")
+        expect(Object.keys(seen.headers)).not.toContain("traceparent")
+        expect(Object.keys(seen.headers)).not.toContain("b3")
+      }
+      // the key goes to the API and nowhere else, and no span records a URL
+      expect(fake.seen.map((s) => s.params.apikey)).toEqual([Redacted.value(key), Redacted.value(key), Redacted.value(key), undefined])
+      expect(spans.length).toBeGreaterThan(0)
+      for (const span of spans) {
+        expect([...span.attributes.keys()]).not.toContain("url.full")
+        expect(JSON.stringify([...span.attributes])).not.toContain(Redacted.value(key))
+      }
+    })))
+
+  it.scoped("it sees requests with the base URL already in place", () =>
+    Effect.gen(function*() {
+      const fake = fakeHttp(() => ok("1"))
+      const urls: Array<string> = []
+      const client = yield* clientOn(fake, {
+        baseUrl: "https://explorer.test/prefix/",
+        transformClient: HttpClient.tapRequest((request) => Effect.sync(() => urls.push(request.url)))
+      })
+      yield* client.balance({ address: F.ADDRESS })
+      expect(urls).toEqual(["https://explorer.test/prefix/v2/api"])
+      expect(fake.seen[0]?.url.startsWith("https://explorer.test/prefix/v2/api?chainid=1&module=account&action=balance&")).toBe(true)
     }))
 })

@@ -1,0 +1,143 @@
+/**
+ * The explorer client service put together: every method is the same pipeline — check the call
+ * (callChecks.ts), send it (transport.ts), follow a download link, decode the answer (decode.ts, or
+ * fileRecords.ts for the file form) — under a span named for the action.
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import type * as ExplorerConfig from "../Config.js"
+import type * as Errors from "../ExplorerError.js"
+import type {
+  CallOptions,
+  ExplorerClient,
+  ListOperationName,
+  RecordOf,
+  RequestArgs,
+  ResultOf
+} from "../ExplorerClient.js"
+import * as Plan from "../Plan.js"
+import * as CallChecks from "./callChecks.js"
+import type * as Classify from "./classify.js"
+import * as Decode from "./decode.js"
+import * as FileRecords from "./fileRecords.js"
+import type * as Params from "./params.js"
+import * as Transport from "./transport.js"
+
+/**
+ * Builds the client from a resolved configuration. Needs an `HttpClient` (the library never picks
+ * the platform) and a `Scope` (the key's limiter lives as long as the client).
+ */
+export const make = (
+  config: ExplorerConfig.ExplorerConfig
+): Effect.Effect<ExplorerClient.Service, never, HttpClient.HttpClient | Scope.Scope> =>
+  Effect.gen(function*() {
+    const transport = yield* Transport.make(config)
+    const decoder = Decode.make(transport.scrub)
+    const codecOf = FileRecords.makeCodecs()
+
+    /**
+     * The pipeline of a named operation: check, send, then `decode` the answer (`Rows`: the rows of a
+     * followed download link, already decoded; `S`: what `slices` made of a list answer).
+     */
+    const pipeline = <K extends Plan.OperationName, Out, E = never, S extends FileRecords.Sliced = never>(
+      name: K,
+      decode: (ctx: Classify.CallContext, got: Decode.Got<ResultOf<K>> | S) => Effect.Effect<Out, Errors.ExplorerError | E>,
+      slices?: Transport.SliceReader<S>
+    ) => {
+      const op: Plan.Operation = Plan.operations[name]
+      const tagFile = Decode.tagFiles[name]
+      return (params: Params.ParamsOf<K> | undefined, options: CallOptions | undefined): Effect.Effect<Out, Errors.ExplorerError | E> =>
+        Effect.gen(function*() {
+          const call = yield* CallChecks.operationCall(config, name, params)
+          const ctx = Transport.contextOf(call)
+          const answer = yield* transport.send(call, options, slices)
+          if (answer._tag === "Sliced" || answer._tag === "SliceFailed") return yield* decode(ctx, answer)
+          if (tagFile !== undefined && answer._tag === "Result" && typeof answer.result === "string") {
+            const text = yield* transport.download(call, answer.result, options)
+            const rows = yield* decoder.tagFile(ctx, tagFile, text)
+            return yield* decode(ctx, { _tag: "Rows", rows: rows as ResultOf<K> })
+          }
+          return yield* decode(ctx, { _tag: "Answer", answer })
+        }).pipe(
+          Effect.withSpan(`ExplorerClient.${name}`, {
+            attributes: { "explorer.module": op.module, "explorer.action": op.action }
+          })
+        )
+    }
+
+    /** A named operation: its result decoded by its schema (the fast decoder first for lists). */
+    const operation = <K extends Plan.OperationName>(name: K) => {
+      const schema = Decode.resultSchema(name)
+      const fast = Decode.fastResult(name)
+      const run = pipeline(name, (ctx, got) =>
+        got._tag === "Rows" ? Effect.succeed(got.rows) : decoder.answer(ctx, schema, got.answer, fast))
+      return (params?: Params.ParamsOf<K>, options?: CallOptions) => run(params, options)
+    }
+
+    const fileRecordsMapped = <K extends ListOperationName, I, B, E>(
+      name: K,
+      params: Params.ParamsOf<K>,
+      row: Schema.Schema<RecordOf<K>, I, never>,
+      map: (records: ReadonlyArray<I>) => Either.Either<ReadonlyArray<B>, E>,
+      options?: CallOptions
+    ): Effect.Effect<ReadonlyArray<B>, Errors.ExplorerError | E> => {
+      const { decode, slices } = FileRecords.steps(decoder, codecOf(name, row as Schema.Schema.AnyNoContext), name, map)
+      return pipeline(name, decode, slices)(params, options)
+    }
+
+    const fileRecords = <K extends ListOperationName, I>(
+      name: K,
+      params: Params.ParamsOf<K>,
+      row: Schema.Schema<RecordOf<K>, I, never>,
+      options?: CallOptions
+    ): Effect.Effect<ReadonlyArray<I>, Errors.ExplorerError> => fileRecordsMapped(name, params, row, Either.right, options)
+
+    const request = <A, I>(args: RequestArgs<A, I>, options?: CallOptions): Effect.Effect<A, Errors.ExplorerError> =>
+      Effect.gen(function*() {
+        const call = yield* CallChecks.requestCall(config, args)
+        const answer = yield* transport.send(call, options)
+        return yield* decoder.answer(Transport.contextOf(call), args.schema, answer)
+      }).pipe(
+        Effect.withSpan(`ExplorerClient.${CallChecks.NAME.test(args.action) ? args.action : "request"}`, {
+          attributes: { "explorer.module": args.module, "explorer.action": args.action }
+        })
+      )
+
+    return {
+      plan: config.plan,
+      defaultChainId: config.defaultChainId,
+      apiUrl: config.apiUrl,
+      stats: transport.stats,
+      request,
+      fileRecords,
+      fileRecordsMapped,
+      eth_gasPrice: operation("eth_gasPrice"),
+      tokeninfo: operation("tokeninfo"),
+      tokenbalancehistory: operation("tokenbalancehistory"),
+      addresstokennftbalance: operation("addresstokennftbalance"),
+      topholders: operation("topholders"),
+      getsourcecode: operation("getsourcecode"),
+      dailygasused: operation("dailygasused"),
+      balance: operation("balance"),
+      balancehistory: operation("balancehistory"),
+      addresstokenbalance: operation("addresstokenbalance"),
+      txlist: operation("txlist"),
+      txlistinternal: operation("txlistinternal"),
+      tokentx: operation("tokentx"),
+      tokennfttx: operation("tokennfttx"),
+      token1155tx: operation("token1155tx"),
+      fundedby: operation("fundedby"),
+      getblocknobytime: operation("getblocknobytime"),
+      getabi: operation("getabi"),
+      tokenholderlist: operation("tokenholderlist"),
+      getLogs: operation("getLogs"),
+      dailytx: operation("dailytx"),
+      ethsupply: operation("ethsupply"),
+      getaddresstag: operation("getaddresstag"),
+      exportaddresstags: operation("exportaddresstags"),
+      getlabelmasterlist: operation("getlabelmasterlist")
+    } satisfies ExplorerClient.Service
+  })

@@ -1,0 +1,313 @@
+/**
+ * The transport of the explorer client: the HTTP clients its requests go through (built as
+ * `HttpClient` transforms: the base URL and the key by `mapRequest`, no trace headers, no platform
+ * span, then the user's `transformClient`), one attempt of a call (the key's limiter, the timeout, the
+ * answer classified), the retry policy, the download links, and the scrubbing that keeps the key out
+ * of every error. Nothing of a request is ever copied into an error: its URL holds the key.
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { flow, identity } from "effect/Function"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import type * as Chain from "../Chain.js"
+import * as ExplorerConfig from "../Config.js"
+import * as Errors from "../ExplorerError.js"
+import type { CallOptions, Stats } from "../ExplorerClient.js"
+import * as Plan from "../Plan.js"
+import * as Throttle from "../Throttle.js"
+import * as Classify from "./classify.js"
+import type * as Params from "./params.js"
+
+/** Global counters of every client in the process (re-exported as `ExplorerClient.metrics`). */
+export const metrics = {
+  requests: Metric.counter("explorer_client_requests_total", {
+    description: "HTTP requests sent to the explorer API (retries included)",
+    incremental: true
+  }),
+  retries: Metric.counter("explorer_client_retries_total", {
+    description: "Attempts after the first one of a call",
+    incremental: true
+  }),
+  rateLimited: Metric.counter("explorer_client_rate_limited_total", {
+    description: "Rate-limit answers received from the explorer API",
+    incremental: true
+  })
+}
+
+/** One call as it goes on the wire (checked already): `chainid`, `module`, `action`, then `wire`. */
+export interface Call {
+  readonly chainId: Chain.ChainId
+  readonly module: string
+  readonly action: string
+  /** The named operation, if it is one (its plan rules and lane); `undefined` for other actions. */
+  readonly operation: Plan.Operation | undefined
+  readonly wire: Params.Wire
+}
+
+/** What every error of a call carries (never the key, never the URL). */
+export const contextOf = (call: Pick<Call, "chainId" | "module" | "action">): Classify.CallContext => ({
+  chainId: call.chainId,
+  module: call.module,
+  action: call.action
+})
+
+/** A redactor: removes the key (raw and URL-encoded) and the query of any URL from a text. */
+export const makeScrub = (apiKey: Option.Option<Redacted.Redacted<string>>) => (text: string): string => {
+  let out = text.replace(/(https?:\/\/[^\s"'<>?#]*)[?#][^\s"'<>]*/gi, "$1")
+  if (Option.isSome(apiKey)) {
+    const key = Redacted.value(apiKey.value)
+    if (key !== "") {
+      out = out.split(key).join("<redacted>")
+      const encoded = encodeURIComponent(key)
+      if (encoded !== key) out = out.split(encoded).join("<redacted>")
+    }
+  }
+  return out
+}
+
+/** A `code` ("ECONNRESET", "UND_ERR_SOCKET"…) and the innermost message of an error chain. */
+const describeCause = (cause: unknown): { code?: string; message?: string } => {
+  let current: unknown = cause
+  let code: string | undefined
+  let message: string | undefined
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    const record = current as { code?: unknown; message?: unknown; cause?: unknown }
+    if (typeof record.code === "string" && /^[A-Z0-9_]+$/.test(record.code)) code = record.code
+    if (typeof record.message === "string" && record.message !== "") message = record.message
+    current = record.cause
+  }
+  return { ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { message } : {}) }
+}
+
+/**
+ * An `HttpClientError` as a TransportError. Copies nothing of the request (its URL holds the key):
+ * only a reason, a code and a scrubbed message of the cause.
+ */
+export const transportError = (
+  call: Call,
+  error: HttpClientError.HttpClientError,
+  scrub: (text: string) => string
+): Errors.TransportError => {
+  const { code, message } = describeCause(error.cause)
+  const what = error._tag === "RequestError"
+    ? error.reason === "Transport" ? "network error" : `could not send the request (${error.reason})`
+    : `could not read the answer (${error.reason})`
+  const extra = [code, message !== undefined ? Classify.clip(scrub(message)) : undefined].filter((s) => s !== undefined)
+  return new Errors.TransportError({
+    ...contextOf(call),
+    detail: extra.length > 0 ? `${what}: ${extra.join(" ")}` : what
+  })
+}
+
+/** Reads a body's records slice by slice, or gives undefined to have the answer read whole. */
+export type SliceReader<S> = (body: string) => S | undefined
+
+/** What a client sends through: its counters, its scrubber, its calls and its downloads. */
+export interface Transport {
+  /** Removes the key and the query of any URL from a text copied into an error. */
+  readonly scrub: (text: string) => string
+  /** Counters of this client. */
+  readonly stats: Effect.Effect<Stats>
+  /**
+   * Sends a call with the retry policy; every attempt waits for the key's slot and is counted.
+   * `slices`: reads a list answer's records as the body is read (fileRecordsMapped) when it can.
+   */
+  readonly send: <S = never>(
+    call: Call,
+    options: CallOptions | undefined,
+    slices?: SliceReader<S>
+  ) => Effect.Effect<Classify.Answer | S, Errors.ExplorerError>
+  /** Follows a download link (exportaddresstags, getlabelmasterlist) and gives the file's text. */
+  readonly download: (call: Call, link: string, options: CallOptions | undefined) => Effect.Effect<string, Errors.ExplorerError>
+}
+
+/**
+ * Builds the transport of a client. Needs an `HttpClient` (the library never picks the platform) and
+ * a `Scope` (the key's limiter lives as long as the client).
+ */
+export const make = (
+  config: ExplorerConfig.ExplorerConfig
+): Effect.Effect<Transport, never, HttpClient.HttpClient | Scope.Scope> =>
+  Effect.gen(function*() {
+    // No trace headers to a third-party API, and no platform span: it would record url.full and
+    // url.query — with the API key in them. Our own spans carry chain/module/action only. Applied
+    // first: the innermost setting wins, so a `transformClient` cannot turn them back on.
+    const platform = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.withTracerPropagation(false),
+      HttpClient.withTracerDisabledWhen(() => true)
+    )
+    const transform = config.transformClient ?? identity
+    // The key is unwrapped only here, as each request is built; `apikey` comes last, as it always has.
+    const withKey = Option.match(config.apiKey, {
+      onNone: () => identity<HttpClientRequest.HttpClientRequest>,
+      onSome: (key) => (request: HttpClientRequest.HttpClientRequest) =>
+        HttpClientRequest.setUrlParam(request, "apikey", Redacted.value(key))
+    })
+    const api = transform(platform.pipe(HttpClient.mapRequest(flow(HttpClientRequest.prependUrl(config.baseUrl), withKey))))
+    // Download links are absolute and may point elsewhere: no base URL, and the key only where it belongs.
+    const files = transform(platform)
+
+    const throttle = yield* Throttle.make({
+      apiUrl: config.apiUrl,
+      apiKey: config.apiKey,
+      callsPerSecond: config.rate.callsPerSecond,
+      throttledPerSecond: config.rate.throttledPerSecond,
+      safetyMargin: config.rate.safetyMargin
+    })
+    const counters = yield* Ref.make<Stats>({ requests: 0, retries: 0, rateLimited: 0 })
+    const scrub = makeScrub(config.apiKey)
+    const apiOrigin = new URL(config.apiUrl).origin
+    const apiPath = new URL(config.apiUrl).pathname
+
+    /** Sends a request and reads its whole body, within the request timeout (which starts after the slot). */
+    const readText = (client: HttpClient.HttpClient, request: HttpClientRequest.HttpClientRequest, call: Call, what: string) =>
+      client.execute(request).pipe(
+        Effect.flatMap((response) =>
+          Effect.map(response.text, (body): Classify.RawResponse => ({
+            status: response.status,
+            contentType: response.headers["content-type"],
+            body
+          }))
+        ),
+        Effect.mapError((error) => transportError(call, error, scrub)),
+        Effect.timeoutFail({
+          duration: config.requestTimeout,
+          onTimeout: () =>
+            new Errors.TransportError({ ...contextOf(call), detail: `${what}no answer within ${Duration.format(config.requestTimeout)}` })
+        })
+      )
+
+    /**
+     * One attempt: wait for the key's slot, send, read, classify. The limiter wraps the attempt, not the
+     * client (`transformResponse`): the timeout must start once the slot is granted and cover the whole
+     * body, which is read after a response transform has returned.
+     */
+    const sendOnce = <S>(call: Call, throttled: boolean, attempt: number, slices: SliceReader<S> | undefined) =>
+      Effect.gen(function*() {
+        yield* throttle.acquire(throttled)
+        yield* Ref.update(counters, (s) => ({ ...s, requests: s.requests + 1 }))
+        yield* Metric.increment(metrics.requests)
+        const request = HttpClientRequest.get(ExplorerConfig.API_PATH).pipe(
+          HttpClientRequest.setUrlParams({ chainid: String(call.chainId), module: call.module, action: call.action, ...call.wire }),
+          HttpClientRequest.acceptJson
+        )
+        const raw = yield* readText(api, request, call, "")
+        yield* Effect.annotateCurrentSpan("http.response.status_code", raw.status)
+        if (slices !== undefined && raw.status >= 200 && raw.status < 300) {
+          const sliced = slices(raw.body)
+          if (sliced !== undefined) return sliced
+        }
+        const classified = Classify.classifyResponse(
+          {
+            ...contextOf(call),
+            plan: config.plan,
+            requiredPlan: call.operation !== undefined ? Plan.requiredPlan(call.operation, call.wire) : undefined
+          },
+          raw,
+          { scrub }
+        )
+        if (Either.isLeft(classified) && classified.left._tag === "RateLimitError") {
+          yield* Ref.update(counters, (s) => ({ ...s, rateLimited: s.rateLimited + 1 }))
+          yield* Metric.increment(metrics.rateLimited)
+          // Slow every call of the key down for a while; a daily limit is not waited out.
+          if (classified.left.scope !== "day") yield* throttle.pause(config.rate.rateLimitPause)
+        }
+        return yield* classified
+      }).pipe(
+        Effect.withSpan("ExplorerClient.http", {
+          kind: "client",
+          attributes: {
+            "http.request.method": "GET",
+            "server.address": apiOrigin,
+            "url.path": apiPath,
+            "explorer.chain_id": call.chainId,
+            "explorer.module": call.module,
+            "explorer.action": call.action,
+            "explorer.attempt": attempt
+          }
+        })
+      )
+
+    const retrySchedule = (times: number) =>
+      Schedule.exponential(config.retry.baseDelay, 2).pipe(
+        Schedule.either(Schedule.spaced(config.retry.maxDelay)),
+        Schedule.jittered,
+        Schedule.intersect(Schedule.recurs(times))
+      )
+
+    const send = <S = never>(
+      call: Call,
+      options: CallOptions | undefined,
+      slices?: SliceReader<S>
+    ): Effect.Effect<Classify.Answer | S, Errors.ExplorerError> =>
+      Effect.gen(function*() {
+        const throttled = call.operation?.throttled ?? false
+        const retryQueryTimeout = options?.retryQueryTimeout ?? config.retry.queryTimeout
+        const times = options?.retries ?? config.retry.times
+        const attempts = yield* Ref.make(0)
+        const attempt = Effect.gen(function*() {
+          const n = yield* Ref.getAndUpdate(attempts, (i) => i + 1)
+          if (n > 0) {
+            yield* Ref.update(counters, (s) => ({ ...s, retries: s.retries + 1 }))
+            yield* Metric.increment(metrics.retries)
+          }
+          return yield* sendOnce(call, throttled, n + 1, slices)
+        })
+        return yield* attempt.pipe(
+          Effect.tapError((error) =>
+            Errors.isTransient(error)
+              ? Effect.logDebug(`explorer-etl: ${error._tag} on ${call.module}/${call.action} (chain ${call.chainId})`).pipe(
+                Effect.annotateLogs({ detail: error.detail })
+              )
+              : Effect.void
+          ),
+          Effect.retry({
+            schedule: retrySchedule(Math.max(0, times)),
+            while: (error) =>
+              Errors.isTransient(error) && (error._tag !== "QueryTimeoutError" || retryQueryTimeout)
+          })
+        )
+      })
+
+    const download = (call: Call, link: string, options: CallOptions | undefined) =>
+      Effect.gen(function*() {
+        const ctx = contextOf(call)
+        let url: URL
+        try {
+          url = new URL(link.trim())
+        } catch {
+          return yield* new Errors.DecodeError({ ...ctx, transient: false, detail: "the answer is neither records nor a download link" })
+        }
+        if (url.protocol !== "https:" && url.protocol !== "http:") {
+          return yield* new Errors.DecodeError({ ...ctx, transient: false, detail: "the download link is not an http(s) URL" })
+        }
+        // The key goes only to the API's own origin; a pre-signed link elsewhere needs none.
+        const sameOrigin = url.origin === apiOrigin
+        const request = HttpClientRequest.get(link.trim()).pipe(sameOrigin && !url.searchParams.has("apikey") ? withKey : identity)
+        const once = Effect.gen(function*() {
+          if (sameOrigin) yield* throttle.acquire(false)
+          const raw = yield* readText(files, request, call, "download: ")
+          if (raw.status < 200 || raw.status >= 300) {
+            return yield* new Errors.TransportError({ ...ctx, status: raw.status, detail: `download failed: HTTP status ${raw.status}` })
+          }
+          return raw.body
+        }).pipe(Effect.withSpan("ExplorerClient.download", { kind: "client", attributes: { "explorer.action": call.action } }))
+        return yield* once.pipe(
+          Effect.retry({
+            schedule: retrySchedule(Math.max(0, options?.retries ?? config.retry.times)),
+            while: Errors.isTransient
+          })
+        )
+      })
+
+    return { scrub, stats: Ref.get(counters), send, download }
+  })

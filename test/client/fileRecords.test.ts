@@ -1,0 +1,108 @@
+/**
+ * A list operation's records as a file writes them (internal/fileRecords.ts): the same request and errors
+ * as the named method, the answer read a slice at a time whatever its text, the map's failure and torn
+ * answers.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, Schema } from "effect"
+import * as Schemas from "../../src/schemas/index.js"
+import * as F from "./fixtures.js"
+import { clientOn, driven, fakeHttp, ok } from "./helpers.js"
+
+describe("fileRecords and fileRecordsMapped", () => {
+  it.scoped("fileRecords: the records as a file writes them, the same request, the same errors", () =>
+    driven(Effect.gen(function*() {
+      const fake = fakeHttp((r) =>
+        r.params.action === "getLogs"
+          ? ok([F.log, { ...F.log, logIndex: "0x", gasPrice: "0x" }])
+          : r.params.startblock === "13"
+          ? ok([{ ...F.normalTransaction, hash: "0x12" }])
+          : ok([F.normalTransaction, { ...F.normalTransaction, brandNewField: "42" }])
+      )
+      const client = yield* clientOn(fake)
+      const encodeAs = <A, I>(row: Schema.Schema<A, I>, rows: ReadonlyArray<A>) => Schema.encodeSync(Schema.Array(row))(rows)
+      const declared = (row: { readonly fields: object }, records: ReadonlyArray<object>) =>
+        records.map((r) => Object.fromEntries(Object.keys(row.fields).flatMap((k) => (k in r ? [[k, (r as Record<string, unknown>)[k]]] : []))))
+
+      const logs = yield* client.fileRecords("getLogs", { address: F.ADDRESS, fromBlock: 1, toBlock: 2 }, Schemas.LogFileRow)
+      expect(declared(Schemas.LogFileRow, logs)).toStrictEqual(
+        encodeAs(Schemas.LogFileRow, yield* client.getLogs({ address: F.ADDRESS, fromBlock: 1, toBlock: 2 }))
+      )
+      expect(logs[1]?.logIndex).toBe("0")
+      const txs = yield* client.fileRecords("txlist", { address: F.ADDRESS }, Schemas.NormalTransaction)
+      expect(declared(Schemas.NormalTransaction, txs)).toStrictEqual(
+        encodeAs(Schemas.NormalTransaction, yield* client.txlist({ address: F.ADDRESS }))
+      )
+      // The same request as the method's, parameter for parameter.
+      const [viaFile, viaMethod] = fake.seen.filter((r) => r.params.action === "getLogs")
+      expect(viaFile?.params).toStrictEqual(viaMethod?.params)
+
+      // A record that does not fit: the method's DecodeError, after one request.
+      const before = fake.seen.length
+      const bad = yield* Effect.flip(client.fileRecords("txlist", { address: F.ADDRESS, startBlock: 13 }, Schemas.NormalTransaction))
+      expect(bad._tag === "DecodeError" && !bad.transient).toBe(true)
+      expect(fake.seen.length).toBe(before + 1)
+      // Bad input: refused before anything is sent.
+      const refused = yield* Effect.flip(client.fileRecords("txlist", { address: "nope" }, Schemas.NormalTransaction))
+      expect(refused._tag).toBe("InvalidInputError")
+      expect(fake.seen.length).toBe(before + 1)
+    })))
+
+  it.scoped("fileRecordsMapped: a large answer read a slice at a time gives fileRecords' records, whatever its text", () =>
+    driven(Effect.gen(function*() {
+      // ~2 MB of answer: many slices of ~48 KB.
+      const many = (name: (i: number) => string) =>
+        Array.from({ length: 3000 }, (_, i) => ({ ...F.normalTransaction, blockNumber: String(100 + i), functionName: name(i) }))
+      const clean = many(() => "transfer(address to, uint256 value)")
+      // Texts holding what a slice cut looks for, inside strings: a cut there must not split a record.
+      const tricky = many((i) => (i % 5 === 0 ? "f(},{\"blockNumber\":\"1\"},{)" : "g(\\\"},{\\\")"))
+      const bodies: Record<string, string> = {
+        clean: JSON.stringify({ status: "1", message: "OK", result: clean }),
+        tricky: JSON.stringify({ status: "1", message: "OK", result: tricky }),
+        spaced: JSON.stringify({ status: "1", message: "OK", result: clean }, null, 1),
+        legacy: JSON.stringify({ status: "1", message: "OK-Missing/Invalid API Key, rate limit of 1/5sec applied", result: clean })
+      }
+      const cases = [["clean", clean], ["tricky", tricky], ["spaced", clean], ["legacy", clean]] as const
+      // The case is told by the start block asked for.
+      const fake = fakeHttp((r) => ({ text: bodies[cases[Number(r.params.startblock)]?.[0] ?? ""] ?? "", contentType: "application/json" }))
+      const client = yield* clientOn(fake)
+      for (const [i, [name, expected]] of cases.entries()) {
+        const params = { address: F.ADDRESS, startBlock: i }
+        const slices: Array<number> = []
+        const lines = yield* client.fileRecordsMapped("txlist", params, Schemas.NormalTransaction, (rows) => {
+          slices.push(rows.length)
+          return Either.right(rows.map((row) => `${row.blockNumber}:${row.functionName}`))
+        })
+        expect(lines).toStrictEqual(expected.map((row) => `${row.blockNumber}:${row.functionName}`))
+        const records = yield* client.fileRecords("txlist", params, Schemas.NormalTransaction)
+        expect(records.map((row) => `${row.blockNumber}:${row.functionName}`)).toStrictEqual(lines)
+        // A plain list answer is read in slices. Read whole: pretty-printed text, and an answer whose slice
+        // cut fell inside a text (the slice does not parse: the records are never split wrongly).
+        if (name === "spaced" || name === "tricky") expect(slices).toStrictEqual([3000])
+        else expect(slices.length).toBeGreaterThan(1)
+      }
+    })))
+
+  it.scoped("fileRecordsMapped: the map's failure ends the call once; a torn answer is retried like any other", () =>
+    driven(Effect.gen(function*() {
+      const body = JSON.stringify({ status: "1", message: "OK", result: [F.normalTransaction, F.normalTransaction] })
+      let calls = 0
+      const fake = fakeHttp((r) =>
+        r.params.startblock === "1" && calls++ === 0
+          ? { text: `${body.slice(0, -4)}]}`, contentType: "application/json" }
+          : { text: body, contentType: "application/json" }
+      )
+      const client = yield* clientOn(fake)
+      const failed = yield* Effect.flip(
+        client.fileRecordsMapped("txlist", { address: F.ADDRESS }, Schemas.NormalTransaction, () => Either.left("no room" as const))
+      )
+      expect(failed).toBe("no room")
+      expect(fake.seen).toHaveLength(1)
+      // A body cut short (ending on "]}" all the same): a transient DecodeError, retried.
+      const rows = yield* client.fileRecordsMapped("txlist", { address: F.ADDRESS, startBlock: 1 }, Schemas.NormalTransaction, (r) =>
+        Either.right(r))
+      expect(rows).toHaveLength(2)
+      expect(fake.seen).toHaveLength(3)
+      expect((yield* client.stats).retries).toBe(1)
+    })))
+})
