@@ -1,7 +1,8 @@
 /**
  * Plans and operations: what each API plan may call, how fast, and how many records a request can
- * reach. These are the decisions of Part A of the facts file, shared by the client (which refuses
- * before sending) and the simulator (which answers as the real service does).
+ * reach. These are the decisions of Part A of the facts file, by which the client refuses a call before
+ * sending it. The simulator keeps its own copy (simulator/rules.ts), so a wrong rule here is caught by the
+ * tests (test/simulator/rules.test.ts compares the two) instead of confirmed by them.
  *
  * @example
  * import { Plan } from "explorer-etl"

@@ -4,7 +4,8 @@
  *
  * CSV files (RFC-4180 quoting with `;` as delimiter, every cell double-quoted, `""` for a quote inside a
  * cell, CRLF line ends, header first) are read with {@link parseAddressTagsCsv} and written with
- * {@link formatAddressTagsCsv} (the simulator serves files made by the latter). The column order is the field
+ * {@link formatAddressTagsCsv} (the simulator writes its own with simulator/tagFiles.ts, so this parser is
+ * checked against another writer, not against itself). The column order is the field
  * order of {@link AddressTag}, which is the header of the docs.
  *
  * List cells (`labels`, `labels_slug`, `other_attributes`) hold, as the docs' sample file shows
@@ -14,9 +15,9 @@
  * strings is read that way. So `parse(format(rows))` gives back `rows` exactly.
  *
  * @example
- * import { formatAddressTagsCsv, parseAddressTagsCsv } from "explorer-etl"
- * const text = formatAddressTagsCsv(tags)   // what the simulator serves
- * const back = parseAddressTagsCsv(text)    // Effect<ReadonlyArray<AddressTag>, ParseError>, deep-equals tags
+ * import { Schemas } from "explorer-etl"
+ * const text = Schemas.formatAddressTagsCsv(tags)   // the file's text
+ * const back = Schemas.parseAddressTagsCsv(text)    // Effect<ReadonlyArray<AddressTag>, ParseError>, deep-equals tags
  */
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
