@@ -1,7 +1,9 @@
 /**
  * The data sets of explorer-etl as sources: what to ask, how to page it, and which schema writes it.
  * A block-ordered source (logs, transactions, transfers) pages with the block cursor and can resume
- * from a block; a list source (holders, balances, daily stats, tags) is read whole.
+ * from a block; a list source (holders, balances, daily stats, tags) is read whole. Every source
+ * checks its whole query with the client's parameter checker (`internal/params.ts`, the one checker
+ * of a call's input) before its first request.
  *
  * Streams.ts turns a source into a plain `Stream` of records; the export runner (sinks/) consumes
  * sources directly, to checkpoint on block boundaries. A block-ordered source gives its batches twice
@@ -12,11 +14,12 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Chain from "../Chain.js"
 import { type CallOptions, ExplorerClient, type ListOperationName, type ParamsOf, type RecordOf } from "../ExplorerClient.js"
 import { InvalidInputError, type StreamError, UnsupportedChainError } from "../ExplorerError.js"
+import * as Params from "../internal/params.js"
 import * as Plan from "../Plan.js"
 import * as Schemas from "../schemas/index.js"
 import * as BlockCursor from "./BlockCursor.js"
@@ -118,69 +121,41 @@ export type Source<A, I = unknown> = BlockSource<A, I> | RowSource<A, I>
 const plain = (query: object): Readonly<Record<string, unknown>> =>
   Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined))
 
-const refuse = (chainId: number, op: Plan.Operation, parameter: string, detail: string) =>
-  new InvalidInputError({ chainId, module: op.module, action: op.action, parameter, detail })
-
-const resolveChain = (client: ExplorerClient.Service, op: Plan.Operation, chainId: number | undefined) => {
-  const id = chainId ?? client.defaultChainId
-  return Chain.isSupported(id)
-    ? Effect.succeed(Chain.ChainId.make(id))
-    : Effect.fail(
-      new UnsupportedChainError({
-        chainId: id,
-        module: op.module,
-        action: op.action,
-        detail: `chain ${id} is not served by the explorer API`
-      })
-    )
-}
-
-const checkRange = (chainId: number, op: Plan.Operation, query: BlockRangeQuery) => {
-  const from = query.fromBlock ?? 0
-  if (!Number.isSafeInteger(from) || from < 0) {
-    return Effect.fail(refuse(chainId, op, "fromBlock", "must be a block number (an integer ≥ 0)"))
-  }
-  const to = query.toBlock ?? "latest"
-  if (to !== "latest" && (!Number.isSafeInteger(to) || to < 0)) {
-    return Effect.fail(refuse(chainId, op, "toBlock", "must be a block number (an integer ≥ 0) or \"latest\""))
-  }
-  if (to !== "latest" && to < from) {
-    return Effect.fail(refuse(chainId, op, "toBlock", `must not be before fromBlock (${from})`))
-  }
-  return Effect.succeed({ fromBlock: from, toBlock: to })
-}
-
-const isAddress = Schema.is(Schemas.Address)
-const isTopic = Schema.is(Schemas.Topic)
+/** The client and the chain of a source (the client's default chain when none is named), checked. */
+const clientAndChain = (name: Plan.OperationName, chainId: number | undefined) =>
+  Effect.gen(function*() {
+    const client = yield* ExplorerClient
+    const { action, module } = Plan.operations[name]
+    const id = chainId ?? client.defaultChainId
+    if (!Chain.isSupported(id)) {
+      return yield* new UnsupportedChainError({ chainId: id, module, action, detail: `chain ${id} is not served by the explorer API` })
+    }
+    return { client, chainId: Chain.ChainId.make(id) }
+  })
 
 /**
- * The address and topic filters of a block-ordered source, checked before anything is sent (its
- * first request asks for the latest block, before the client would see the filters).
+ * The client and the chain of a query, and the query itself checked as the operation's parameters
+ * (`input`, without the chain) by `Params.check`: everything is refused here, before anything is sent.
  */
-const checkFilters = (
-  chainId: number,
-  op: Plan.Operation,
-  filters: ReadonlyArray<readonly [parameter: string, value: string | undefined, kind: "address" | "topic"]>
-): Effect.Effect<void, InvalidInputError> => {
-  for (const [parameter, value, kind] of filters) {
-    if (value === undefined || (kind === "address" ? isAddress(value) : isTopic(value))) continue
-    const what = kind === "address" ? "an address: 0x followed by 40 hex digits" : "a topic: 0x followed by 64 hex digits"
-    return Effect.fail(refuse(chainId, op, parameter, `must be ${what}, got "${value}"`))
-  }
-  return Effect.void
-}
-
-/** Topic operators only between topics that are given ("0_1" needs topic0 and topic1). */
-const checkTopicOperators = (chainId: number, op: Plan.Operation, query: LogsQuery): Effect.Effect<void, InvalidInputError> => {
-  const topics = [query.topic0, query.topic1, query.topic2, query.topic3]
-  for (const [pair, operator] of Object.entries(query.topicOperators ?? {})) {
-    if (operator === undefined) continue
-    const [x, y] = pair.split("_").map(Number) as [number, number]
-    if (topics[x] === undefined || topics[y] === undefined) {
-      return Effect.fail(refuse(chainId, op, "topicOperators", `${pair} needs both topic${x} and topic${y}`))
+const prepare = (name: Plan.OperationName, chainId: number | undefined, input: Readonly<Record<string, unknown>>) =>
+  Effect.gen(function*() {
+    const found = yield* clientAndChain(name, chainId)
+    const checked = Params.check(name, { ...input, chainId: found.chainId })
+    if (Either.isLeft(checked)) {
+      const { action, module } = Plan.operations[name]
+      const { detail, parameter } = checked.left
+      return yield* new InvalidInputError({ chainId: found.chainId, module, action, parameter, detail })
     }
-  }
-  return Effect.void
+    return found
+  })
+
+/** A query's block range, `fromBlock` 0 and `toBlock` latest by default. */
+const rangeOf = (query: BlockRangeQuery) => ({ fromBlock: query.fromBlock ?? 0, toBlock: query.toBlock ?? "latest" as const })
+
+/** A query's block range as the account lists take it (startblock/endblock; no end for `latest`). */
+const accountRange = (query: BlockRangeQuery) => {
+  const { fromBlock, toBlock } = rangeOf(query)
+  return { startBlock: fromBlock, endBlock: toBlock === "latest" ? undefined : toBlock }
 }
 
 /** Builds a block-ordered source over one list operation. */
@@ -350,7 +325,7 @@ export const oneCall = <A, I>(args: {
 }): Effect.Effect<RowSource<A, I>, StreamError, ExplorerClient> =>
   Effect.gen(function*() {
     const operation = Plan.operations[args.operation]
-    const { chainId, client } = yield* prepare(operation, args.chainId)
+    const { chainId, client } = yield* clientAndChain(args.operation, args.chainId)
     return singleSource({
       dataset: args.dataset,
       operation,
@@ -367,15 +342,8 @@ export const oneCall = <A, I>(args: {
  */
 const timeoutPolicy = (r: BlockCursor.BlockPageRequest): CallOptions => ({ retryQueryTimeout: r.retryQueryTimeout })
 
-/** The client, the chain and the operation of a source, checked before anything is sent. */
-const prepare = (operation: Plan.Operation, chainId: number | undefined) =>
-  Effect.gen(function*() {
-    const client = yield* ExplorerClient
-    return { client, chainId: yield* resolveChain(client, operation, chainId) }
-  })
-
 /** A block page as the account lists take it: ascending, by startblock/endblock. */
-const listPage = (r: BlockCursor.BlockPageRequest) => ({
+const accountPage = (r: BlockCursor.BlockPageRequest) => ({
   startBlock: r.fromBlock,
   endBlock: r.toBlock,
   page: r.page,
@@ -386,27 +354,15 @@ const listPage = (r: BlockCursor.BlockPageRequest) => ({
 /** Event logs by address and/or topics, every log exactly once, in block order. */
 export const logs = (query: LogsQuery) =>
   Effect.gen(function*() {
-    const operation = Plan.operations.getLogs
-    const { chainId, client } = yield* prepare(operation, query.chainId)
-    const { chainId: _c, fromBlock: _f, toBlock: _t, ...filters } = query
-    if (Object.values(plain(filters)).length === 0) {
-      return yield* refuse(chainId, operation, "address", "logs need an address, a topic, or both")
-    }
-    yield* checkFilters(chainId, operation, [
-      ["address", query.address, "address"],
-      ["topic0", query.topic0, "topic"],
-      ["topic1", query.topic1, "topic"],
-      ["topic2", query.topic2, "topic"],
-      ["topic3", query.topic3, "topic"]
-    ])
-    yield* checkTopicOperators(chainId, operation, query)
-    const range = yield* checkRange(chainId, operation, query)
+    const { chainId: _, ...wanted } = query
+    const { chainId, client } = yield* prepare("getLogs", query.chainId, wanted)
+    const { fromBlock: _f, toBlock: _t, ...filters } = wanted
     return blockSource(client, {
       dataset: "logs",
       name: "getLogs",
       chainId,
       query,
-      range,
+      range: rangeOf(query),
       schema: Schemas.LogFileRow,
       params: (r) => ({ ...filters, chainId, fromBlock: r.fromBlock, toBlock: r.toBlock, page: r.page, offset: r.offset })
     })
@@ -415,36 +371,31 @@ export const logs = (query: LogsQuery) =>
 /** Normal transactions of an address (txlist). */
 export const transactions = (query: AddressQuery) =>
   Effect.gen(function*() {
-    const operation = Plan.operations.txlist
-    const { chainId, client } = yield* prepare(operation, query.chainId)
-    yield* checkFilters(chainId, operation, [["address", query.address, "address"]])
-    const range = yield* checkRange(chainId, operation, query)
+    const { chainId, client } = yield* prepare("txlist", query.chainId, { address: query.address, ...accountRange(query) })
     return blockSource(client, {
       dataset: "transactions",
       name: "txlist",
       chainId,
       query,
-      range,
+      range: rangeOf(query),
       schema: Schemas.NormalTransaction,
-      params: (r) => ({ chainId, address: query.address, ...listPage(r) })
+      params: (r) => ({ chainId, address: query.address, ...accountPage(r) })
     })
   })
 
 /** Internal transactions of an address, or of a block range when no address is given (PRO). */
 export const internalTransactions = (query: InternalQuery) =>
   Effect.gen(function*() {
-    const operation = Plan.operations.txlistinternal
-    const { chainId, client } = yield* prepare(operation, query.chainId)
-    yield* checkFilters(chainId, operation, [["address", query.address, "address"]])
-    const range = yield* checkRange(chainId, operation, query)
+    const address = query.address === undefined ? {} : { address: query.address }
+    const { chainId, client } = yield* prepare("txlistinternal", query.chainId, { ...address, ...accountRange(query) })
     return blockSource(client, {
       dataset: "internalTransactions",
       name: "txlistinternal",
       chainId,
       query,
-      range,
+      range: rangeOf(query),
       schema: Schemas.InternalTransaction,
-      params: (r) => ({ chainId, ...(query.address === undefined ? {} : { address: query.address }), ...listPage(r) })
+      params: (r) => ({ chainId, ...address, ...accountPage(r) })
     })
   })
 
@@ -456,29 +407,16 @@ const transfers = <K extends "tokentx" | "tokennfttx" | "token1155tx", I extends
 ) =>
 (query: TransfersQuery) =>
   Effect.gen(function*() {
-    const operation = Plan.operations[name]
-    const { chainId, client } = yield* prepare(operation, query.chainId)
-    if (query.address === undefined && query.contractAddress === undefined) {
-      return yield* refuse(chainId, operation, "address", "token transfers need an address, a contract address, or both")
-    }
-    yield* checkFilters(chainId, operation, [
-      ["address", query.address, "address"],
-      ["contractAddress", query.contractAddress, "address"]
-    ])
-    const range = yield* checkRange(chainId, operation, query)
-    const filters = {
-      chainId,
-      ...(query.address === undefined ? {} : { address: query.address }),
-      ...(query.contractAddress === undefined ? {} : { contractAddress: query.contractAddress })
-    }
+    const filters = plain({ address: query.address, contractAddress: query.contractAddress })
+    const { chainId, client } = yield* prepare(name, query.chainId, { ...filters, ...accountRange(query) })
     return blockSource(client, {
       dataset,
       name,
       chainId,
       query,
-      range,
+      range: rangeOf(query),
       schema,
-      params: (r) => ({ ...filters, ...listPage(r) }) as ParamsOf<K>
+      params: (r) => ({ chainId, ...filters, ...accountPage(r) }) as ParamsOf<K>
     })
   })
 
@@ -491,68 +429,50 @@ export const erc721Transfers = transfers("tokennfttx", "erc721Transfers", Schema
 /** ERC-1155 transfers of an address and/or a collection (token1155tx). */
 export const erc1155Transfers = transfers("token1155tx", "erc1155Transfers", Schemas.Erc1155Transfer)
 
+/** The list operations a data set reads with one request, or page by page. */
+type ListName = "tokenholderlist" | "addresstokenbalance" | "addresstokennftbalance" | "topholders" | "dailygasused" | "dailytx" | "exportaddresstags"
+
+/**
+ * A list source of one operation, its query checked: read page by page (holders, balances, NFT
+ * holdings) or answered by one request (top holders, daily statistics, name tags).
+ */
+const listSource = <K extends ListName, A, I, Q extends { readonly chainId?: number | undefined }>(
+  name: K,
+  dataset: string,
+  schema: Schema.Schema<A, I>,
+  query: Q,
+  params: Readonly<Record<string, unknown>>,
+  paging: "pages" | "one request"
+) =>
+  Effect.gen(function*() {
+    const { chainId, client } = yield* prepare(name, query.chainId, params)
+    const method = client[name] as unknown as (params: ParamsOf<K>) => Effect.Effect<ReadonlyArray<A>, StreamError>
+    const info = { dataset, operation: Plan.operations[name], chainId, query, schema }
+    return paging === "pages"
+      ? pagedSource(client, { ...info, fetch: (page, offset) => method({ chainId, ...params, page, offset } as ParamsOf<K>) })
+      : singleSource({ ...info, fetch: method({ chainId, ...params } as ParamsOf<K>) })
+  })
+
 /** Every holder of a token with its raw quantity (tokenholderlist, PRO), page by page. */
 export const tokenHolders = (query: { readonly chainId?: number | undefined; readonly contractAddress: string }) =>
-  Effect.gen(function*() {
-    const operation = Plan.operations.tokenholderlist
-    const { chainId, client } = yield* prepare(operation, query.chainId)
-    return pagedSource(client, {
-      dataset: "tokenHolders",
-      operation,
-      chainId,
-      query,
-      schema: Schemas.TokenHolder,
-      fetch: (page, offset) => client.tokenholderlist({ chainId, contractAddress: query.contractAddress, page, offset })
-    })
-  })
+  listSource("tokenholderlist", "tokenHolders", Schemas.TokenHolder, query, { contractAddress: query.contractAddress }, "pages")
 
 /** The ERC-20 balances of an address (addresstokenbalance, PRO), page by page. */
 export const tokenBalances = (query: { readonly chainId?: number | undefined; readonly address: string }) =>
-  Effect.gen(function*() {
-    const operation = Plan.operations.addresstokenbalance
-    const { chainId, client } = yield* prepare(operation, query.chainId)
-    return pagedSource(client, {
-      dataset: "tokenBalances",
-      operation,
-      chainId,
-      query,
-      schema: Schemas.TokenBalance,
-      fetch: (page, offset) => client.addresstokenbalance({ chainId, address: query.address, page, offset })
-    })
-  })
+  listSource("addresstokenbalance", "tokenBalances", Schemas.TokenBalance, query, { address: query.address }, "pages")
 
 /** The NFT holdings of an address (addresstokennftbalance, PRO), page by page. */
 export const nftHoldings = (query: { readonly chainId?: number | undefined; readonly address: string }) =>
-  Effect.gen(function*() {
-    const operation = Plan.operations.addresstokennftbalance
-    const { chainId, client } = yield* prepare(operation, query.chainId)
-    return pagedSource(client, {
-      dataset: "nftHoldings",
-      operation,
-      chainId,
-      query,
-      schema: Schemas.NftBalance,
-      fetch: (page, offset) => client.addresstokennftbalance({ chainId, address: query.address, page, offset })
-    })
-  })
+  listSource("addresstokennftbalance", "nftHoldings", Schemas.NftBalance, query, { address: query.address }, "pages")
 
 /** The largest holders of a token (topholders, PRO; `limit` ≤ 1,000, default 1,000). */
 export const topHolders = (
   query: { readonly chainId?: number | undefined; readonly contractAddress: string; readonly limit?: number | undefined }
-) =>
-  Effect.gen(function*() {
-    const operation = Plan.operations.topholders
-    const { chainId, client } = yield* prepare(operation, query.chainId)
-    const limit = query.limit ?? Plan.HARD_ROW_CAP
-    return singleSource({
-      dataset: "topHolders",
-      operation,
-      chainId,
-      query: { ...query, limit },
-      schema: Schemas.TopHolder,
-      fetch: client.topholders({ chainId, contractAddress: query.contractAddress, limit })
-    })
-  })
+) => {
+  const limit = query.limit ?? Plan.HARD_ROW_CAP
+  const params = { contractAddress: query.contractAddress, limit }
+  return listSource("topholders", "topHolders", Schemas.TopHolder, { ...query, limit }, params, "one request")
+}
 
 /** Daily statistics between two dates (yyyy-MM-dd). */
 export interface DailyQuery {
@@ -562,47 +482,21 @@ export interface DailyQuery {
   readonly sort?: "asc" | "desc" | undefined
 }
 
+/** A daily statistic between two dates: the dates and the order of the days. */
+const dailyParams = (query: DailyQuery) => ({
+  startDate: query.startDate,
+  endDate: query.endDate,
+  ...(query.sort ? { sort: query.sort } : {})
+})
+
 /** Gas used per day (dailygasused, PRO). */
 export const dailyGasUsed = (query: DailyQuery) =>
-  Effect.gen(function*() {
-    const operation = Plan.operations.dailygasused
-    const { chainId, client } = yield* prepare(operation, query.chainId)
-    return singleSource({
-      dataset: "dailyGasUsed",
-      operation,
-      chainId,
-      query,
-      schema: Schemas.DailyGasUsed,
-      fetch: client.dailygasused({ chainId, startDate: query.startDate, endDate: query.endDate, ...(query.sort ? { sort: query.sort } : {}) })
-    })
-  })
+  listSource("dailygasused", "dailyGasUsed", Schemas.DailyGasUsed, query, dailyParams(query), "one request")
 
 /** Transactions per day (dailytx, PRO). */
 export const dailyTxCount = (query: DailyQuery) =>
-  Effect.gen(function*() {
-    const operation = Plan.operations.dailytx
-    const { chainId, client } = yield* prepare(operation, query.chainId)
-    return singleSource({
-      dataset: "dailyTxCount",
-      operation,
-      chainId,
-      query,
-      schema: Schemas.DailyTxCount,
-      fetch: client.dailytx({ chainId, startDate: query.startDate, endDate: query.endDate, ...(query.sort ? { sort: query.sort } : {}) })
-    })
-  })
+  listSource("dailytx", "dailyTxCount", Schemas.DailyTxCount, query, dailyParams(query), "one request")
 
 /** Every name tag of a label (exportaddresstags, Pro Plus): the downloaded file's rows. */
 export const addressTags = (query: { readonly chainId?: number | undefined; readonly label: string }) =>
-  Effect.gen(function*() {
-    const operation = Plan.operations.exportaddresstags
-    const { chainId, client } = yield* prepare(operation, query.chainId)
-    return singleSource({
-      dataset: "addressTags",
-      operation,
-      chainId,
-      query,
-      schema: Schemas.AddressTag,
-      fetch: client.exportaddresstags({ chainId, label: query.label })
-    })
-  })
+  listSource("exportaddresstags", "addressTags", Schemas.AddressTag, query, { label: query.label }, "one request")
