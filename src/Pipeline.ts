@@ -43,7 +43,6 @@ import { InvalidInputError, type StreamError } from "./ExplorerError.js"
 import { DemoData } from "./DemoData.js"
 import * as Exports from "./Exports.js"
 import * as Plan from "./Plan.js"
-import type { ExportSummary } from "./sinks/Export.js"
 import type { SinkError } from "./sinks/SinkError.js"
 import * as Simulator from "./simulator/index.js"
 import { report } from "./cli/Errors.js"
@@ -53,12 +52,15 @@ import * as Sources from "./streams/Sources.js"
 export interface PipelineContext {
   /** The folder this pipeline writes into (`<outDir>/<pipeline name>`). */
   readonly outDir: string
-  /** Exports a source into `<outDir>/<file>` incrementally (resume), with its manifest. */
+  /**
+   * Exports a source (or the effect that makes it, e.g. `Sources.logs({ … })`) into `<outDir>/<file>`
+   * through `Exports.toFile`, incrementally (resume), with its manifest.
+   */
   readonly export: <A, I>(
     file: string,
-    source: Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>,
+    source: Sources.Source<A, I> | Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>,
     options?: { readonly allowPartial?: boolean; readonly confirmations?: number }
-  ) => Effect.Effect<ExportSummary, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path>
+  ) => Effect.Effect<Exports.ExportSummary, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path>
 }
 
 /** A ready pipeline. */
@@ -74,7 +76,7 @@ export interface Pipeline<C, I = unknown> {
   readonly run: (
     config: C,
     context: PipelineContext
-  ) => Effect.Effect<ReadonlyArray<ExportSummary>, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path>
+  ) => Effect.Effect<ReadonlyArray<Exports.ExportSummary>, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path>
 }
 
 /** Declares a pipeline (identity, for type inference). */
@@ -162,14 +164,14 @@ export const run = <C, I>(
   pipeline: Pipeline<C, I>,
   config: C,
   options: RunOptions = {}
-): Effect.Effect<ReadonlyArray<ExportSummary>, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<ReadonlyArray<Exports.ExportSummary>, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const path = yield* Path.Path
     const outDir = path.join(options.outDir ?? "out", pipeline.name)
     const context: PipelineContext = {
       outDir,
       export: (file, source, exportOptions) =>
-        Effect.flatMap(source, (s) =>
+        Effect.flatMap(Effect.isEffect(source) ? source : Effect.succeed(source), (s) =>
           Exports.toFile(s, {
             out: path.join(outDir, file),
             resume: true,
@@ -182,7 +184,7 @@ export const run = <C, I>(
   })
 
 /** One line for a file a pipeline wrote: path, rows in the file, completeness (and why, when truncated). */
-export const describeSummary = (summary: ExportSummary): string => {
+export const describeSummary = (summary: Exports.ExportSummary): string => {
   const { completeness, rows } = summary.manifest
   const status = completeness.status === "complete" ? "complete" : `truncated: ${completeness.reason ?? "see the manifest"}`
   return `${summary.out}\t${rows.toLocaleString("en-US")} row${rows === 1 ? "" : "s"}\t${status}`

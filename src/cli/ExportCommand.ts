@@ -9,13 +9,12 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { InvalidInputError, type StreamError } from "../ExplorerError.js"
+import * as Params from "../internal/params.js"
 import * as Exports from "../Exports.js"
 import type { ExplorerClient } from "../ExplorerClient.js"
-import * as Params from "../internal/params.js"
-import * as Format from "../sinks/Format.js"
 import * as Sources from "../streams/Sources.js"
 import * as Environment from "./Environment.js"
-import { badFlag } from "./Errors.js"
+import { badFlag, refusedFlag } from "./Errors.js"
 
 const out = Options.text("out").pipe(Options.withAlias("o"), Options.withDescription("output file (.csv, .jsonl or .ndjson)"))
 const format = Options.choice("format", ["csv", "jsonl"]).pipe(
@@ -121,14 +120,7 @@ const runExport = <A, I>(
   makeSource: Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>
 ) =>
   Effect.gen(function*() {
-    // Refused here, before the client sends anything, rather than by the sink once the export runs.
-    yield* Format.formatOf(flags.out, some(flags.format)).pipe(
-      Effect.mapError((e) => badFlag("export", "--out", e.detail, api.chain))
-    )
     const source = yield* makeSource
-    if (flags.confirmations < 0) {
-      return yield* badFlag("export", "--confirmations", "must be ≥ 0", source.chainId)
-    }
     return yield* Exports.toFile(source, {
       out: flags.out,
       format: some(flags.format),
@@ -137,7 +129,7 @@ const runExport = <A, I>(
       allowPartial: flags.allowPartial,
       formulaGuard: !flags.noFormulaGuard,
       quiet: api.quiet
-    })
+    }).pipe(Effect.catchTag("SinkError", refusedFlag("export", api.chain, ["out", "confirmations"])))
   }).pipe(Effect.provide(Environment.clientLayer(api)), Effect.provide(NodeContext.layer))
 
 const parseRange = (command: string, a: { readonly chain: number; readonly fromBlock: number; readonly toBlock: string }) =>
