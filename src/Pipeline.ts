@@ -20,13 +20,11 @@
  * Pipeline.main(pipeline, import.meta.url)
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
-import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Path from "@effect/platform/Path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Config from "effect/Config"
-import type * as ConfigError from "effect/ConfigError"
 import * as Cron from "effect/Cron"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -37,6 +35,7 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import * as ExplorerConfig from "./Config.js"
 import * as Client from "./ExplorerClient.js"
 import type { ExplorerClient } from "./ExplorerClient.js"
 import { InvalidInputError, type StreamError } from "./ExplorerError.js"
@@ -202,31 +201,50 @@ export const schedule = <A, E, R>(once: Effect.Effect<A, E, R>, cron: Cron.Cron)
   once.pipe(Effect.repeat(Schedule.cron(cron)), Effect.asVoid)
 
 /**
+ * A program's client and the simulator's data set (`DemoData`), on Node's undici HTTP client: the one
+ * place that chooses between the embedded simulator and an explorer API, for the CLI and for scripts.
+ * With `simulator`, the simulator starts with the layer (and stops with it) and the client uses its
+ * demo key for the plan of `client` (its base URL and key are the simulator's); else the client of
+ * `client` (plain options, or a `Config` such as `Config.options`, the environment).
+ *
+ * @example
+ * program.pipe(Effect.provide(Pipeline.explorerLayer({ plan: "standard" }, {}))) // on the simulator
+ */
+export const explorerLayer = (
+  client: ExplorerConfig.Options | Config.Config<ExplorerConfig.Options>,
+  simulator?: Simulator.SimulatorOptions | undefined
+): Layer.Layer<ExplorerClient | DemoData, unknown> => {
+  const config = Config.isConfig(client) ? client : Config.succeed(client)
+  const layer = simulator === undefined
+    ? Layer.merge(Client.layerConfig(config), Layer.succeed(DemoData, Option.none()))
+    : Layer.unwrapScoped(
+      Effect.gen(function*() {
+        const sim = yield* Simulator.make(simulator)
+        const options = yield* config
+        const apiKey = Redacted.make(sim.demoKeys[options.plan ?? "free"])
+        return Layer.merge(
+          Client.layer({ ...options, baseUrl: sim.baseUrl, apiKey }),
+          Layer.succeed(DemoData, Option.some(sim.dataset))
+        )
+      })
+    )
+  return layer.pipe(Layer.provide(NodeHttpClient.layerUndici))
+}
+
+/**
  * The client a pipeline or example script runs with when started by `tsx`: the real API when
- * EXPLORER_API_KEY (or ETHERSCAN_API_KEY) is set — plan from EXPLORER_PLAN — else the embedded
- * simulator with its demo key (plan EXPLORER_PLAN, default proplus so every operation is allowed).
- * The layer also gives the simulator's data set description when it runs one.
+ * EXPLORER_API_KEY (or ETHERSCAN_API_KEY) is set — every client option from the environment
+ * (`Config.options`) — else the embedded simulator with its demo key (plan EXPLORER_PLAN, default
+ * proplus so every operation is allowed).
  */
 export const scriptLayer = (): Layer.Layer<ExplorerClient | DemoData, unknown> =>
   Layer.unwrapEffect(
-    Effect.gen(function*(): Effect.fn.Return<Layer.Layer<ExplorerClient | DemoData, unknown, HttpClient.HttpClient>, ConfigError.ConfigError> {
-      const key = yield* Config.redacted("EXPLORER_API_KEY").pipe(
-        Config.orElse(() => Config.redacted("ETHERSCAN_API_KEY")),
-        Config.option
-      )
-      if (Option.isSome(key)) {
-        return Layer.merge(Client.layerConfig(), Layer.succeed(DemoData, Option.none()))
-      }
+    Effect.gen(function*() {
+      if (Option.isSome(yield* Config.option(ExplorerConfig.apiKey))) return explorerLayer(ExplorerConfig.options)
       const plan = yield* Config.literal(...Plan.plans)("EXPLORER_PLAN").pipe(Config.withDefault("proplus" as const))
-      return Layer.unwrapScoped(
-        Effect.map(Simulator.make({}), (sim) =>
-          Layer.merge(
-            Client.layer({ baseUrl: sim.baseUrl, apiKey: Redacted.make(sim.demoKeys[plan]), plan }),
-            Layer.succeed(DemoData, Option.some(sim.dataset))
-          ))
-      )
+      return explorerLayer({ plan }, {})
     })
-  ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  )
 
 export { DemoData } from "./DemoData.js"
 
