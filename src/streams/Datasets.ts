@@ -10,7 +10,8 @@ import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Chain from "../Chain.js"
 import { type CallOptions, ExplorerClient, type ListOperationName, type ParamsOf, type RecordOf } from "../ExplorerClient.js"
-import { InvalidInputError, type StreamError, UnsupportedChainError } from "../ExplorerError.js"
+import { type StreamError, UnsupportedChainError } from "../ExplorerError.js"
+import * as CallChecks from "../internal/callChecks.js"
 import * as Params from "../internal/params.js"
 import * as Plan from "../Plan.js"
 import * as Schemas from "../schemas/index.js"
@@ -82,12 +83,9 @@ const clientAndChain = (name: Plan.OperationName, chainId: number | undefined) =
 const prepare = (name: Plan.OperationName, chainId: number | undefined, input: Readonly<Record<string, unknown>>) =>
   Effect.gen(function*() {
     const found = yield* clientAndChain(name, chainId)
+    const { action, module } = Plan.operations[name]
     const checked = Params.check(name, { ...input, chainId: found.chainId })
-    if (Either.isLeft(checked)) {
-      const { action, module } = Plan.operations[name]
-      const { detail, parameter } = checked.left
-      return yield* new InvalidInputError({ chainId: found.chainId, module, action, parameter, detail })
-    }
+    if (Either.isLeft(checked)) return yield* CallChecks.invalid({ chainId: found.chainId, module, action }, checked.left)
     return found
   })
 
