@@ -13,7 +13,7 @@
  * update time, as the API sends them.
  */
 import { Chunk, Effect, Option, Stream } from "effect"
-import { ExplorerClient, Schemas, Sinks, Streams } from "explorer-etl"
+import { ExplorerClient, Exports, Schemas, Sources, Streams } from "explorer-etl"
 import * as Pipeline from "explorer-etl/pipeline"
 import type { DatasetDescription } from "explorer-etl/simulator"
 
@@ -40,14 +40,16 @@ const program = Effect.gen(function*() {
   }
   if (tags.length > 20) console.log(`  … and ${tags.length - 20} more`)
 
-  const summary = yield* Sinks.Export.exportToFile({
+  // The rows read above, already in memory, go into the file as a source of their own (not read twice).
+  const source = Sources.fromStream({
     dataset: "addressTags",
     chainId,
-    query: { label },
     plan: client.plan,
+    query: { label },
     schema: Schemas.AddressTag,
-    source: Sinks.Export.rows(Stream.fromIterable(tags))
-  }, { out: `${outDir}/address-tags-${label}.jsonl`, quiet: true })
+    rows: Stream.fromIterable(tags)
+  })
+  const summary = yield* Exports.toFile(source, { out: `${outDir}/address-tags-${label}.jsonl`, quiet: true })
   console.log(`wrote ${summary.manifest.rows} tags to ${summary.out}`)
 })
 

@@ -20,7 +20,7 @@
  * block, log index, transaction, event name and decoded arguments (integers as decimal strings).
  */
 import { Clock, Effect, Option, Schema, Stream } from "effect"
-import { ExplorerClient, Sinks, Streams } from "explorer-etl"
+import { ExplorerClient, Exports, Sources, Streams } from "explorer-etl"
 import * as Pipeline from "explorer-etl/pipeline"
 
 const LOGS = 500
@@ -229,14 +229,16 @@ const program = Effect.gen(function*() {
   }
 
   // 3. Saved as JSONL (with a manifest beside it).
-  const summary = yield* Sinks.Export.exportToFile({
+  // Rows of our own making go into a file as the library's data sets do: as a source.
+  const source = Sources.fromStream({
     dataset: "decodedLogs",
     chainId: target.chainId,
-    query: { address: target.contract, fromBlock: target.fromBlock, logs: LOGS },
     plan: client.plan,
+    query: { address: target.contract, fromBlock: target.fromBlock, logs: LOGS },
     schema: DecodedLog,
-    source: Sinks.Export.rows(Stream.fromIterable(decoded))
-  }, { out: `${outDir}/decoded-logs.jsonl`, quiet: true })
+    rows: Stream.fromIterable(decoded)
+  })
+  const summary = yield* Exports.toFile(source, { out: `${outDir}/decoded-logs.jsonl`, quiet: true })
   console.log(`\nwrote ${summary.manifest.rows} decoded logs to ${summary.out}`)
 })
 

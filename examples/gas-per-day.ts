@@ -12,7 +12,7 @@
  * unixTimeStamp, gasUsed.
  */
 import { Chunk, Clock, Effect, Option, Stream } from "effect"
-import { ExplorerClient, Schemas, Sinks, Streams } from "explorer-etl"
+import { ExplorerClient, Exports, Schemas, Sources, Streams } from "explorer-etl"
 import * as Pipeline from "explorer-etl/pipeline"
 
 const DAY = 86_400
@@ -47,14 +47,16 @@ const program = Effect.gen(function*() {
     console.log(`\naverage ${(Number(total / BigInt(rows.length) / 1_000_000n) / 1000).toFixed(1)} Ggas per day over ${rows.length} days`)
   }
 
-  const summary = yield* Sinks.Export.exportToFile({
+  // The rows read above, already in memory, go into the file as a source of their own (not read twice).
+  const source = Sources.fromStream({
     dataset: "dailyGasUsed",
     chainId,
-    query: { startDate, endDate },
     plan: client.plan,
+    query: { startDate, endDate },
     schema: Schemas.DailyGasUsed,
-    source: Sinks.Export.rows(Stream.fromIterable(rows))
-  }, { out: `${outDir}/gas-per-day.csv`, quiet: true })
+    rows: Stream.fromIterable(rows)
+  })
+  const summary = yield* Exports.toFile(source, { out: `${outDir}/gas-per-day.csv`, quiet: true })
   console.log(`wrote ${summary.manifest.rows} days to ${summary.out}`)
 })
 

@@ -13,7 +13,7 @@
  * TokenHolderAddressType (C contract, E externally owned).
  */
 import { Chunk, Effect, Option, Stream } from "effect"
-import { ExplorerClient, Schemas, Sinks, Streams } from "explorer-etl"
+import { ExplorerClient, Exports, Schemas, Sources, Streams } from "explorer-etl"
 import * as Pipeline from "explorer-etl/pipeline"
 
 const USDC = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
@@ -42,14 +42,16 @@ const program = Effect.gen(function*() {
   const contracts = holders.filter((h) => h.TokenHolderAddressType === "C").length
   console.log(`${contracts} of the ${holders.length} are contracts.`)
 
-  const summary = yield* Sinks.Export.exportToFile({
+  // The rows read above, already in memory, go into the file as a source of their own (not read twice).
+  const source = Sources.fromStream({
     dataset: "topHolders",
     chainId,
-    query: { contractAddress: token, limit },
     plan: client.plan,
+    query: { contractAddress: token, limit },
     schema: Schemas.TopHolder,
-    source: Sinks.Export.rows(Stream.fromIterable(holders))
-  }, { out: `${outDir}/top-holders.csv`, quiet: true })
+    rows: Stream.fromIterable(holders)
+  })
+  const summary = yield* Exports.toFile(source, { out: `${outDir}/top-holders.csv`, quiet: true })
   console.log(`wrote ${summary.manifest.rows} holders to ${summary.out}`)
 })
 

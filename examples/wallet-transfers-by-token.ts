@@ -14,7 +14,7 @@
  * net is only printed: a CSV text cell starting with "-" would get the formula guard's quote).
  */
 import { Clock, Effect, Option, Schema, Stream } from "effect"
-import { ExplorerClient, Sinks, Streams } from "explorer-etl"
+import { ExplorerClient, Exports, Sources, Streams } from "explorer-etl"
 import type { Schemas } from "explorer-etl"
 import * as Pipeline from "explorer-etl/pipeline"
 
@@ -104,14 +104,16 @@ const program = Effect.gen(function*() {
     console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join("  "))
   }
 
-  const summary = yield* Sinks.Export.exportToFile({
+  // Rows of our own making go into a file as the library's data sets do: as a source.
+  const source = Sources.fromStream({
     dataset: "erc20TransfersByToken",
     chainId,
-    query: { address: wallet, fromBlock },
     plan: client.plan,
+    query: { address: wallet, fromBlock },
     schema: TokenSummary,
-    source: Sinks.Export.rows(Stream.fromIterable(rows))
-  }, { out: `${outDir}/wallet-transfers-by-token.csv`, quiet: true })
+    rows: Stream.fromIterable(rows)
+  })
+  const summary = yield* Exports.toFile(source, { out: `${outDir}/wallet-transfers-by-token.csv`, quiet: true })
   console.log(`\nwrote ${summary.manifest.rows} token rows to ${summary.out}`)
 })
 

@@ -216,6 +216,15 @@ const optional = <A>(config: Config.Config<A>): Config.Config<A | undefined> =>
   config.pipe(Config.option, Config.map(Option.getOrUndefined))
 
 /**
+ * The API key from the environment: `EXPLORER_API_KEY`, else `ETHERSCAN_API_KEY` (the one place this
+ * fallback is written: the client's {@link options}, the CLI's `--api-key` and the pipelines read it).
+ * Missing when neither is set; wrap it in `Config.option` to make it optional.
+ */
+export const apiKey: Config.Config<Redacted.Redacted<string>> = Config.redacted("EXPLORER_API_KEY").pipe(
+  Config.orElse(() => Config.redacted("ETHERSCAN_API_KEY"))
+)
+
+/**
  * The client options read from the environment:
  * - `EXPLORER_API_KEY`, else `ETHERSCAN_API_KEY` (Redacted; absent → calls fail with InvalidApiKeyError);
  * - `EXPLORER_BASE_URL` (default https://api.etherscan.io), `EXPLORER_PLAN` (default free),
@@ -225,7 +234,7 @@ const optional = <A>(config: Config.Config<A>): Config.Config<A | undefined> =>
  * Values are checked when the layer is built (a bad value fails it with a `ConfigError`).
  */
 export const options: Config.Config<Options> = Config.all({
-  apiKey: optional(Config.redacted("EXPLORER_API_KEY").pipe(Config.orElse(() => Config.redacted("ETHERSCAN_API_KEY")))),
+  apiKey: optional(apiKey),
   baseUrl: optional(Config.string("EXPLORER_BASE_URL")),
   plan: optional(Config.literal(...Plan.plans)("EXPLORER_PLAN")),
   defaultChainId: optional(Config.integer("EXPLORER_CHAIN")),

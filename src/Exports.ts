@@ -1,6 +1,9 @@
 /**
- * Exports a data set to a file: the bridge between the streams (what to read) and the sinks (how to
- * write it). Block-ordered data sets are resumable and incremental; the others are rewritten whole.
+ * The one way into a file: `Exports.toFile(source, options)` writes any source — a data set of the
+ * library (`Sources.logs`, `Sources.tokenHolders`, …) or one of your own (`Sources.fromStream`,
+ * `Sources.fromBlocks`) — to a CSV or JSONL file, published atomically, with a manifest beside it.
+ * Block-ordered sources are checkpointed, resumable and incremental; the others are rewritten whole.
+ * Every option is checked here, before a file is touched or a request sent.
  *
  * @example
  * import { Exports, Sources } from "explorer-etl"
@@ -8,58 +11,99 @@
  * const summary = yield* Exports.toFile(source, { out: "out/logs.csv", resume: true, confirmations: 64 })
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
-import type * as Path from "@effect/platform/Path"
+import * as Path from "@effect/platform/Path"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { ExplorerClient } from "./ExplorerClient.js"
-import type { StreamError } from "./ExplorerError.js"
 import * as Export from "./sinks/Export.js"
-import type { SinkError } from "./sinks/SinkError.js"
-import * as Progress from "./streams/Progress.js"
+import * as Format from "./sinks/Format.js"
+import type * as Reporter from "./sinks/Reporter.js"
+import { SinkError } from "./sinks/SinkError.js"
 import type * as Sources from "./streams/Sources.js"
 
-/** Export options: where and how to write, plus the streams' `allowPartial`. */
-export interface ToFileOptions extends Export.ExportOptions {
+/** What an export did: the file, its manifest, how the run started and the rows it added. */
+export type ExportSummary = Export.ExportSummary
+
+/** Where and how to write. */
+export interface ToFileOptions {
+  /** The output file. Its folder is created if missing. */
+  readonly out: string
+  /** Default: from the extension (`.csv`; `.jsonl`, `.ndjson`). */
+  readonly format?: Format.FileFormat | undefined
+  /** Continue an unfinished export, or extend a finished one (block-ordered sources). */
+  readonly resume?: boolean | undefined
+  /** Keep the last N blocks out until they are final: target = latest − N (default 0). */
+  readonly confirmations?: number | undefined
   /** Page-numbered data sets: accept a list cut by the result window (the manifest says truncated). */
   readonly allowPartial?: boolean | undefined
+  /** CSV: prefix `'` to text cells starting with = + - @ tab CR (default true). */
+  readonly formulaGuard?: boolean | undefined
+  /** Print nothing on the progress output, not even the summary. */
+  readonly quiet?: boolean | undefined
+  /** Where progress and the summary go (default stderr). */
+  readonly progressOutput?: Reporter.ProgressOutput | undefined
+  /** Interval of progress lines when the output is not a TTY (default 5 seconds). */
+  readonly progressEvery?: Duration.DurationInput | undefined
+  /** Minimum interval between checkpoints (default 1 second; the last one is always committed). */
+  readonly checkpointEvery?: Duration.DurationInput | undefined
 }
 
-/** Writes every row of a source to `options.out`, with a manifest (and a checkpoint for block-ordered data). */
-export const toFile = <A, I>(
-  source: Sources.Source<A, I>,
+const isBlockNumber = (n: number): boolean => Number.isSafeInteger(n) && n >= 0
+
+const invalid = (out: string, detail: string, option?: string) =>
+  new SinkError({ reason: "InvalidInput", path: out, detail, ...(option === undefined ? {} : { option }) })
+
+/** Every option of an export, and the block range of the source it writes, checked; defaults filled in. */
+const check = <A, I, E, R>(
+  source: Sources.Source<A, I, E, R>,
   options: ToFileOptions
-): Effect.Effect<Export.ExportSummary, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<Export.Settings, SinkError, Path.Path> =>
   Effect.gen(function*() {
-    const client = yield* ExplorerClient
-    const progress = yield* Progress.make(source.dataset, source.chainId)
-    const common = {
-      dataset: source.dataset,
-      query: source.query,
-      plan: client.plan,
-      schema: source.schema,
-      progress,
-      chainId: source.chainId
+    const path = yield* Path.Path
+    const out = options.out
+    const name = path.basename(out)
+    const format = yield* Format.formatOf(out, options.format).pipe(
+      Effect.mapError((e) => invalid(e.path, e.detail, "out"))
+    )
+    if (name.length === 0 || name === "." || name === "..") return yield* invalid(out, "the output is not a file name", "out")
+    const confirmations = options.confirmations ?? 0
+    if (!isBlockNumber(confirmations)) {
+      return yield* invalid(out, `confirmations must be a whole number ≥ 0, got ${confirmations}`, "confirmations")
     }
+    // The library's sources checked their query before they were made; a source of your own is
+    // checked here, as its first block names the file's checkpoint.
     if (source._tag === "Blocks") {
-      const lineBatches = source.lineBatches
-      return yield* Export.exportToFile({
-        ...common,
-        source: Export.blocks({
-          fromBlock: source.fromBlock,
-          toBlock: source.toBlock,
-          latestBlock: Progress.update(progress, (p) => ({ ...p, calls: p.calls + 1 })).pipe(
-            Effect.zipRight(source.latestBlock)
-          ),
-          // The export reads one page ahead: the next request is on the wire while this page is written.
-          batches: (range) => source.batches(range, { progress })
-        }),
-        // The rows as the file's lines, when the source can give them so (the library's sources can):
-        // checked like the decoded ones, without building the decoded values and encoding them back,
-        // and a page held as its text.
-        lineBatches: lineBatches === undefined ? undefined : (range, lines) => lineBatches(range, lines, { progress })
-      }, options)
+      if (!isBlockNumber(source.fromBlock)) return yield* invalid(out, `fromBlock must be a block number, got ${source.fromBlock}`)
+      if (source.toBlock !== "latest" && (!isBlockNumber(source.toBlock) || source.toBlock < source.fromBlock)) {
+        return yield* invalid(out, `toBlock must be a block number ≥ fromBlock (${source.fromBlock}), got ${source.toBlock}`)
+      }
     }
-    return yield* Export.exportToFile({
-      ...common,
-      source: Export.rows(source.rows({ progress, allowPartial: options.allowPartial }))
-    }, options)
+    return {
+      out,
+      folder: path.dirname(out),
+      name,
+      format,
+      formulaGuard: format === "csv" ? options.formulaGuard ?? true : undefined,
+      resume: options.resume === true,
+      confirmations,
+      allowPartial: options.allowPartial,
+      quiet: options.quiet,
+      progressOutput: options.progressOutput,
+      progressEvery: options.progressEvery,
+      checkpointEvery: Duration.toMillis(Duration.decode(options.checkpointEvery ?? Duration.seconds(1)))
+    }
   })
+
+/**
+ * Writes every row of a source to `options.out`, with a manifest (and a checkpoint for block-ordered
+ * sources): see `Sinks` for the files and the resume rules. Fails with `SinkError` (`InvalidInput`,
+ * with the `option` at fault) before anything runs when an option is refused.
+ *
+ * @example
+ * const holders = yield* Sources.tokenHolders({ contractAddress: token })
+ * yield* Exports.toFile(holders, { out: "out/holders.csv", allowPartial: true })
+ */
+export const toFile = <A, I, E, R>(
+  source: Sources.Source<A, I, E, R>,
+  options: ToFileOptions
+): Effect.Effect<ExportSummary, E | SinkError, R | FileSystem.FileSystem | Path.Path> =>
+  Effect.flatMap(check(source, options), (settings) => Export.run(source, settings))

@@ -20,13 +20,11 @@
  * Pipeline.main(pipeline, import.meta.url)
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
-import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Path from "@effect/platform/Path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Config from "effect/Config"
-import type * as ConfigError from "effect/ConfigError"
 import * as Cron from "effect/Cron"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -37,13 +35,13 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import * as ExplorerConfig from "./Config.js"
 import * as Client from "./ExplorerClient.js"
 import type { ExplorerClient } from "./ExplorerClient.js"
 import { InvalidInputError, type StreamError } from "./ExplorerError.js"
 import { DemoData } from "./DemoData.js"
 import * as Exports from "./Exports.js"
 import * as Plan from "./Plan.js"
-import type { ExportSummary } from "./sinks/Export.js"
 import type { SinkError } from "./sinks/SinkError.js"
 import * as Simulator from "./simulator/index.js"
 import { report } from "./cli/Errors.js"
@@ -53,12 +51,15 @@ import * as Sources from "./streams/Sources.js"
 export interface PipelineContext {
   /** The folder this pipeline writes into (`<outDir>/<pipeline name>`). */
   readonly outDir: string
-  /** Exports a source into `<outDir>/<file>` incrementally (resume), with its manifest. */
+  /**
+   * Exports a source (or the effect that makes it, e.g. `Sources.logs({ … })`) into `<outDir>/<file>`
+   * through `Exports.toFile`, incrementally (resume), with its manifest.
+   */
   readonly export: <A, I>(
     file: string,
-    source: Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>,
+    source: Sources.Source<A, I> | Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>,
     options?: { readonly allowPartial?: boolean; readonly confirmations?: number }
-  ) => Effect.Effect<ExportSummary, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path>
+  ) => Effect.Effect<Exports.ExportSummary, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path>
 }
 
 /** A ready pipeline. */
@@ -74,7 +75,7 @@ export interface Pipeline<C, I = unknown> {
   readonly run: (
     config: C,
     context: PipelineContext
-  ) => Effect.Effect<ReadonlyArray<ExportSummary>, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path>
+  ) => Effect.Effect<ReadonlyArray<Exports.ExportSummary>, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path>
 }
 
 /** Declares a pipeline (identity, for type inference). */
@@ -162,14 +163,14 @@ export const run = <C, I>(
   pipeline: Pipeline<C, I>,
   config: C,
   options: RunOptions = {}
-): Effect.Effect<ReadonlyArray<ExportSummary>, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<ReadonlyArray<Exports.ExportSummary>, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const path = yield* Path.Path
     const outDir = path.join(options.outDir ?? "out", pipeline.name)
     const context: PipelineContext = {
       outDir,
       export: (file, source, exportOptions) =>
-        Effect.flatMap(source, (s) =>
+        Effect.flatMap(Effect.isEffect(source) ? source : Effect.succeed(source), (s) =>
           Exports.toFile(s, {
             out: path.join(outDir, file),
             resume: true,
@@ -182,7 +183,7 @@ export const run = <C, I>(
   })
 
 /** One line for a file a pipeline wrote: path, rows in the file, completeness (and why, when truncated). */
-export const describeSummary = (summary: ExportSummary): string => {
+export const describeSummary = (summary: Exports.ExportSummary): string => {
   const { completeness, rows } = summary.manifest
   const status = completeness.status === "complete" ? "complete" : `truncated: ${completeness.reason ?? "see the manifest"}`
   return `${summary.out}\t${rows.toLocaleString("en-US")} row${rows === 1 ? "" : "s"}\t${status}`
@@ -200,31 +201,50 @@ export const schedule = <A, E, R>(once: Effect.Effect<A, E, R>, cron: Cron.Cron)
   once.pipe(Effect.repeat(Schedule.cron(cron)), Effect.asVoid)
 
 /**
+ * A program's client and the simulator's data set (`DemoData`), on Node's undici HTTP client: the one
+ * place that chooses between the embedded simulator and an explorer API, for the CLI and for scripts.
+ * With `simulator`, the simulator starts with the layer (and stops with it) and the client uses its
+ * demo key for the plan of `client` (its base URL and key are the simulator's); else the client of
+ * `client` (plain options, or a `Config` such as `Config.options`, the environment).
+ *
+ * @example
+ * program.pipe(Effect.provide(Pipeline.explorerLayer({ plan: "standard" }, {}))) // on the simulator
+ */
+export const explorerLayer = (
+  client: ExplorerConfig.Options | Config.Config<ExplorerConfig.Options>,
+  simulator?: Simulator.SimulatorOptions | undefined
+): Layer.Layer<ExplorerClient | DemoData, unknown> => {
+  const config = Config.isConfig(client) ? client : Config.succeed(client)
+  const layer = simulator === undefined
+    ? Layer.merge(Client.layerConfig(config), Layer.succeed(DemoData, Option.none()))
+    : Layer.unwrapScoped(
+      Effect.gen(function*() {
+        const sim = yield* Simulator.make(simulator)
+        const options = yield* config
+        const apiKey = Redacted.make(sim.demoKeys[options.plan ?? "free"])
+        return Layer.merge(
+          Client.layer({ ...options, baseUrl: sim.baseUrl, apiKey }),
+          Layer.succeed(DemoData, Option.some(sim.dataset))
+        )
+      })
+    )
+  return layer.pipe(Layer.provide(NodeHttpClient.layerUndici))
+}
+
+/**
  * The client a pipeline or example script runs with when started by `tsx`: the real API when
- * EXPLORER_API_KEY (or ETHERSCAN_API_KEY) is set — plan from EXPLORER_PLAN — else the embedded
- * simulator with its demo key (plan EXPLORER_PLAN, default proplus so every operation is allowed).
- * The layer also gives the simulator's data set description when it runs one.
+ * EXPLORER_API_KEY (or ETHERSCAN_API_KEY) is set — every client option from the environment
+ * (`Config.options`) — else the embedded simulator with its demo key (plan EXPLORER_PLAN, default
+ * proplus so every operation is allowed).
  */
 export const scriptLayer = (): Layer.Layer<ExplorerClient | DemoData, unknown> =>
   Layer.unwrapEffect(
-    Effect.gen(function*(): Effect.fn.Return<Layer.Layer<ExplorerClient | DemoData, unknown, HttpClient.HttpClient>, ConfigError.ConfigError> {
-      const key = yield* Config.redacted("EXPLORER_API_KEY").pipe(
-        Config.orElse(() => Config.redacted("ETHERSCAN_API_KEY")),
-        Config.option
-      )
-      if (Option.isSome(key)) {
-        return Layer.merge(Client.layerConfig(), Layer.succeed(DemoData, Option.none()))
-      }
+    Effect.gen(function*() {
+      if (Option.isSome(yield* Config.option(ExplorerConfig.apiKey))) return explorerLayer(ExplorerConfig.options)
       const plan = yield* Config.literal(...Plan.plans)("EXPLORER_PLAN").pipe(Config.withDefault("proplus" as const))
-      return Layer.unwrapScoped(
-        Effect.map(Simulator.make({}), (sim) =>
-          Layer.merge(
-            Client.layer({ baseUrl: sim.baseUrl, apiKey: Redacted.make(sim.demoKeys[plan]), plan }),
-            Layer.succeed(DemoData, Option.some(sim.dataset))
-          ))
-      )
+      return explorerLayer({ plan }, {})
     })
-  ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  )
 
 export { DemoData } from "./DemoData.js"
 

@@ -5,21 +5,20 @@
  * the chosen plan; otherwise the key comes from `--api-key`, then EXPLORER_API_KEY, then ETHERSCAN_API_KEY.
  */
 import * as Options from "@effect/cli/Options"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
+import type * as Redacted from "effect/Redacted"
 import * as Chain from "../Chain.js"
-import { type InvalidInputError, UnsupportedChainError } from "../ExplorerError.js"
-import { badFlag } from "./Errors.js"
-import * as Client from "../ExplorerClient.js"
 import * as ExplorerConfig from "../Config.js"
-import { DemoData } from "../DemoData.js"
+import type { DemoData } from "../DemoData.js"
+import type * as Client from "../ExplorerClient.js"
+import { type InvalidInputError, UnsupportedChainError } from "../ExplorerError.js"
+import * as Pipeline from "../Pipeline.js"
 import * as Plan from "../Plan.js"
-import * as Simulator from "../simulator/index.js"
+import type * as Simulator from "../simulator/index.js"
+import { badFlag } from "./Errors.js"
 
 /** `--chain <id>` (default 1). */
 export const chain = Options.integer("chain").pipe(
@@ -30,6 +29,7 @@ export const chain = Options.integer("chain").pipe(
 /** `--api-key <key>`, else EXPLORER_API_KEY, else ETHERSCAN_API_KEY. Never printed. */
 export const apiKey = Options.redacted("api-key").pipe(
   Options.withDescription("API key (default: env EXPLORER_API_KEY, then ETHERSCAN_API_KEY); never printed"),
+  Options.withFallbackConfig(ExplorerConfig.apiKey),
   Options.optional
 )
 
@@ -73,11 +73,6 @@ export interface ApiOptions {
   readonly retries: number
 }
 
-const envKey = Config.redacted("EXPLORER_API_KEY").pipe(
-  Config.orElse(() => Config.redacted("ETHERSCAN_API_KEY")),
-  Config.option
-)
-
 /**
  * The client for these options (built once for the whole command: one limiter per key). With
  * `--simulator`, the layer also starts the simulator and stops it at the end.
@@ -86,7 +81,19 @@ export const clientLayer = (
   options: ApiOptions,
   simulatorOptions: Simulator.SimulatorOptions = {}
 ): Layer.Layer<Client.ExplorerClient | DemoData, unknown> =>
-  Layer.unwrapEffect(Effect.as(check(options), build(options, simulatorOptions)))
+  Layer.unwrapEffect(Effect.as(
+    check(options),
+    Pipeline.explorerLayer(
+      {
+        apiKey: Option.getOrUndefined(options.apiKey),
+        baseUrl: options.baseUrl,
+        plan: options.plan,
+        defaultChainId: options.chain,
+        retry: { times: options.retries }
+      },
+      options.simulator ? simulatorOptions : undefined
+    )
+  ))
 
 /** The flags are checked before anything starts: a chain the API serves, a base URL that parses. */
 export const check = (options: ApiOptions): Effect.Effect<void, UnsupportedChainError | InvalidInputError> => {
@@ -107,39 +114,3 @@ export const check = (options: ApiOptions): Effect.Effect<void, UnsupportedChain
   })
 }
 
-const build = (
-  options: ApiOptions,
-  simulatorOptions: Simulator.SimulatorOptions
-): Layer.Layer<Client.ExplorerClient | DemoData, unknown> => {
-  const http = NodeHttpClient.layerUndici
-  if (options.simulator) {
-    return Layer.unwrapScoped(
-      Effect.map(Simulator.make(simulatorOptions), (sim) =>
-        Layer.merge(
-          Client.layer({
-            baseUrl: sim.baseUrl,
-            apiKey: Redacted.make(sim.demoKeys[options.plan]),
-            plan: options.plan,
-            defaultChainId: options.chain,
-            retry: { times: options.retries }
-          }),
-          Layer.succeed(DemoData, Option.some(sim.dataset))
-        ))
-    ).pipe(Layer.provide(http))
-  }
-  return Layer.unwrapEffect(
-    Effect.gen(function*() {
-      const key = Option.isSome(options.apiKey) ? options.apiKey : yield* envKey
-      return Layer.merge(
-        Client.layer({
-          ...(Option.isSome(key) ? { apiKey: key.value } : {}),
-          baseUrl: options.baseUrl,
-          plan: options.plan,
-          defaultChainId: options.chain,
-          retry: { times: options.retries }
-        }),
-        Layer.succeed(DemoData, Option.none())
-      )
-    })
-  ).pipe(Layer.provide(http))
-}

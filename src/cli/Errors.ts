@@ -8,10 +8,31 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { InvalidInputError } from "../ExplorerError.js"
+import type { SinkError } from "../sinks/SinkError.js"
 
 /** A flag or argument the CLI refuses before any request is sent. */
 export const badFlag = (command: string, parameter: string, detail: string, chainId = 0): InvalidInputError =>
   new InvalidInputError({ chainId, module: "cli", action: command, parameter, detail })
+
+/** The export options the CLI takes from flags, and how it words their refusal (as it always has). */
+const optionFlags = {
+  out: { flag: "--out", detail: (detail: string) => detail },
+  confirmations: { flag: "--confirmations", detail: () => "must be ≥ 0" }
+} as const
+
+/**
+ * For `Effect.catchTag("SinkError", …)`: an export option refused by `Exports.toFile` (which checks
+ * them all) is reported as the flag the user typed, among `flags`; any other sink failure as it is.
+ */
+export const refusedFlag = (command: string, chainId: number, flags: ReadonlyArray<keyof typeof optionFlags>) =>
+(error: SinkError): Effect.Effect<never, SinkError | InvalidInputError> => {
+  const option = flags.find((name) => name === error.option)
+  return Effect.fail(
+    error.reason === "InvalidInput" && option !== undefined
+      ? badFlag(command, optionFlags[option].flag, optionFlags[option].detail(error.detail), chainId)
+      : error
+  )
+}
 
 /** The `<ErrorTag>: <message>` of any failure. */
 export const describe = (error: unknown): string => {

@@ -13,9 +13,9 @@ import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { DemoData } from "../DemoData.js"
 import * as Pipeline from "../Pipeline.js"
-import type { ExportSummary } from "../sinks/Export.js"
+import type { ExportSummary } from "../Exports.js"
 import * as Environment from "./Environment.js"
-import { badFlag } from "./Errors.js"
+import { badFlag, refusedFlag } from "./Errors.js"
 
 const file = Args.text({ name: "pipeline file" }).pipe(Args.withDescription("a pipeline module, e.g. pipelines/token-activity.ts"))
 const every = Options.text("every").pipe(
@@ -72,7 +72,6 @@ export const runCommand = Command.make(
     Effect.gen(function*() {
       const pipeline = yield* loadPipeline(a.file)
       const cron = Option.isSome(a.every) ? Option.some(yield* Pipeline.parseCron(a.every.value)) : Option.none()
-      if (a.confirmations < 0) return yield* badFlag("run", "--confirmations", "must be ≥ 0", a.chain)
       const once = Effect.gen(function*() {
         const demo = yield* DemoData
         const targets = Option.isSome(demo) && Option.isNone(a.config)
@@ -86,6 +85,7 @@ export const runCommand = Command.make(
         yield* printSummaries(summaries)
       })
       yield* Option.match(cron, { onNone: () => once, onSome: (c) => Pipeline.schedule(once, c) }).pipe(
+        Effect.catchTag("SinkError", refusedFlag("run", a.chain, ["confirmations"])),
         Effect.provide(Environment.clientLayer(a)),
         Effect.provide(NodeContext.layer)
       )

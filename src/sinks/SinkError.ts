@@ -5,7 +5,7 @@
  *
  * @example
  * import { Effect } from "effect"
- * exportToFile(job, { out: "logs.csv", resume: true }).pipe(
+ * Exports.toFile(source, { out: "logs.csv", resume: true }).pipe(
  *   Effect.catchTag("SinkError", (e) => e.reason === "StateMismatch" ? Console.error(e.message) : Effect.fail(e)))
  */
 import * as Schema from "effect/Schema"
@@ -28,7 +28,9 @@ export class SinkError extends Schema.TaggedError<SinkError>()("SinkError", {
   /** The file (or folder) concerned. */
   path: Schema.String,
   /** What went wrong, in words a user can act on. */
-  detail: Schema.String
+  detail: Schema.String,
+  /** `InvalidInput` of an export option: the option at fault ("out", "confirmations", …). */
+  option: Schema.optional(Schema.String)
 }) {
   override get message(): string {
     return `${this.path}: ${this.detail}`

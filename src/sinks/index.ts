@@ -1,14 +1,13 @@
 /**
- * The sinks: CSV and JSONL files from any explorer-etl stream, published atomically, checkpointed,
- * resumable and extendable, each with a manifest; and the progress display of an export.
+ * The sinks behind `Exports.toFile` (the one way into a file): the file formats, the checkpoint and
+ * the manifest written beside every export, the progress display, and their error. Read a manifest or
+ * a checkpoint with them; write files with `Exports.toFile`.
  *
  * @example
  * import { Sinks } from "explorer-etl"
- * yield* Sinks.Export.exportToFile(job, { out: "transfers.csv", resume: true, confirmations: 12 })
+ * const manifest = yield* Sinks.Manifest.read("out/transfers.csv") // rows, completeness, sha256…
  */
 export * as Checkpoint from "./Checkpoint.js"
-export * as Export from "./Export.js"
-export * as Files from "./Files.js"
 export * as Format from "./Format.js"
 export * as Manifest from "./Manifest.js"
 export * as Reporter from "./Reporter.js"

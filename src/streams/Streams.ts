@@ -20,37 +20,29 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { ExplorerClient } from "../ExplorerClient.js"
 import type { StreamError } from "../ExplorerError.js"
-import * as Progress from "./Progress.js"
 import * as Sources from "./Sources.js"
 
 export type { StreamOptions } from "./Sources.js"
 
-/**
- * The block range of a block-ordered source with `latest` resolved (one call, counted in progress).
- */
-export const resolveRange = <A, I>(
-  source: Sources.BlockSource<A, I>,
-  progress?: Progress.ProgressRef | undefined
-): Effect.Effect<{ readonly fromBlock: number; readonly toBlock: number }, StreamError> =>
+/** The block range of a block-ordered source with `latest` resolved (the source counts its call in `progress`). */
+export const resolveRange = <A, I, E, R>(
+  source: Sources.BlockSource<A, I, E, R>,
+  options?: Sources.StreamOptions
+): Effect.Effect<Sources.BlockRange, E, R> =>
   source.toBlock === "latest"
-    ? Progress.update(progress, (p) => ({ ...p, calls: p.calls + 1 })).pipe(
-      Effect.zipRight(source.latestBlock),
-      Effect.map((latest) => ({ fromBlock: source.fromBlock, toBlock: latest }))
-    )
+    ? Effect.map(source.latestBlock(options), (latest) => ({ fromBlock: source.fromBlock, toBlock: latest }))
     : Effect.succeed({ fromBlock: source.fromBlock, toBlock: source.toBlock })
 
-/** Every row of a source, exactly once. */
-export const fromSource = <A, I>(
-  source: Sources.Source<A, I>,
+/** Every row of a source, exactly once (in block order for a block-ordered one). */
+export const fromSource = <A, I, E, R>(
+  source: Sources.Source<A, I, E, R>,
   options?: Sources.StreamOptions
-): Stream.Stream<A, StreamError> =>
+): Stream.Stream<A, E, R> =>
   source._tag === "Rows"
     ? source.rows(options)
     : Stream.unwrap(
-      Effect.map(
-        resolveRange(source, options?.progress),
-        (range) => source.batches(range, options).pipe(Stream.mapConcat((batch) => batch.rows))
-      )
+      Effect.map(resolveRange(source, options), (range) =>
+        source.batches(range, options).pipe(Stream.mapConcat((batch) => batch.rows)))
     )
 
 const streamOf = <Q, A, I>(make: (query: Q) => Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>) =>

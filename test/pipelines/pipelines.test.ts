@@ -16,7 +16,7 @@ import walletHistory from "../../pipelines/wallet-history.js"
 import * as Client from "../../src/ExplorerClient.js"
 import { loadPipeline } from "../../src/cli/RunCommand.js"
 import * as Pipeline from "../../src/Pipeline.js"
-import type { ExportSummary } from "../../src/sinks/Export.js"
+import type { ExportSummary } from "../../src/Exports.js"
 import { Manifest } from "../../src/sinks/Manifest.js"
 import * as Simulator from "../../src/simulator/index.js"
 

@@ -7,21 +7,22 @@ import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { parse } from "csv-parse/sync"
-import { Deferred, Effect, Exit, Fiber, Schema, Stream, SubscriptionRef, TestClock } from "effect"
+import { Deferred, Effect, Exit, Fiber, Schema, Stream, TestClock } from "effect"
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
+import * as Exports from "../../src/Exports.js"
 import * as Checkpoint from "../../src/sinks/Checkpoint.js"
-import * as Export from "../../src/sinks/Export.js"
 import * as Format from "../../src/sinks/Format.js"
 import * as Manifest from "../../src/sinks/Manifest.js"
 import type { ProgressOutput } from "../../src/sinks/Reporter.js"
 import type { BlockBatch } from "../../src/streams/BlockCursor.js"
 import * as Progress from "../../src/streams/Progress.js"
-import { rowsBetween, syntheticJob, type Transfer, Transfer as TransferSchema } from "./fixtures/synthetic.js"
+import * as Sources from "../../src/streams/Sources.js"
+import { rowsBetween, syntheticSource, type Transfer, Transfer as TransferSchema } from "./fixtures/synthetic.js"
 
 const quiet = { quiet: true } as const
 
-const blocksJob = syntheticJob
+const blocks = syntheticSource
 
 /** The exact text an export of blocks from..to must produce. */
 const expectedText = (format: Format.FileFormat, from: number, to: number) =>
@@ -48,13 +49,13 @@ const capture = (isTTY: boolean) => {
   return { output, text: () => written.join(""), writes: written }
 }
 
-describe("exportToFile: block-ordered sources", () => {
+describe("Exports.toFile: block-ordered sources", () => {
   it.scoped("writes the exact CSV, a published state, and a manifest whose hash matches the file", () =>
     Effect.gen(function*() {
       const path = yield* Path.Path
       const folder = yield* tempFolder
       const out = path.join(folder, "transfers.csv")
-      const summary = yield* Export.exportToFile(blocksJob(300), { out, ...quiet })
+      const summary = yield* Exports.toFile(blocks(300), { out, ...quiet })
       const text = yield* read(out)
       expect(text).toBe(yield* expectedText("csv", 1, 300))
       const oracle = rowsBetween(1, 300)
@@ -93,7 +94,7 @@ describe("exportToFile: block-ordered sources", () => {
       const path = yield* Path.Path
       const folder = yield* tempFolder
       const out = path.join(folder, "transfers.ndjson")
-      yield* Export.exportToFile(blocksJob(150), { out, ...quiet })
+      yield* Exports.toFile(blocks(150), { out, ...quiet })
       const text = yield* read(out)
       expect(text).toBe(yield* expectedText("jsonl", 1, 150))
       const decoded = text.split("\n").slice(0, -1).map((line) => Schema.decodeUnknownSync(TransferSchema)(JSON.parse(line)))
@@ -106,11 +107,11 @@ describe("exportToFile: block-ordered sources", () => {
       const path = yield* Path.Path
       const folder = yield* tempFolder
       const out = path.join(folder, "transfers.csv")
-      yield* Export.exportToFile(blocksJob(50, { query: { v: 1 } }), { out, ...quiet })
+      yield* Exports.toFile(blocks(50, { query: { v: 1 } }), { out, ...quiet })
       const previous = readFileSync(out)
 
       const failed = yield* Effect.exit(
-        Export.exportToFile(blocksJob(400, { failAtBlock: 200, query: { v: 2 } }), { out, ...quiet })
+        Exports.toFile(blocks(400, { failAtBlock: 200, query: { v: 2 } }), { out, ...quiet })
       )
       expect(Exit.isFailure(failed)).toBe(true)
       expect(readFileSync(out).equals(previous)).toBe(true)
@@ -121,7 +122,7 @@ describe("exportToFile: block-ordered sources", () => {
       expect(state.completeThrough).toBeGreaterThan(150)
       expect(yield* exists(path.join(folder, ".transfers.csv.partial"))).toBe(true)
 
-      const resumed = yield* Export.exportToFile(blocksJob(400, { query: { v: 2 } }), { out, resume: true, ...quiet })
+      const resumed = yield* Exports.toFile(blocks(400, { query: { v: 2 } }), { out, resume: true, ...quiet })
       expect(resumed.mode).toBe("resumed")
       expect(yield* read(out)).toBe(yield* expectedText("csv", 1, 400))
       expect(resumed.manifest.rows).toBe(rowsBetween(1, 400).length)
@@ -135,7 +136,7 @@ describe("exportToFile: block-ordered sources", () => {
       const path = yield* Path.Path
       const folder = yield* tempFolder
       const out = path.join(folder, "transfers.jsonl")
-      yield* Effect.exit(Export.exportToFile(blocksJob(300, { failAtBlock: 120 }), { out, ...quiet }))
+      yield* Effect.exit(Exports.toFile(blocks(300, { failAtBlock: 120 }), { out, ...quiet }))
       const temp = path.join(folder, ".transfers.jsonl.partial")
       // A crash mid-write: rows and half a row after the checkpointed bytes, more than the rest of the export.
       yield* fs.writeFileString(temp, "{\"blockNumber\":\"999\"}\n".repeat(20_000) + "{\"blockNumber\":\"999\",\"hash\":\"0xtorn", {
@@ -143,7 +144,7 @@ describe("exportToFile: block-ordered sources", () => {
       })
       const state = yield* readState(out)
       expect(Number((yield* fs.stat(temp)).size)).toBeGreaterThan(state.bytes)
-      yield* Export.exportToFile(blocksJob(300), { out, resume: true, ...quiet })
+      yield* Exports.toFile(blocks(300), { out, resume: true, ...quiet })
       expect(yield* read(out)).toBe(yield* expectedText("jsonl", 1, 300))
     }).pipe(Effect.provide(NodeContext.layer)))
 
@@ -153,21 +154,18 @@ describe("exportToFile: block-ordered sources", () => {
       const folder = yield* tempFolder
       const out = path.join(folder, "transfers.csv")
       const reached = yield* Deferred.make<void>()
-      const job = blocksJob(300)
-      const gated = {
-        ...job,
-        source: {
-          ...job.source,
-          batches: (range: Export.BlockRange) =>
-            job.source.batches(range).pipe(
-              Stream.tap((batch: BlockBatch<Transfer>) =>
-                // The batch ending on block 93 never arrives: blocks 1..90 are written.
-                batch.completeThrough >= 93 ? Deferred.succeed(reached, undefined).pipe(Effect.zipRight(Effect.never)) : Effect.void
-              )
+      const source = blocks(300)
+      const gated: typeof source = {
+        ...source,
+        batches: (range, options) =>
+          source.batches(range, options).pipe(
+            Stream.tap((batch: BlockBatch<Transfer>) =>
+              // The batch ending on block 93 never arrives: blocks 1..90 are written.
+              batch.completeThrough >= 93 ? Deferred.succeed(reached, undefined).pipe(Effect.zipRight(Effect.never)) : Effect.void
             )
-        }
+          )
       }
-      const fiber = yield* Effect.fork(Export.exportToFile(gated, { out, ...quiet }))
+      const fiber = yield* Effect.fork(Exports.toFile(gated, { out, ...quiet }))
       yield* Deferred.await(reached)
       yield* Fiber.interrupt(fiber)
       expect(yield* exists(out)).toBe(false)
@@ -175,7 +173,7 @@ describe("exportToFile: block-ordered sources", () => {
       expect(state.phase).toBe("writing")
       expect(state.completeThrough).toBe(90)
       expect(state.rows).toBe(rowsBetween(1, 90).length)
-      const resumed = yield* Export.exportToFile(blocksJob(300), { out, resume: true, ...quiet })
+      const resumed = yield* Exports.toFile(blocks(300), { out, resume: true, ...quiet })
       expect(resumed.mode).toBe("resumed")
       expect(yield* read(out)).toBe(yield* expectedText("csv", 1, 300))
     }).pipe(Effect.provide(NodeContext.layer)))
@@ -185,13 +183,13 @@ describe("exportToFile: block-ordered sources", () => {
       const path = yield* Path.Path
       const folder = yield* tempFolder
       const out = path.join(folder, "transfers.csv")
-      const first = yield* Export.exportToFile(blocksJob(200), { out, confirmations: 10, ...quiet })
+      const first = yield* Exports.toFile(blocks(200), { out, confirmations: 10, ...quiet })
       expect(first.manifest.blockRange).toEqual({ from: 1, to: 190 })
       expect(first.manifest.completeness).toEqual({ status: "complete" })
       expect(yield* read(out)).toBe(yield* expectedText("csv", 1, 190))
 
       // The chain grew by 60 blocks.
-      const second = yield* Export.exportToFile(blocksJob(260), { out, confirmations: 10, resume: true, ...quiet })
+      const second = yield* Exports.toFile(blocks(260), { out, confirmations: 10, resume: true, ...quiet })
       expect(second.mode).toBe("extended")
       expect(second.rowsWritten).toBe(rowsBetween(191, 250).length)
       expect(second.manifest.rows).toBe(rowsBetween(1, 250).length)
@@ -203,7 +201,7 @@ describe("exportToFile: block-ordered sources", () => {
 
       // Nothing new is final: the file stays, the manifest says so.
       const before = readFileSync(out)
-      const third = yield* Export.exportToFile(blocksJob(255), { out, confirmations: 10, resume: true, ...quiet })
+      const third = yield* Exports.toFile(blocks(255), { out, confirmations: 10, resume: true, ...quiet })
       expect(third.mode).toBe("unchanged")
       expect(third.rowsWritten).toBe(0)
       expect(third.manifest.rows).toBe(second.manifest.rows)
@@ -215,10 +213,10 @@ describe("exportToFile: block-ordered sources", () => {
       const path = yield* Path.Path
       const folder = yield* tempFolder
       const out = path.join(folder, "transfers.csv")
-      const first = yield* Export.exportToFile(blocksJob(100, { toBlock: 150 }), { out, confirmations: 5, ...quiet })
+      const first = yield* Exports.toFile(blocks(100, { toBlock: 150 }), { out, confirmations: 5, ...quiet })
       expect(first.manifest.blockRange).toEqual({ from: 1, to: 95 })
       expect(first.manifest.completeness.status).toBe("truncated")
-      const second = yield* Export.exportToFile(blocksJob(400, { toBlock: 150 }), { out, confirmations: 5, resume: true, ...quiet })
+      const second = yield* Exports.toFile(blocks(400, { toBlock: 150 }), { out, confirmations: 5, resume: true, ...quiet })
       expect(second.manifest.completeness).toEqual({ status: "complete" })
       expect(yield* read(out)).toBe(yield* expectedText("csv", 1, 150))
     }).pipe(Effect.provide(NodeContext.layer)))
@@ -228,20 +226,20 @@ describe("exportToFile: block-ordered sources", () => {
       const path = yield* Path.Path
       const folder = yield* tempFolder
       const out = path.join(folder, "transfers.csv")
-      yield* Export.exportToFile(blocksJob(100, { query: { address: "0xa" } }), { out, ...quiet })
+      yield* Exports.toFile(blocks(100, { query: { address: "0xa" } }), { out, ...quiet })
       const before = readFileSync(out)
       const refused = yield* Effect.flip(
-        Export.exportToFile(blocksJob(100, { query: { address: "0xb" } }), { out, resume: true, ...quiet })
+        Exports.toFile(blocks(100, { query: { address: "0xb" } }), { out, resume: true, ...quiet })
       )
       expect(refused._tag).toBe("SinkError")
       expect(refused._tag === "SinkError" && refused.reason).toBe("StateMismatch")
       expect(readFileSync(out).equals(before)).toBe(true)
       // Another first block is another file too.
       const other = yield* Effect.flip(
-        Export.exportToFile(blocksJob(100, { query: { address: "0xa" }, fromBlock: 2 }), { out, resume: true, ...quiet })
+        Exports.toFile(blocks(100, { query: { address: "0xa" }, fromBlock: 2 }), { out, resume: true, ...quiet })
       )
       expect(other._tag === "SinkError" && other.reason).toBe("StateMismatch")
-      const fresh = yield* Export.exportToFile(blocksJob(100, { query: { address: "0xb" } }), { out, ...quiet })
+      const fresh = yield* Exports.toFile(blocks(100, { query: { address: "0xb" } }), { out, ...quiet })
       expect(fresh.mode).toBe("fresh")
       expect(fresh.manifest.query).toEqual({ address: "0xb" })
     }).pipe(Effect.provide(NodeContext.layer)))
@@ -252,16 +250,16 @@ describe("exportToFile: block-ordered sources", () => {
       const path = yield* Path.Path
       const folder = yield* tempFolder
       const out = path.join(folder, "transfers.csv")
-      yield* Export.exportToFile(blocksJob(100), { out, ...quiet })
+      yield* Exports.toFile(blocks(100), { out, ...quiet })
       const text = yield* read(out)
       // Same length, different content: only the hash can tell.
       expect(text.startsWith("blockNumber,")).toBe(true)
       yield* fs.writeFileString(out, text.replace("blockNumber,", "blockNumbeR,"))
-      const refused = yield* Effect.flip(Export.exportToFile(blocksJob(200), { out, resume: true, ...quiet }))
+      const refused = yield* Effect.flip(Exports.toFile(blocks(200), { out, resume: true, ...quiet }))
       expect(refused._tag === "SinkError" && refused.reason).toBe("StateMismatch")
       expect(yield* exists(path.join(folder, ".transfers.csv.partial"))).toBe(false)
       // With no new block either: the manifest is not rewritten over a file it does not describe.
-      const unchanged = yield* Effect.flip(Export.exportToFile(blocksJob(100), { out, resume: true, ...quiet }))
+      const unchanged = yield* Effect.flip(Exports.toFile(blocks(100), { out, resume: true, ...quiet }))
       expect(unchanged._tag === "SinkError" && unchanged.reason).toBe("StateMismatch")
     }).pipe(Effect.provide(NodeContext.layer)))
 
@@ -271,19 +269,19 @@ describe("exportToFile: block-ordered sources", () => {
       const path = yield* Path.Path
       const folder = yield* tempFolder
       const out = path.join(folder, "transfers.csv")
-      yield* Export.exportToFile(blocksJob(100), { out, ...quiet })
+      yield* Exports.toFile(blocks(100), { out, ...quiet })
       const state = yield* readState(out)
       const rewrite = (phase: Checkpoint.Phase) =>
         Checkpoint.write(out, { ...state, phase })
       // Renamed but the state still says "publishing": the file is recognised by its hash and extended.
       yield* rewrite("publishing")
-      const extended = yield* Export.exportToFile(blocksJob(150), { out, resume: true, ...quiet })
+      const extended = yield* Exports.toFile(blocks(150), { out, resume: true, ...quiet })
       expect(extended.mode).toBe("extended")
       expect(yield* read(out)).toBe(yield* expectedText("csv", 1, 150))
       // An unfinished state whose temporary file is gone: start over.
-      yield* Effect.exit(Export.exportToFile(blocksJob(300, { failAtBlock: 200 }), { out, ...quiet }))
+      yield* Effect.exit(Exports.toFile(blocks(300, { failAtBlock: 200 }), { out, ...quiet }))
       yield* fs.remove(path.join(folder, ".transfers.csv.partial"))
-      const fresh = yield* Export.exportToFile(blocksJob(300), { out, resume: true, ...quiet })
+      const fresh = yield* Exports.toFile(blocks(300), { out, resume: true, ...quiet })
       expect(fresh.mode).toBe("fresh")
       expect(yield* read(out)).toBe(yield* expectedText("csv", 1, 300))
     }).pipe(Effect.provide(NodeContext.layer)))
@@ -293,7 +291,7 @@ describe("exportToFile: block-ordered sources", () => {
       const path = yield* Path.Path
       const folder = yield* tempFolder
       const out = path.join(folder, "transfers.csv")
-      const summary = yield* Export.exportToFile(blocksJob(60), { out, resume: true, ...quiet })
+      const summary = yield* Exports.toFile(blocks(60), { out, resume: true, ...quiet })
       expect(summary.mode).toBe("fresh")
       expect(yield* read(out)).toBe(yield* expectedText("csv", 1, 60))
     }).pipe(Effect.provide(NodeContext.layer)))
@@ -303,19 +301,23 @@ describe("exportToFile: block-ordered sources", () => {
       const path = yield* Path.Path
       const folder = yield* tempFolder
       const bad = [
-        Export.exportToFile(blocksJob(10), { out: path.join(folder, "sub", "x.txt"), ...quiet }),
-        Export.exportToFile(blocksJob(10), { out: path.join(folder, "sub", "x.csv"), confirmations: -1, ...quiet }),
-        Export.exportToFile(blocksJob(10, { fromBlock: 5, toBlock: 4 }), { out: path.join(folder, "sub", "x.csv"), ...quiet })
+        Exports.toFile(blocks(10), { out: path.join(folder, "sub", "x.txt"), ...quiet }),
+        Exports.toFile(blocks(10), { out: path.join(folder, "sub", "x.csv"), confirmations: -1, ...quiet }),
+        Exports.toFile(blocks(10, { fromBlock: 5, toBlock: 4 }), { out: path.join(folder, "sub", "x.csv"), ...quiet })
       ]
+      const refused: Array<string | undefined> = []
       for (const run of bad) {
         const error = yield* Effect.flip(run)
         expect(error._tag === "SinkError" && error.reason).toBe("InvalidInput")
+        refused.push(error._tag === "SinkError" ? error.option : undefined)
       }
+      // The option at fault is named, for the CLI to report it as its flag.
+      expect(refused).toEqual(["out", "confirmations", undefined])
       expect(yield* listing(folder)).toEqual([])
     }).pipe(Effect.provide(NodeContext.layer)))
 })
 
-describe("exportToFile: row sources", () => {
+describe("Exports.toFile: row sources", () => {
   const Holder = Schema.Struct({ address: Schema.String, tokenName: Schema.String, balance: Schema.BigInt })
   const holders = (n: number) =>
     Array.from({ length: n }, (_, i) => ({
@@ -330,14 +332,14 @@ describe("exportToFile: row sources", () => {
       const out = path.join(folder, "holders.csv")
       const data = holders(25)
       const chainOf = new Map(data.map((d) => [d.row, d.chain]))
-      const summary = yield* Export.exportToFile({
+      const summary = yield* Exports.toFile(Sources.fromStream({
         dataset: "tokenHolders",
         chainId: { chainIds: [1, 137], chainIdOf: (row) => chainOf.get(row) ?? 0 },
         plan: "free",
         query: { contractAddress: "0xt" },
         schema: Holder,
-        source: Export.rows(Stream.fromIterable(data.map((d) => d.row)))
-      }, { out, ...quiet })
+        rows: Stream.fromIterable(data.map((d) => d.row))
+      }), { out, ...quiet })
       const records = parse(yield* read(out)) as Array<Array<string>>
       expect(records[0]).toEqual(["chainid", "address", "tokenName", "balance"])
       expect(records.slice(1)).toEqual(data.map((d) => [
@@ -357,25 +359,19 @@ describe("exportToFile: row sources", () => {
       const path = yield* Path.Path
       const folder = yield* tempFolder
       const out = path.join(folder, "holders.jsonl")
-      const job = (stream: Stream.Stream<typeof Holder.Type, string>) => ({
-        dataset: "tokenHolders",
-        chainId: 1,
-        plan: "free",
-        query: {},
-        schema: Holder,
-        source: Export.rows(stream)
-      })
+      const job = (stream: Stream.Stream<typeof Holder.Type, string>) =>
+        Sources.fromStream({ dataset: "tokenHolders", chainId: 1, plan: "free", query: {}, schema: Holder, rows: stream })
       const rowsOf = holders(10).map((d) => d.row)
       const failing = Stream.fromIterable(rowsOf).pipe(Stream.concat(Stream.fail("boom")))
 
-      const first = yield* Effect.flip(Export.exportToFile(job(failing), { out, ...quiet }))
+      const first = yield* Effect.flip(Exports.toFile(job(failing), { out, ...quiet }))
       expect(first).toBe("boom")
       expect(yield* listing(folder)).toEqual([])
 
-      yield* Export.exportToFile(job(Stream.fromIterable(rowsOf)), { out, ...quiet })
+      yield* Exports.toFile(job(Stream.fromIterable(rowsOf)), { out, ...quiet })
       const previous = readFileSync(out)
       const manifest = yield* read(Manifest.manifestPath(out))
-      yield* Effect.flip(Export.exportToFile(job(failing.pipe(Stream.take(5), Stream.concat(Stream.fail("boom")))), { out, ...quiet }))
+      yield* Effect.flip(Exports.toFile(job(failing.pipe(Stream.take(5), Stream.concat(Stream.fail("boom")))), { out, ...quiet }))
       expect(readFileSync(out).equals(previous)).toBe(true)
       expect(yield* read(Manifest.manifestPath(out))).toBe(manifest)
       expect(yield* listing(folder)).toEqual(["holders.jsonl", "holders.jsonl.manifest.json"])
@@ -386,24 +382,20 @@ describe("exportToFile: row sources", () => {
       const path = yield* Path.Path
       const folder = yield* tempFolder
       const out = path.join(folder, "holders.csv")
-      const progress = yield* Progress.make("tokenHolders", 1)
-      const stream = Stream.fromIterable(holders(4).map((d) => d.row)).pipe(
-        Stream.concat(Stream.fromEffect(SubscriptionRef.update(progress, (p) => ({
-          ...p,
-          calls: 3,
-          completeness: "truncated" as const,
-          truncatedReason: "result window of 10000 rows reached after 4 rows"
-        }))).pipe(Stream.drain))
+      // The stream says on the progress cell it is handed that it stopped early.
+      const stream = (options: Sources.StreamOptions) =>
+        Stream.fromIterable(holders(4).map((d) => d.row)).pipe(
+          Stream.concat(Stream.fromEffect(Progress.update(options.progress, (p) => ({
+            ...p,
+            calls: 3,
+            completeness: "truncated" as const,
+            truncatedReason: "result window of 10000 rows reached after 4 rows"
+          }))).pipe(Stream.drain))
+        )
+      const summary = yield* Exports.toFile(
+        Sources.fromStream({ dataset: "tokenHolders", chainId: 1, plan: "free", query: {}, schema: Holder, rows: stream }),
+        { out, ...quiet }
       )
-      const summary = yield* Export.exportToFile({
-        dataset: "tokenHolders",
-        chainId: 1,
-        plan: "free",
-        query: {},
-        schema: Holder,
-        progress,
-        source: Export.rows(stream)
-      }, { out, ...quiet })
       expect(summary.manifest.completeness).toEqual({
         status: "truncated",
         reason: "result window of 10000 rows reached after 4 rows"
@@ -414,31 +406,27 @@ describe("exportToFile: row sources", () => {
 
 describe("progress display", () => {
   /** An export stopped after its first batch until `go` completes, with a progress ref counting calls. */
-  const gatedExport = (out: string, output: ProgressOutput, extra: Partial<Export.ExportOptions> = {}) =>
+  const gatedExport = (out: string, output: ProgressOutput, extra: Partial<Exports.ToFileOptions> = {}) =>
     Effect.gen(function*() {
       const go = yield* Deferred.make<void>()
       const reached = yield* Deferred.make<void>()
-      const progress = yield* Progress.make("transfers", 1)
-      const job = blocksJob(100)
-      const fiber = yield* Effect.fork(Export.exportToFile({
-        ...job,
-        progress,
-        source: {
-          ...job.source,
-          batches: (range: Export.BlockRange) =>
-            job.source.batches(range).pipe(
-              Stream.tap((batch: BlockBatch<Transfer>) =>
-                SubscriptionRef.update(progress, (p) => ({ ...p, calls: p.calls + 1 })).pipe(
-                  // Batches end on blocks 3, 6, …: the one ending on 51 waits, so blocks 1..48 are written.
-                  Effect.zipRight(
-                    batch.completeThrough === 51
-                      ? Deferred.succeed(reached, undefined).pipe(Effect.zipRight(Deferred.await(go)))
-                      : Effect.void
-                  )
+      const source = blocks(100)
+      const fiber = yield* Effect.fork(Exports.toFile({
+        ...source,
+        // Each batch counts as a call on the progress cell the export hands its source.
+        batches: (range, options) =>
+          source.batches(range, options).pipe(
+            Stream.tap((batch: BlockBatch<Transfer>) =>
+              Progress.update(options?.progress, (p) => ({ ...p, calls: p.calls + 1 })).pipe(
+                // Batches end on blocks 3, 6, …: the one ending on 51 waits, so blocks 1..48 are written.
+                Effect.zipRight(
+                  batch.completeThrough === 51
+                    ? Deferred.succeed(reached, undefined).pipe(Effect.zipRight(Deferred.await(go)))
+                    : Effect.void
                 )
               )
             )
-        }
+          )
       }, { out, progressOutput: output, ...extra }))
       yield* Deferred.await(reached)
       return { go, fiber }

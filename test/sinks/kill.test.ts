@@ -10,8 +10,8 @@ import { Effect, Option, Schema } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import * as Checkpoint from "../../src/sinks/Checkpoint.js"
-import * as Export from "../../src/sinks/Export.js"
-import { rowsBetween, syntheticJob } from "./fixtures/synthetic.js"
+import * as Exports from "../../src/Exports.js"
+import { rowsBetween, syntheticSource } from "./fixtures/synthetic.js"
 
 const childScript = fileURLToPath(new URL("./fixtures/export-child.ts", import.meta.url))
 
@@ -77,13 +77,13 @@ describe("SIGKILL mid-export", () => {
       expect(state.phase).toBe("writing")
       expect(state.completeThrough).toBeLessThan(toBlock)
 
-      const job = syntheticJob(toBlock + 100, { toBlock, dataBytes, blocksPerBatch })
-      const resumed = yield* Export.exportToFile(job, { out: killed, resume: true, quiet: true })
+      const source = syntheticSource(toBlock + 100, { toBlock, dataBytes, blocksPerBatch })
+      const resumed = yield* Exports.toFile(source, { out: killed, resume: true, quiet: true })
       expect(resumed.mode).toBe("resumed")
       expect(resumed.rowsWritten).toBe(rowsBetween(state.completeThrough + 1, toBlock).length)
 
       const reference = path.join(folder, "reference.csv")
-      const uninterrupted = yield* Export.exportToFile(job, { out: reference, quiet: true })
+      const uninterrupted = yield* Exports.toFile(source, { out: reference, quiet: true })
       const a = yield* fs.readFile(killed)
       const b = yield* fs.readFile(reference)
       expect(a.byteLength).toBe(b.byteLength)

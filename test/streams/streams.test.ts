@@ -242,7 +242,7 @@ describe("streams through one client", () => {
           topic0: "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
           topicOperators: { "0_1": "or" }
         }).pipe(Stream.runDrain, Effect.flip)
-        expect(loneOperator).toMatchObject({ _tag: "InvalidInputError", parameter: "topicOperators" })
+        expect(loneOperator).toMatchObject({ _tag: "InvalidInputError", parameter: "topicOperators.0_1" })
         expect((yield* sim.stats).requests).toBe(0)
       }))
   })

@@ -1,0 +1,200 @@
+/**
+ * The resume state machine of a block-ordered export: where a run starts, decided from the checkpoint
+ * beside the output (`Checkpoint`) and the files it names, and the checkpoints the run commits.
+ *
+ * With `resume: true`:
+ * - no state file (or one that cannot be continued: temporary file gone or shorter than the checkpoint,
+ *   or a finished state whose output was deleted) → `Fresh`;
+ * - an unfinished checkpoint of the same export → `Resume`: the temporary file is cut to the checkpoint
+ *   (a torn tail written after it goes) and the run continues from `completeThrough + 1` (no second
+ *   CSV header);
+ * - a finished export → `Extend`: `out` is copied (its length and sha256 must match the state, else
+ *   `StateMismatch`) and the blocks from `completeThrough + 1` are appended to the copy; with no new
+ *   final block the file is only checked against its sha256 (`checkUnchanged`);
+ * - a state of another export (fingerprint differs) or an unreadable state → `StateMismatch`: run
+ *   without `resume` to replace it.
+ * Without `resume` every run is `Fresh` (the previous `out` stays in place until the new file replaces it).
+ *
+ * One export per output at a time: the temporary and state file names are fixed, not locked.
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as Checkpoint from "./Checkpoint.js"
+import { copyHashed, type DataFile, digest, hashFile, openData, removeQuietly, sizeOf } from "./Files.js"
+import { fileSystemError, SinkError } from "./SinkError.js"
+
+/** The files of one export, all in the output's folder so that every rename is atomic. */
+export interface Files {
+  readonly out: string
+  /** `.<name>.partial`: the file being written; it becomes `out` by a rename once complete. */
+  readonly tempName: string
+  readonly temp: string
+  /** `<out>.state.json`: the checkpoint. */
+  readonly statePath: string
+}
+
+/** The files of an export to `out`, whose folder and file name are given. */
+export const filesOf = (path: Path.Path, out: string, folder: string, name: string): Files => ({
+  out,
+  tempName: `.${name}.partial`,
+  temp: path.join(folder, `.${name}.partial`),
+  statePath: Checkpoint.statePath(out)
+})
+
+/** Where a block-ordered run starts. */
+export type Start =
+  /** From `fromBlock`; `staleState`: an unfinished checkpoint names the temporary file about to be emptied. */
+  | { readonly _tag: "Fresh"; readonly staleState: boolean }
+  | { readonly _tag: "Resume"; readonly state: Checkpoint.State }
+  | { readonly _tag: "Extend"; readonly state: Checkpoint.State }
+
+/** How far a run has written: every row of blocks up to `completeThrough`, `rows` in all. */
+export interface Position {
+  readonly rows: number
+  readonly completeThrough: number
+}
+
+const mismatch = (path: string, detail: string) => new SinkError({ reason: "StateMismatch", path, detail })
+
+const changedFile = (out: string) =>
+  mismatch(
+    out,
+    "the file changed since the export that wrote it (its sha256 differs from the state); run without resume to export it again"
+  )
+
+/** A readable checkpoint of this export: where it lets the run start. */
+const classify = (files: Files, state: Checkpoint.State): Effect.Effect<Start, SinkError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fresh = { _tag: "Fresh", staleState: state.phase !== "published" } as const
+    if (state.tempFile !== files.tempName) return fresh
+    if (state.phase === "published") {
+      const size = yield* sizeOf(files.out)
+      if (size === undefined) return fresh
+      if (size !== state.bytes) {
+        return yield* mismatch(
+          files.out,
+          `the file changed since the export that wrote it (${size} bytes, the state says ${state.bytes}); ` +
+            `run without resume to export it again`
+        )
+      }
+      return { _tag: "Extend", state } as const
+    }
+    const tempSize = yield* sizeOf(files.temp)
+    if (tempSize !== undefined && tempSize >= state.bytes) return { _tag: "Resume", state } as const
+    if (state.phase === "publishing" && state.contentHash !== undefined) {
+      // Crashed between the rename and the final state: `out` may already be the finished file.
+      const size = yield* sizeOf(files.out)
+      if (size === state.bytes && (yield* hashFile(files.out)) === state.contentHash) {
+        return { _tag: "Extend", state: { ...state, phase: "published" } } as const
+      }
+    }
+    return fresh
+  })
+
+/** Decides where a run starts, from the checkpoint beside `out` (see the module header). */
+export const decide = (
+  files: Files,
+  fingerprint: string,
+  resume: boolean
+): Effect.Effect<Start, SinkError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const existing = yield* Checkpoint.read(files.out)
+    if (Option.isNone(existing)) return { _tag: "Fresh", staleState: false } as const
+    const found = existing.value
+    if ("unreadable" in found) {
+      if (!resume) return { _tag: "Fresh", staleState: true } as const
+      return yield* mismatch(files.statePath, `the state file cannot be read (${found.unreadable}); run without resume to start over`)
+    }
+    if (!resume) return { _tag: "Fresh", staleState: found.phase !== "published" } as const
+    if (found.fingerprint !== fingerprint) {
+      return yield* mismatch(
+        files.statePath,
+        `the checkpoint belongs to another export (${found.dataset} on chain ${found.chainIds.join(",")}, ` +
+          `${found.format}, or a different query, columns or first block); run without resume to replace it`
+      )
+    }
+    return yield* classify(files, found)
+  })
+
+/** The first block a run reads. */
+export const firstBlock = (start: Start, fromBlock: number): number =>
+  start._tag === "Fresh" ? fromBlock : start.state.completeThrough + 1
+
+/** A finished file that gets no new block: its sha256 is checked against the state, and returned. */
+export const checkUnchanged = (files: Files, state: Checkpoint.State): Effect.Effect<string, SinkError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const contentHash = yield* hashFile(files.out)
+    if (contentHash !== state.contentHash) return yield* changedFile(files.out)
+    return contentHash
+  })
+
+/**
+ * Opens the temporary file where the run starts, and the checkpoint it continues: `Fresh` empties it
+ * and writes `header` (`fresh` is its first state), `Resume` cuts it to the checkpoint, `Extend` copies
+ * `out` into it after checking the copy against the state.
+ */
+export const open = (
+  start: Start,
+  files: Files,
+  header: string,
+  fresh: Checkpoint.State
+): Effect.Effect<{ readonly file: DataFile; readonly base: Checkpoint.State }, SinkError, FileSystem.FileSystem | Scope.Scope> =>
+  Effect.gen(function*() {
+    switch (start._tag) {
+      case "Fresh": {
+        if (start.staleState) {
+          const fs = yield* FileSystem.FileSystem
+          yield* fs.remove(files.statePath, { force: true }).pipe(Effect.mapError(fileSystemError(files.statePath, "removing")))
+        }
+        const file = yield* openData(files.temp, 0)
+        yield* file.append(header)
+        return { file, base: fresh }
+      }
+      case "Resume":
+        return { file: yield* openData(files.temp, start.state.bytes), base: start.state }
+      case "Extend": {
+        const copy = yield* copyHashed(files.out, files.temp)
+        if (copy.bytes !== start.state.bytes || digest(copy.hash) !== start.state.contentHash) {
+          yield* removeQuietly(files.temp)
+          return yield* changedFile(files.out)
+        }
+        return { file: yield* openData(files.temp, copy.bytes, copy.hash), base: start.state }
+      }
+    }
+  })
+
+/** Writes the checkpoint: `base` at `phase`, with the file's length and position. */
+export const write = (
+  files: Files,
+  base: Checkpoint.State,
+  phase: Checkpoint.Phase,
+  at: Position & { readonly bytes: number; readonly contentHash?: string | undefined }
+): Effect.Effect<void, SinkError, FileSystem.FileSystem | Path.Path> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Checkpoint.write(files.out, {
+      ...base,
+      phase,
+      bytes: at.bytes,
+      rows: at.rows,
+      completeThrough: at.completeThrough,
+      contentHash: at.contentHash,
+      updatedAt: new Date(now).toISOString()
+    }))
+
+/**
+ * Commits a checkpoint of `file` as it stands, after an fsync: a checkpoint never counts bytes that a
+ * crash could lose.
+ */
+export const commit = (
+  files: Files,
+  base: Checkpoint.State,
+  file: DataFile,
+  at: Position,
+  phase: Checkpoint.Phase,
+  contentHash?: string
+): Effect.Effect<void, SinkError, FileSystem.FileSystem | Path.Path> =>
+  Effect.zipRight(file.sync, Effect.suspend(() => write(files, base, phase, { ...at, bytes: file.bytes(), contentHash })))

@@ -1,0 +1,411 @@
+/**
+ * The library's data sets as sources (re-exported by `Sources`): each names its operation, checks its
+ * whole query with the client's parameter checker (`internal/params.ts`, the one checker of a call's
+ * input) before its first request, and pages it with the block cursor or page numbers.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as Chain from "../Chain.js"
+import { type CallOptions, ExplorerClient, type ListOperationName, type ParamsOf, type RecordOf } from "../ExplorerClient.js"
+import { type StreamError, UnsupportedChainError } from "../ExplorerError.js"
+import * as CallChecks from "../internal/callChecks.js"
+import * as Params from "../internal/params.js"
+import * as Plan from "../Plan.js"
+import * as Schemas from "../schemas/index.js"
+import * as BlockCursor from "./BlockCursor.js"
+import * as PageNumbers from "./PageNumbers.js"
+import * as Progress from "./Progress.js"
+import type { BlockRange, BlockSource, RowSource, StreamOptions } from "./Sources.js"
+
+/** A block range; `toBlock` defaults to `"latest"`, resolved once when the stream starts. */
+export interface BlockRangeQuery {
+  readonly chainId?: number | undefined
+  readonly fromBlock?: number | undefined
+  readonly toBlock?: number | "latest" | undefined
+}
+
+/** Logs by emitting contract and/or topics, with the API's and/or operators between topics. */
+export interface LogsQuery extends BlockRangeQuery {
+  readonly address?: string | undefined
+  readonly topic0?: string | undefined
+  readonly topic1?: string | undefined
+  readonly topic2?: string | undefined
+  readonly topic3?: string | undefined
+  readonly topicOperators?: ParamsOf<"getLogs">["topicOperators"]
+}
+
+/** Transactions of one address. */
+export interface AddressQuery extends BlockRangeQuery {
+  readonly address: string
+}
+
+/** Internal transactions of an address, or of every address in a block range (a PRO call). */
+export interface InternalQuery extends BlockRangeQuery {
+  readonly address?: string | undefined
+}
+
+/** Token transfers of an address and/or a token contract (at least one of the two). */
+export interface TransfersQuery extends BlockRangeQuery {
+  readonly address?: string | undefined
+  readonly contractAddress?: string | undefined
+}
+
+/** Daily statistics between two dates (yyyy-MM-dd). */
+export interface DailyQuery {
+  readonly chainId?: number | undefined
+  readonly startDate: string
+  readonly endDate: string
+  readonly sort?: "asc" | "desc" | undefined
+}
+
+const plain = (query: object): Readonly<Record<string, unknown>> =>
+  Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined))
+
+/** The client and the chain of a source (the client's default chain when none is named), checked. */
+const clientAndChain = (name: Plan.OperationName, chainId: number | undefined) =>
+  Effect.gen(function*() {
+    const client = yield* ExplorerClient
+    const { action, module } = Plan.operations[name]
+    const id = chainId ?? client.defaultChainId
+    if (!Chain.isSupported(id)) {
+      return yield* new UnsupportedChainError({ chainId: id, module, action, detail: `chain ${id} is not served by the explorer API` })
+    }
+    return { client, chainId: Chain.ChainId.make(id) }
+  })
+
+/**
+ * The client and the chain of a query, and the query itself checked as the operation's parameters
+ * (`input`, without the chain) by `Params.check`: everything is refused here, before anything is sent.
+ */
+const prepare = (name: Plan.OperationName, chainId: number | undefined, input: Readonly<Record<string, unknown>>) =>
+  Effect.gen(function*() {
+    const found = yield* clientAndChain(name, chainId)
+    const { action, module } = Plan.operations[name]
+    const checked = Params.check(name, { ...input, chainId: found.chainId })
+    if (Either.isLeft(checked)) return yield* CallChecks.invalid({ chainId: found.chainId, module, action }, checked.left)
+    return found
+  })
+
+/** A query's block range, `fromBlock` 0 and `toBlock` latest by default. */
+const rangeOf = (query: BlockRangeQuery) => ({ fromBlock: query.fromBlock ?? 0, toBlock: query.toBlock ?? "latest" as const })
+
+/** A query's block range as the account lists take it (startblock/endblock; no end for `latest`). */
+const accountRange = (query: BlockRangeQuery) => {
+  const { fromBlock, toBlock } = rangeOf(query)
+  return { startBlock: fromBlock, endBlock: toBlock === "latest" ? undefined : toBlock }
+}
+
+/** A block page as the account lists take it: ascending, by startblock/endblock. */
+const accountPage = (r: BlockCursor.BlockPageRequest) => ({
+  startBlock: r.fromBlock,
+  endBlock: r.toBlock,
+  page: r.page,
+  offset: r.offset,
+  sort: "asc" as const
+})
+
+/**
+ * The streams split block ranges on query timeouts themselves; a one-block range cannot be split, so
+ * its request asks the client to retry a timeout like any transient failure (BlockCursor decides).
+ */
+const timeoutPolicy = (r: BlockCursor.BlockPageRequest): CallOptions => ({ retryQueryTimeout: r.retryQueryTimeout })
+
+/** A row of `lineBatches` while the cursor pages: its line and its block. */
+interface BlockLine {
+  readonly block: number
+  readonly text: string
+}
+
+/** Builds a block-ordered source over one list operation. */
+const blockSource = <K extends ListOperationName, I extends { readonly blockNumber: string }>(
+  client: ExplorerClient.Service,
+  args: {
+    readonly dataset: string
+    readonly name: K
+    readonly chainId: Chain.ChainId
+    readonly query: BlockRangeQuery
+    readonly schema: Schema.Schema<RecordOf<K>, I>
+    /** The parameters of one page request. */
+    readonly params: (request: BlockCursor.BlockPageRequest) => ParamsOf<K>
+  }
+): BlockSource<RecordOf<K>, I> => {
+  const { chainId, name } = args
+  const operation = Plan.operations[name]
+  const method = client[name] as unknown as (params: ParamsOf<K>, options: CallOptions) => Effect.Effect<ReadonlyArray<RecordOf<K>>, StreamError>
+  const cursor = <R, E = never>(
+    range: BlockRange,
+    options: StreamOptions | undefined,
+    blockOf: (row: R) => number,
+    fetch: (request: BlockCursor.BlockPageRequest) => Effect.Effect<ReadonlyArray<R>, StreamError | E>
+  ) =>
+    BlockCursor.batches({
+      chainId,
+      module: operation.module,
+      action: operation.action,
+      fromBlock: range.fromBlock,
+      toBlock: range.toBlock,
+      rowsPerRequest: Plan.rowsPerRequest(client.plan, operation),
+      window: Plan.resultWindow(client.plan, operation),
+      blockOf,
+      fetch,
+      progress: options?.progress
+    })
+  return {
+    _tag: "Blocks",
+    dataset: args.dataset,
+    chainId,
+    plan: client.plan,
+    query: plain({ chainId, ...args.query }),
+    schema: args.schema,
+    ...rangeOf(args.query),
+    latestBlock: (options) =>
+      Progress.update(options?.progress, (p) => ({ ...p, calls: p.calls + 1 })).pipe(
+        Effect.zipRight(Clock.currentTimeMillis),
+        Effect.flatMap((now) => client.getblocknobytime({ chainId, timestamp: Math.floor(now / 1000), closest: "before" }))
+      ),
+    batches: (range, options) =>
+      cursor(range, options, (row: RecordOf<K>) => (row as { readonly blockNumber: number }).blockNumber, (r) =>
+        method(args.params(r), timeoutPolicy(r))),
+    // The cursor pages over each row's line and block. Block numbers of a file row are decimal text
+    // (DecimalInt) in every block-ordered file schema.
+    lineBatches: <E>(
+      range: BlockRange,
+      lines: (rows: ReadonlyArray<I>) => Either.Either<ReadonlyArray<string>, E>,
+      options?: StreamOptions
+    ) =>
+      cursor(range, options, (row: BlockLine) => row.block, (r) =>
+        client.fileRecordsMapped(name, args.params(r), args.schema, (rows) =>
+          Either.map(lines(rows), (texts) =>
+            texts.map((text, i): BlockLine => ({ block: Number((rows[i] as I).blockNumber), text }))), timeoutPolicy(r))).pipe(
+          Stream.map((batch) => ({ rows: batch.rows.map((row) => row.text), completeThrough: batch.completeThrough }))
+        )
+  }
+}
+
+/** What a source read whole says of itself. */
+interface RowInfo<A, I> {
+  readonly dataset: string
+  readonly operation: Plan.Operation
+  readonly chainId: Chain.ChainId
+  readonly plan: string
+  readonly query: object
+  readonly schema: Schema.Schema<A, I>
+}
+
+/** A source read whole, from what it says of itself and its stream. */
+const rowSource = <A, I>(info: RowInfo<A, I>, rows: RowSource<A, I>["rows"]): RowSource<A, I> => ({
+  _tag: "Rows",
+  dataset: info.dataset,
+  chainId: info.chainId,
+  plan: info.plan,
+  query: plain({ chainId: info.chainId, ...info.query }),
+  schema: info.schema,
+  rows
+})
+
+/** Builds a page-numbered source over one client method. */
+const pagedSource = <A, I>(
+  client: ExplorerClient.Service,
+  info: RowInfo<A, I>,
+  fetch: (page: number, offset: number) => Effect.Effect<ReadonlyArray<A>, StreamError>
+): RowSource<A, I> =>
+  rowSource(info, (options) =>
+    PageNumbers.rows({
+      chainId: info.chainId,
+      module: info.operation.module,
+      action: info.operation.action,
+      offset: Plan.rowsPerRequest(client.plan, info.operation),
+      window: Plan.resultWindow(client.plan, info.operation),
+      fetch,
+      allowPartial: options?.allowPartial,
+      progress: options?.progress
+    }))
+
+/** A source answered by one call. */
+const singleSource = <A, I>(info: RowInfo<A, I>, fetch: Effect.Effect<ReadonlyArray<A>, StreamError>): RowSource<A, I> =>
+  rowSource(info, (options) =>
+    Stream.fromIterableEffect(
+      Progress.update(options?.progress, (p) => ({ ...p, calls: p.calls + 1 })).pipe(
+        Effect.zipRight(fetch),
+        Effect.tap((rows) =>
+          Progress.update(options?.progress, (p) => ({
+            ...p,
+            pages: p.pages + 1,
+            rows: p.rows + rows.length,
+            completeness: "complete"
+          }))
+        )
+      )
+    ))
+
+/**
+ * A source answered by one call (tokeninfo, ethsupply, or a value of your own shaped as a row): the
+ * file holds the call's rows, is rewritten at every run and gets a manifest like every export. The
+ * chain is checked before anything is sent, as for the data-set sources; the call checks its own
+ * parameters.
+ *
+ * @example
+ * Sources.oneCall({
+ *   dataset: "tokenInfo", operation: "tokeninfo", query: { contractAddress: token },
+ *   schema: Schemas.TokenInfo, fetch: (client, chainId) => client.tokeninfo({ chainId, contractAddress: token })
+ * })
+ */
+export const oneCall = <A, I>(args: {
+  /** The data set's name for the manifest, e.g. "tokenInfo". */
+  readonly dataset: string
+  /** The operation the call makes. */
+  readonly operation: Plan.OperationName
+  /** Default: the client's chain. */
+  readonly chainId?: number | undefined
+  /** The query as plain JSON (for the manifest). */
+  readonly query: Readonly<Record<string, unknown>>
+  /** The schema whose encoded form is the file's row. */
+  readonly schema: Schema.Schema<A, I>
+  readonly fetch: (client: ExplorerClient.Service, chainId: Chain.ChainId) => Effect.Effect<ReadonlyArray<A>, StreamError>
+}): Effect.Effect<RowSource<A, I>, StreamError, ExplorerClient> =>
+  Effect.gen(function*() {
+    const { chainId, client } = yield* clientAndChain(args.operation, args.chainId)
+    const info = { ...args, operation: Plan.operations[args.operation], chainId, plan: client.plan }
+    return singleSource(info, args.fetch(client, chainId))
+  })
+
+/** Event logs by address and/or topics, every log exactly once, in block order. */
+export const logs = (query: LogsQuery) =>
+  Effect.gen(function*() {
+    const { chainId: _, ...filters } = query
+    const { chainId, client } = yield* prepare("getLogs", query.chainId, filters)
+    const { fromBlock: _f, toBlock: _t, ...wanted } = filters
+    return blockSource(client, {
+      dataset: "logs",
+      name: "getLogs",
+      chainId,
+      query,
+      schema: Schemas.LogFileRow,
+      params: (r) => ({ ...wanted, chainId, fromBlock: r.fromBlock, toBlock: r.toBlock, page: r.page, offset: r.offset })
+    })
+  })
+
+/** Normal transactions of an address (txlist). */
+export const transactions = (query: AddressQuery) =>
+  Effect.gen(function*() {
+    const { chainId, client } = yield* prepare("txlist", query.chainId, { address: query.address, ...accountRange(query) })
+    return blockSource(client, {
+      dataset: "transactions",
+      name: "txlist",
+      chainId,
+      query,
+      schema: Schemas.NormalTransaction,
+      params: (r) => ({ chainId, address: query.address, ...accountPage(r) })
+    })
+  })
+
+/** Internal transactions of an address, or of a block range when no address is given (PRO). */
+export const internalTransactions = (query: InternalQuery) =>
+  Effect.gen(function*() {
+    const address = query.address === undefined ? {} : { address: query.address }
+    const { chainId, client } = yield* prepare("txlistinternal", query.chainId, { ...address, ...accountRange(query) })
+    return blockSource(client, {
+      dataset: "internalTransactions",
+      name: "txlistinternal",
+      chainId,
+      query,
+      schema: Schemas.InternalTransaction,
+      params: (r) => ({ chainId, ...address, ...accountPage(r) })
+    })
+  })
+
+/** A token-transfer list (tokentx, tokennfttx, token1155tx): the same filters, its own record. */
+const transfers = <K extends "tokentx" | "tokennfttx" | "token1155tx", I extends { readonly blockNumber: string }>(
+  name: K,
+  dataset: string,
+  schema: Schema.Schema<RecordOf<K>, I>
+) =>
+(query: TransfersQuery) =>
+  Effect.gen(function*() {
+    const filters = plain({ address: query.address, contractAddress: query.contractAddress })
+    const { chainId, client } = yield* prepare(name, query.chainId, { ...filters, ...accountRange(query) })
+    return blockSource(client, {
+      dataset,
+      name,
+      chainId,
+      query,
+      schema,
+      params: (r) => ({ chainId, ...filters, ...accountPage(r) }) as ParamsOf<K>
+    })
+  })
+
+/** ERC-20 transfers of an address and/or a token (tokentx). */
+export const erc20Transfers = transfers("tokentx", "erc20Transfers", Schemas.Erc20Transfer)
+
+/** ERC-721 transfers of an address and/or a collection (tokennfttx). */
+export const erc721Transfers = transfers("tokennfttx", "erc721Transfers", Schemas.Erc721Transfer)
+
+/** ERC-1155 transfers of an address and/or a collection (token1155tx). */
+export const erc1155Transfers = transfers("token1155tx", "erc1155Transfers", Schemas.Erc1155Transfer)
+
+/** The list operations a data set reads with one request, or page by page. */
+type ListName = "tokenholderlist" | "addresstokenbalance" | "addresstokennftbalance" | "topholders" | "dailygasused" | "dailytx" | "exportaddresstags"
+
+/**
+ * A list source of one operation, its query checked: read page by page (holders, balances, NFT
+ * holdings) or answered by one request (top holders, daily statistics, name tags).
+ */
+const listSource = <K extends ListName, A, I, Q extends { readonly chainId?: number | undefined }>(
+  name: K,
+  dataset: string,
+  schema: Schema.Schema<A, I>,
+  query: Q,
+  params: Readonly<Record<string, unknown>>,
+  paging: "pages" | "one request"
+) =>
+  Effect.gen(function*() {
+    const { chainId, client } = yield* prepare(name, query.chainId, params)
+    const method = client[name] as unknown as (params: ParamsOf<K>) => Effect.Effect<ReadonlyArray<A>, StreamError>
+    const info = { dataset, operation: Plan.operations[name], chainId, plan: client.plan, query, schema }
+    return paging === "pages"
+      ? pagedSource(client, info, (page, offset) => method({ chainId, ...params, page, offset } as ParamsOf<K>))
+      : singleSource(info, method({ chainId, ...params } as ParamsOf<K>))
+  })
+
+/** Every holder of a token with its raw quantity (tokenholderlist, PRO), page by page. */
+export const tokenHolders = (query: { readonly chainId?: number | undefined; readonly contractAddress: string }) =>
+  listSource("tokenholderlist", "tokenHolders", Schemas.TokenHolder, query, { contractAddress: query.contractAddress }, "pages")
+
+/** The ERC-20 balances of an address (addresstokenbalance, PRO), page by page. */
+export const tokenBalances = (query: { readonly chainId?: number | undefined; readonly address: string }) =>
+  listSource("addresstokenbalance", "tokenBalances", Schemas.TokenBalance, query, { address: query.address }, "pages")
+
+/** The NFT holdings of an address (addresstokennftbalance, PRO), page by page. */
+export const nftHoldings = (query: { readonly chainId?: number | undefined; readonly address: string }) =>
+  listSource("addresstokennftbalance", "nftHoldings", Schemas.NftBalance, query, { address: query.address }, "pages")
+
+/** The largest holders of a token (topholders, PRO; `limit` ≤ 1,000, default 1,000). */
+export const topHolders = (
+  query: { readonly chainId?: number | undefined; readonly contractAddress: string; readonly limit?: number | undefined }
+) => {
+  const limit = query.limit ?? Plan.HARD_ROW_CAP
+  const params = { contractAddress: query.contractAddress, limit }
+  return listSource("topholders", "topHolders", Schemas.TopHolder, { ...query, limit }, params, "one request")
+}
+
+/** A daily statistic between two dates: the dates and the order of the days. */
+const dailyParams = (query: DailyQuery) => ({
+  startDate: query.startDate,
+  endDate: query.endDate,
+  ...(query.sort ? { sort: query.sort } : {})
+})
+
+/** Gas used per day (dailygasused, PRO). */
+export const dailyGasUsed = (query: DailyQuery) =>
+  listSource("dailygasused", "dailyGasUsed", Schemas.DailyGasUsed, query, dailyParams(query), "one request")
+
+/** Transactions per day (dailytx, PRO). */
+export const dailyTxCount = (query: DailyQuery) =>
+  listSource("dailytx", "dailyTxCount", Schemas.DailyTxCount, query, dailyParams(query), "one request")
+
+/** Every name tag of a label (exportaddresstags, Pro Plus): the downloaded file's rows. */
+export const addressTags = (query: { readonly chainId?: number | undefined; readonly label: string }) =>
+  listSource("exportaddresstags", "addressTags", Schemas.AddressTag, query, { label: query.label }, "one request")
