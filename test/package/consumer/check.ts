@@ -1,7 +1,7 @@
 // A consumer's TypeScript file, type-checked against the installed package's declarations.
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
-import { Effect, Redacted } from "effect"
-import { ExplorerClient, ExplorerError, Exports, Schemas, Sources } from "explorer-etl"
+import { Effect, Redacted, Stream } from "effect"
+import { ExplorerClient, ExplorerError, Exports, Schemas, Sources, Streams } from "explorer-etl"
 import * as Pipeline from "explorer-etl/pipeline"
 import * as Simulator from "explorer-etl/simulator"
 
@@ -16,10 +16,21 @@ const toFile = Effect.gen(function*() {
   return rows
 })
 
+// The README's "your own rows through the same door".
+const token = "0xdac17f958d2ee523a2206206994597c13d831ec7"
+const bigTransfers = Effect.gen(function*() {
+  const mine = Sources.fromStream({ dataset: "bigTransfers", chainId: 1, plan: "standard", query: { token },
+    schema: Schemas.Erc20Transfer, rows: Streams.erc20Transfers({ contractAddress: token }).pipe(
+      Stream.filter((t) => t.value > 10n ** 24n)) })
+  return yield* Exports.toFile(mine, { out: "out/big-transfers.jsonl" })
+})
+export const guard: (u: unknown) => u is ExplorerError.ExplorerError = ExplorerError.isExplorerError
+
 const layer = ExplorerClient.layer({ apiKey: Redacted.make("key"), plan: "standard" })
 export const programs = [
   transfers.pipe(Effect.provide(layer), Effect.provide(NodeHttpClient.layerUndici)),
-  toFile.pipe(Effect.provide(layer), Effect.provide(NodeHttpClient.layerUndici), Effect.provide(NodeContext.layer))
+  toFile.pipe(Effect.provide(layer), Effect.provide(NodeHttpClient.layerUndici), Effect.provide(NodeContext.layer)),
+  bigTransfers.pipe(Effect.provide(layer), Effect.provide(NodeHttpClient.layerUndici), Effect.provide(NodeContext.layer))
 ]
 export const simulator = Simulator.layer({ seed: 1 })
 export const isPipeline: (u: unknown) => boolean = (u) => typeof u === "object" && u !== null && Pipeline.make !== undefined
