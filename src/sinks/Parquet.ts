@@ -5,9 +5,10 @@
  * every row group's offsets, sizes, statistics) followed by the footer's length and `PAR1` again. Nothing
  * can be appended after the footer, so the footer is written once, at the end:
  * - the file being written (the export's `.partial`) holds `PAR1` and the committed row groups;
- * - each `writeRowGroup` encodes its rows in memory, appends the row group, fsyncs, and returns the new
- *   committed {@link State}: the byte length and every row group's metadata, as plain JSON, for the
- *   export's checkpoint;
+ * - each `writeRowGroup` encodes its rows in memory, appends the row group and returns the new
+ *   {@link State}: the byte length and every row group's metadata, as plain JSON; `sync` fsyncs and
+ *   returns the state that is then durable, for the export's checkpoint (as `Files.DataFile` does for
+ *   CSV: fsync at checkpoints, not at every page);
  * - after a crash, `open(path, columns, { resume: state })` cuts the file back to `state.bytes` (a torn
  *   row group written after the last checkpoint goes), takes the committed row groups back and goes on;
  * - `finish` writes the footer over all row groups. The footer is always rebuilt from the JSON state, so
@@ -31,7 +32,8 @@
  * import { Parquet } from "explorer-etl/sinks"   // once exported; today: src/sinks/Parquet.ts
  * const columns = yield* Parquet.columnsOf(Erc20Transfer)
  * const writer = yield* Parquet.open(".transfers.parquet.partial", columns, { resume: checkpoint?.parquet })
- * for (const page of pages) checkpoint = { ...checkpoint, parquet: yield* writer.writeRowGroup(page) }
+ * for (const page of pages) yield* writer.writeRowGroup(page)        // a row group per page
+ * yield* saveCheckpoint({ ...checkpoint, parquet: yield* writer.sync })  // every second or so
  * const { bytes, rows, contentHash } = yield* writer.finish
  */
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -133,14 +135,17 @@ export interface Finished {
 export interface ParquetWriter {
   readonly path: string
   readonly columns: ReadonlyArray<Column>
-  /** The committed state so far (what the last `writeRowGroup` returned). */
+  /** The state so far (what the last `writeRowGroup` returned), durable or not. */
   readonly state: () => State
   /**
-   * Appends the rows as one row group, fsyncs, and returns the new committed state. No rows: nothing is
-   * written. A row whose cell does not fit its column fails with `Encode` before anything is written.
+   * Appends the rows as one row group and returns the new state (durable after `sync`). No rows:
+   * nothing is written. A row whose cell does not fit its column fails with `Encode` before anything is
+   * written, and the writer goes on.
    */
   readonly writeRowGroup: (rows: ReadonlyArray<Row>) => Effect.Effect<State, SinkError>
-  /** Writes the footer, fsyncs; the file is then a complete Parquet file (rename it into place). */
+  /** fsyncs the file: the state returned is durable, so a checkpoint may store it. */
+  readonly sync: Effect.Effect<State, SinkError>
+  /** Writes the footer and fsyncs: the file is then a complete Parquet file (rename it into place). */
   readonly finish: Effect.Effect<Finished, SinkError>
 }
 
@@ -261,16 +266,20 @@ export const open = (
     const refuse = (): SinkError | undefined =>
       broken ?? (finished ? invalid(path, "the Parquet file is already finished") : undefined)
 
-    /** Appends bytes at the end of the committed part and fsyncs; a failure breaks the writer. */
+    /** Appends bytes after the row groups written so far; a failure breaks the writer. */
     const append = (bytes: Uint8Array): Effect.Effect<void, SinkError> =>
       file.writeAll(bytes).pipe(
-        Effect.zipRight(file.sync),
         Effect.mapError(fileSystemError(path, "writing")),
         Effect.tapBoth({
           onFailure: (e) => Effect.sync(() => (broken = e)),
           onSuccess: () => Effect.sync(() => hash.update(bytes))
         })
       )
+
+    const fsync = file.sync.pipe(
+      Effect.mapError(fileSystemError(path, "fsync")),
+      Effect.tapError((e) => Effect.sync(() => (broken = e)))
+    )
 
     /** The column values of the rows, column by column, or the first cell that does not fit. */
     const valuesOf = (rows: ReadonlyArray<Row>): Array<Array<Stored>> | SinkError => {
@@ -317,7 +326,7 @@ export const open = (
       })
       const group = rowGroupState(rows.length, codec, chunks)
       const bytes = buffer.getBytes()
-      // Appended, fsynced and counted together: an interruption cannot leave bytes the state does not count.
+      // Appended and counted together: an interruption cannot leave bytes the state does not count.
       return yield* append(bytes).pipe(
         Effect.map(() => {
           state = { bytes: committed.bytes + bytes.byteLength, rowGroups: [...committed.rowGroups, group] }
@@ -350,7 +359,11 @@ export const open = (
         catch: (cause) => new SinkError({ reason: "Encode", path, detail: `writing the footer failed: ${String(cause)}` })
       })
       const bytes = footer.getBytes()
-      yield* append(bytes).pipe(Effect.zipRight(Effect.sync(() => (finished = true))), Effect.uninterruptible)
+      yield* append(bytes).pipe(
+        Effect.zipRight(fsync),
+        Effect.zipRight(Effect.sync(() => (finished = true))),
+        Effect.uninterruptible
+      )
       return {
         bytes: committed.bytes + bytes.byteLength,
         rows,
@@ -359,5 +372,10 @@ export const open = (
       } satisfies Finished
     }).pipe(Effect.withSpan("Parquet.finish"))
 
-    return { path, columns, state: () => state, writeRowGroup, finish } satisfies ParquetWriter
+    const sync = Effect.suspend(() => {
+      const refused = refuse()
+      return refused !== undefined ? Effect.fail(refused) : Effect.as(fsync, state)
+    }).pipe(Effect.withSpan("Parquet.sync"))
+
+    return { path, columns, state: () => state, writeRowGroup, sync, finish } satisfies ParquetWriter
   })

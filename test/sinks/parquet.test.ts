@@ -267,10 +267,9 @@ describe("kill and resume", () => {
       // First run: three row groups committed, a fourth torn; the writer is dropped unfinished.
       const checkpoint = yield* Effect.gen(function*() {
         const writer = yield* Parquet.open(partial, columns)
-        let state = writer.state()
-        for (const group of groups.slice(0, 3)) state = yield* writer.writeRowGroup(group)
-        // What a checkpoint file holds: the state as JSON text.
-        return JSON.stringify(state)
+        for (const group of groups.slice(0, 3)) yield* writer.writeRowGroup(group)
+        // What a checkpoint file holds: the durable state as JSON text.
+        return JSON.stringify(yield* writer.sync)
       }).pipe(Effect.scoped)
       const committed = (yield* fs.stat(partial)).size
       yield* fs.writeFile(partial, new Uint8Array(5000).fill(0xab), { flag: "a" })

@@ -80,8 +80,9 @@ export const RowGroupState = Schema.Struct({
 export type RowGroupState = typeof RowGroupState.Type
 
 /**
- * The committed state of a Parquet file being written: its first `bytes` bytes are the magic `PAR1`
- * and the row groups `rowGroups`, durable. Plain JSON, to be stored in a checkpoint.
+ * The state of a Parquet file being written: its first `bytes` bytes are the magic `PAR1` and the row
+ * groups `rowGroups` (durable once the writer's `sync` has returned it). Plain JSON, to be stored in a
+ * checkpoint.
  */
 export const State = Schema.Struct({
   bytes: Count,
