@@ -44,6 +44,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ByteWriter } from "hyparquet-writer/src/bytewriter.js"
 import { writeColumn } from "hyparquet-writer/src/column.js"
+import { useDictionary } from "hyparquet-writer/src/dictionary.js"
 import { encodeNestedValues } from "hyparquet-writer/src/dremel.js"
 import { writeMetadata } from "hyparquet-writer/src/metadata.js"
 import { schemaPathResolver } from "hyparquet-writer/src/schema.js"
@@ -57,10 +58,12 @@ import {
   type DeriveOptions,
   deriveColumns,
   hasStatistics,
+  isText,
   type Row,
   type SchemaElement,
   schemaElementOf,
-  type Stored
+  type Stored,
+  utf8Views
 } from "./internal-parquet/columns.js"
 import {
   type Codec,
@@ -154,6 +157,26 @@ const magic = new Uint8Array([0x50, 0x41, 0x52, 0x31])
 const pageSize = 1024 * 1024
 const createdBy = "explorer-etl (hyparquet-writer)"
 
+type ColumnEncoder = Parameters<typeof writeColumn>[0]["column"]
+
+/**
+ * The same bytes hyparquet-writer writes for a text column, faster: its own dictionary decision, taken
+ * here on the strings (where its hashing is native), then either the dictionary forced (built the same
+ * way again from the strings) or plain pages from one UTF-8 buffer for the whole column, instead of a
+ * buffer per value (a third of the writing time went to those buffers and their collection).
+ */
+const textShortcut = (
+  column: ColumnEncoder,
+  text: boolean,
+  values: Array<Stored>
+): { readonly column: ColumnEncoder; readonly pageData: Array<Stored | Uint8Array | null> } => {
+  if (!text) return { column, pageData: values }
+  const { dictionary } = useDictionary(values, "BYTE_ARRAY", undefined, undefined)
+  return dictionary !== undefined
+    ? { column: { ...column, encoding: "RLE_DICTIONARY" }, pageData: values }
+    : { column: { ...column, encoding: "PLAIN" }, pageData: utf8Views(values) }
+}
+
 const invalid = (path: string, detail: string) => new SinkError({ reason: "InvalidInput", path, detail })
 const mismatch = (path: string, detail: string) => new SinkError({ reason: "StateMismatch", path, detail })
 
@@ -208,7 +231,8 @@ export const open = (
           pageSize,
           columnIndex: false,
           offsetIndex: false
-        }
+        },
+        text: isText(column.type)
       }
     })
     const readers = columns.map((column) => {
@@ -314,13 +338,10 @@ export const open = (
       buffer.offset = committed.bytes
       const chunks = yield* Effect.try({
         try: () =>
-          encoders.map((encoder, j): ColumnChunk =>
-            writeColumn({
-              writer: buffer,
-              column: encoder.column,
-              pageData: encodeNestedValues(encoder.treePath, values[j] as Array<Stored>)
-            }).chunk
-          ),
+          encoders.map((encoder, j): ColumnChunk => {
+            const { column, pageData } = textShortcut(encoder.column, encoder.text, values[j] as Array<Stored>)
+            return writeColumn({ writer: buffer, column, pageData: encodeNestedValues(encoder.treePath, pageData) }).chunk
+          }),
         catch: (cause) =>
           new SinkError({ reason: "Encode", path, detail: `encoding the row group failed: ${String(cause)}` })
       })

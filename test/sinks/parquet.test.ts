@@ -384,6 +384,7 @@ describe("the encoding is hyparquet-writer's", () => {
         { name: "block", type: "int64" },
         { name: "time", type: "timestamp" },
         { name: "hash", type: "string" },
+        { name: "note", type: "string" },
         { name: "amount", type: "decimalString" },
         { name: "amount_float", type: "float64", field: "amount" },
         { name: "ok", type: "bool" }
@@ -392,6 +393,8 @@ describe("the encoding is hyparquet-writer's", () => {
         block: i % 7 === 0 ? "" : String(i - 20),
         time: String(1_700_000_000 + i),
         hash: i % 5 === 0 ? "" : "0x" + hex(i % 9, 64),
+        // Unique values (plain pages, no dictionary), some not ASCII.
+        note: i % 6 === 0 ? "" : `Ünïcødé 🚀 代币 ${i} ` + "x".repeat(i),
         amount: String(BigInt(i % 3) * 10n ** 30n),
         ok: i % 3 === 0 ? "1" : "0"
       }))
@@ -410,7 +413,8 @@ describe("the encoding is hyparquet-writer's", () => {
         const columnData = [
           { name: "block", data: values((r) => (r.block === "" ? null : BigInt(r.block))) },
           { name: "time", data: values((r) => BigInt(r.time) * 1000n) },
-          { name: "hash", data: values((r) => (r.hash === "" ? "" : r.hash)), statistics: false },
+          { name: "hash", data: values((r) => r.hash), statistics: false },
+          { name: "note", data: values((r) => r.note), statistics: false },
           { name: "amount", data: values((r) => r.amount), statistics: false },
           { name: "amount_float", data: values((r) => Number(r.amount)) },
           { name: "ok", data: values((r) => r.ok === "1") }

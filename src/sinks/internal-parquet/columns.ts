@@ -196,6 +196,33 @@ export const converterOf = (column: Column): Converter => {
 const notScalar = (value: ReadonlyArray<Cell>): CellError =>
   new CellError(`a list (${describe(JSON.stringify(value, bigintReplacer))}) is not a single value`)
 
+/** Whether a column stores UTF-8 text. */
+export const isText = (type: ColumnType): boolean => type === "string" || type === "decimalString"
+
+/**
+ * The UTF-8 bytes of a text column's values: one buffer for the whole column and a view of it per value
+ * (null stays null), where hyparquet-writer would encode each string into a buffer of its own.
+ */
+export const utf8Views = (values: ReadonlyArray<Stored>): Array<Uint8Array | null> => {
+  let units = 0
+  for (const value of values) if (typeof value === "string") units += value.length
+  // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a surrogate pair: 2 units, 4 bytes).
+  const bytes = Buffer.allocUnsafe(units * 3)
+  const views = new Array<Uint8Array | null>(values.length)
+  let at = 0
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i]
+    if (typeof value !== "string") {
+      views[i] = null
+      continue
+    }
+    const written = bytes.write(value, at, "utf8")
+    views[i] = bytes.subarray(at, at + written)
+    at += written
+  }
+  return views
+}
+
 /** The cell of a column in a row: its field, or an element of its array field. */
 export const cellOf = (column: Column): (row: Row) => Cell | ReadonlyArray<Cell> | CellError => {
   const field = column.field ?? column.name
