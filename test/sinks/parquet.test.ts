@@ -399,7 +399,12 @@ describe("the encoding is hyparquet-writer's", () => {
         ok: i % 3 === 0 ? "1" : "0"
       }))
       const groups = chunked(rows, 20)
-      yield* writeFile(file, columns, groups)
+      // SNAPPY: hyparquet-writer's own compressor, as its ParquetWriter uses by default.
+      yield* Effect.gen(function*() {
+        const writer = yield* Parquet.open(file, columns, { codec: "SNAPPY" })
+        for (const group of groups) yield* writer.writeRowGroup(group)
+        yield* writer.finish
+      }).pipe(Effect.scoped)
 
       const reference = new ByteWriter()
       const hyparquet = new HyparquetWriter({

@@ -20,7 +20,7 @@ type Encoding = NonNullable<ColumnChunk["meta_data"]>["encodings"][number]
 const Count = Schema.Int.pipe(Schema.nonNegative())
 
 /** The compression of the pages. */
-export const Codec = Schema.Literal("SNAPPY", "UNCOMPRESSED")
+export const Codec = Schema.Literal("GZIP", "SNAPPY", "UNCOMPRESSED")
 /** @see Codec */
 export type Codec = typeof Codec.Type
 
