@@ -12,7 +12,9 @@
  * - after a crash, `open(path, columns, { resume: state })` cuts the file back to `state.bytes` (a torn
  *   row group written after the last checkpoint goes), takes the committed row groups back and goes on;
  * - `finish` writes the footer over all row groups. The footer is always rebuilt from the JSON state, so
- *   a resumed file has exactly the bytes of an uninterrupted one with the same row groups.
+ *   a resumed file has exactly the bytes of an uninterrupted one with the same row groups;
+ * - a finished file is extended the same way: a copy of it opened with the state `finish` returned
+ *   loses its footer and takes more row groups.
  *
  * Memory holds one row group (its rows, the column values, the encoded bytes) and the small state.
  *
@@ -134,6 +136,11 @@ export interface Finished {
   readonly rowGroups: number
   /** `sha256:<hex>` of the whole file, as the manifest states it. */
   readonly contentHash: string
+  /**
+   * The row groups the footer describes. Kept with a published file, it lets a later run extend the
+   * file: open a copy of it with `resume: state` (the footer is cut off), write more row groups, finish.
+   */
+  readonly state: State
 }
 
 /**
@@ -410,7 +417,8 @@ export const open = (
         bytes: committed.bytes + bytes.byteLength,
         rows,
         rowGroups: committed.rowGroups.length,
-        contentHash: `sha256:${hash.copy().digest("hex")}`
+        contentHash: `sha256:${hash.copy().digest("hex")}`,
+        state: committed
       } satisfies Finished
     }).pipe(Effect.withSpan("Parquet.finish"))
 

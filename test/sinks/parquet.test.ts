@@ -295,6 +295,29 @@ describe("kill and resume", () => {
       expect(yield* query(db, `SELECT * FROM read_parquet('${partial}') EXCEPT ALL SELECT * FROM read_parquet('${whole}')`)).toEqual([])
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.scoped("a finished file extends: a copy opened with the state finish returned takes more row groups", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const folder = yield* tempFolder
+      const columns = yield* Parquet.columnsOf(Erc20Transfer)
+      const groups = chunked(transfers(0, 500), 100)
+      const whole = `${folder}/whole.parquet`
+      yield* writeFile(whole, columns, groups)
+      const published = `${folder}/published.parquet`
+      const first = yield* writeFile(published, columns, groups.slice(0, 2))
+      expect(first.state.bytes).toBeLessThan(first.bytes)
+
+      const partial = `${folder}/.published.parquet.partial`
+      yield* fs.copyFile(published, partial)
+      const extended = yield* Effect.gen(function*() {
+        const writer = yield* Parquet.open(partial, columns, { resume: first.state })
+        for (const group of groups.slice(2)) yield* writer.writeRowGroup(group)
+        return yield* writer.finish
+      }).pipe(Effect.scoped)
+      expect(extended).toMatchObject({ rows: 500, rowGroups: 5 })
+      expect(Buffer.compare(yield* fs.readFile(partial), yield* fs.readFile(whole))).toBe(0)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.scoped("a resume can start from the magic number alone and write the footer only", () =>
     Effect.gen(function*() {
       const folder = yield* tempFolder
