@@ -107,7 +107,7 @@ describe("columnsOf", () => {
     })
   })
 
-  it("adds float companions, a chain id column and overrides on request; refuses a non-struct", () => {
+  it("adds float companions, a chain id column and overrides on request; reads a Schema.Class; refuses a non-struct", () => {
     const columns = Either.getOrThrow(
       Parquet.columnsOf(Erc20Transfer, { floats: true, chainId: true, overrides: { gas: "int64" } })
     )
@@ -115,6 +115,10 @@ describe("columnsOf", () => {
     expect(columns.find((c) => c.name === "gas")).toEqual({ name: "gas", type: "int64" })
     expect(columns.filter((c) => c.type === "float64").map((c) => c.name)).toEqual([
       "value_float", "gasPrice_float", "gasUsed_float", "cumulativeGasUsed_float"
+    ])
+    class Row extends Schema.Class<Row>("Row")({ block: Schema.NumberFromString, amount: Schema.BigInt, ok: Schema.Boolean }) {}
+    expect(Either.getOrThrow(Parquet.columnsOf(Row))).toEqual([
+      { name: "block", type: "int64" }, { name: "amount", type: "decimalString" }, { name: "ok", type: "bool" }
     ])
     const refused = Parquet.columnsOf(Schema.String)
     expect(Either.isLeft(refused) && refused.left.reason).toBe("InvalidInput")

@@ -309,8 +309,7 @@ export const deriveColumns = <A, I>(
   options: DeriveOptions = {}
 ): Either.Either<ReadonlyArray<Column>, SinkError> => {
   const encoded = unwrapEncoded(SchemaAST.encodedAST(schema.ast))
-  const decoded = SchemaAST.typeAST(schema.ast)
-  if (encoded._tag !== "TypeLiteral" || decoded._tag !== "TypeLiteral") {
+  if (encoded._tag !== "TypeLiteral") {
     return Either.left(
       new SinkError({
         reason: "InvalidInput",
@@ -321,10 +320,12 @@ export const deriveColumns = <A, I>(
   }
   const identifier = Option.getOrUndefined(SchemaAST.getIdentifierAnnotation(schema.ast))
   const table = { ...(identifier === undefined ? {} : knownOverrides[identifier]), ...options.overrides }
+  // The fields' own schemas (their identifiers and guards): the struct itself, the struct a Schema.Class
+  // is made from, or else the decoded side when it is a struct.
+  const decoded = SchemaAST.typeAST(schema.ast)
+  const struct = unwrapStruct(schema.ast) ?? (decoded._tag === "TypeLiteral" ? decoded : undefined)
   const fields = new Map<PropertyKey, SchemaAST.AST>()
-  // The original AST keeps the fields' own schemas (their identifiers and guards).
-  const original = unwrapStruct(schema.ast)
-  for (const ps of original?.propertySignatures ?? decoded.propertySignatures) fields.set(ps.name, ps.type)
+  for (const ps of struct?.propertySignatures ?? []) fields.set(ps.name, ps.type)
   const columns: Array<Column> = options.chainId === true ? [{ name: "chainid", type: "int64" }] : []
   for (const ps of encoded.propertySignatures) {
     if (typeof ps.name !== "string") continue
