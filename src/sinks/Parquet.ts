@@ -97,9 +97,9 @@ export {
  * The columns of a record schema, in the order of its fields (the CSV column order), typed from the
  * schema's decoded side:
  * - a flag (`BooleanFromDigit`) → `bool`; a bigint (`DecimalBigInt`, `HexBigInt`: wei, token amounts,
- *   gas, token ids) → `decimalString`; a number (`DecimalInt`, `HexInt`, `JsonInt`) → `int64`, or
- *   `timestamp` when the field's name ends with `timestamp` (any case: `timeStamp`, `unixTimeStamp`);
- *   `JsonNumber` → `float64`; anything else → `string`;
+ *   gas, token ids) → `decimalString`; an integer (`DecimalInt`, `HexInt`, `JsonInt`, `Schema.Int`) →
+ *   `int64`, or `timestamp` when the field's name ends with `timestamp` (any case: `timeStamp`,
+ *   `unixTimeStamp`); any other number (`JsonNumber`, `Schema.Number`) → `float64`; the rest → `string`;
  * - a field that decodes `""` to null (`EmptyAsNull`, e.g. `to` of a contract creation) writes `""` as NULL;
  * - `topics` → `topic0`..`topic3` (as in CSV); any other list → its JSON text;
  * - then the built-in table {@link knownOverrides} (text fields that hold decimals or flags, by record

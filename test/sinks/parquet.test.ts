@@ -116,9 +116,17 @@ describe("columnsOf", () => {
     expect(columns.filter((c) => c.type === "float64").map((c) => c.name)).toEqual([
       "value_float", "gasPrice_float", "gasUsed_float", "cumulativeGasUsed_float"
     ])
-    class Row extends Schema.Class<Row>("Row")({ block: Schema.NumberFromString, amount: Schema.BigInt, ok: Schema.Boolean }) {}
+    class Row extends Schema.Class<Row>("Row")({
+      block: Schema.Int,
+      price: Schema.NumberFromString,
+      amount: Schema.BigInt,
+      ok: Schema.Boolean
+    }) {}
     expect(Either.getOrThrow(Parquet.columnsOf(Row))).toEqual([
-      { name: "block", type: "int64" }, { name: "amount", type: "decimalString" }, { name: "ok", type: "bool" }
+      { name: "block", type: "int64" },
+      { name: "price", type: "float64" },
+      { name: "amount", type: "decimalString" },
+      { name: "ok", type: "bool" }
     ])
     const refused = Parquet.columnsOf(Schema.String)
     expect(Either.isLeft(refused) && refused.left.reason).toBe("InvalidInput")

@@ -282,10 +282,23 @@ const unwrapEncoded = (ast: SchemaAST.AST): SchemaAST.AST => {
 const timestampName = /timestamp$/i
 
 /**
+ * The library's building blocks whose numbers are integers although their decoded side is a plain
+ * `Schema.Number` (src/schemas/common.ts); `EmptyAsNull` only ever wraps one of them around a number.
+ */
+const integerBlocks = new Set(["DecimalInt", "HexInt", "HexQuantity", "JsonInt", "EmptyAsNull"])
+
+/** The identifier of a field's schema (of the defined member, for an optional field). */
+const identifierOf = (field: SchemaAST.AST): string | undefined => {
+  const defined = field._tag === "Union" ? field.types.filter((t) => t._tag !== "UndefinedKeyword") : [field]
+  const only = defined.length === 1 ? defined[0] : undefined
+  return only === undefined ? undefined : Option.getOrUndefined(SchemaAST.getIdentifierAnnotation(only))
+}
+
+/**
  * The type of a field from its decoded side, probed with one value of each kind: a guard that accepts a
- * boolean is a flag, a bigint an exact amount, a number an integer (the schemas' numbers are integers;
- * `JsonNumber` is the one float block), anything else text. A decoded side that accepts `null` is a field
- * the API leaves `""` for "none".
+ * boolean is a flag, a bigint an exact amount, a number an integer when it refuses 0.5 or is one of the
+ * library's integer blocks (else a float), anything else text. A decoded side that accepts `null` is a
+ * field the API leaves `""` for "none".
  */
 const probe = (name: string, field: SchemaAST.AST): { type: ColumnType; emptyAsNull: boolean } => {
   const is = Schema.is(Schema.make(SchemaAST.typeAST(field)))
@@ -293,8 +306,8 @@ const probe = (name: string, field: SchemaAST.AST): { type: ColumnType; emptyAsN
   if (is(true) && is(false)) return { type: "bool", emptyAsNull }
   if (is(1n)) return { type: "decimalString", emptyAsNull }
   if (is(1)) {
-    const identifier = SchemaAST.getIdentifierAnnotation(field)
-    if (Option.getOrUndefined(identifier) === "JsonNumber") return { type: "float64", emptyAsNull }
+    const integer = !is(0.5) || integerBlocks.has(identifierOf(field) ?? "")
+    if (!integer) return { type: "float64", emptyAsNull }
     return { type: timestampName.test(name) ? "timestamp" : "int64", emptyAsNull }
   }
   return { type: "string", emptyAsNull }
