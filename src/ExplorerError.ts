@@ -2,6 +2,10 @@
  * Every typed error of explorer-etl. Each carries the chain, module and action of the call and, for
  * answers of the server, the server's own words (`detail`) — never the API key nor the request URL.
  *
+ * Each error is declared once, through one class helper: its tag, the fields it adds to the
+ * call's context, and what its message adds around the server's words. Every message reads
+ * `module/action on chain N: <before>detail<after>`.
+ *
  * @example
  * import { Effect } from "effect"
  * explorer.topholders({ chainId: 999, contractAddress }).pipe(
@@ -18,143 +22,127 @@ const context = {
   detail: Schema.String
 }
 
-const where = (e: { chainId: number; module: string; action: string }): string =>
-  `${e.module}/${e.action} on chain ${e.chainId}`
+/** The call's context, as every error holds it. */
+type Context = Schema.Struct.Type<typeof context>
 
-/** A status-0 answer whose text is not one of the known errors (Part A.10). */
-export class NotOkError extends Schema.TaggedError<NotOkError>()("NotOkError", {
-  ...context,
-  /** The envelope's `message` (usually "NOTOK"). */
-  serverMessage: Schema.String
-}) {
-  override get message(): string {
-    return `${where(this)}: ${this.detail}`
-  }
+/** The message of every error: the call, then the server's words with what the error adds around them. */
+const messageOf = (error: Context, before: string, after: string): string =>
+  `${error.module}/${error.action} on chain ${error.chainId}: ${before}${error.detail}${after}`
+
+/** What an error's message adds before and after the server's words. */
+interface MessageParts<A> {
+  readonly before?: (error: A) => string
+  readonly after?: (error: A) => string
 }
 
+/** The class an error extends: its tag, the context's fields and its own. */
+type ErrorClass<Self, Tag extends string, Fields extends Schema.Struct.Fields> = Schema.TaggedErrorClass<
+  Self,
+  Tag,
+  { readonly _tag: Schema.tag<Tag> } & typeof context & Fields
+>
+
+/**
+ * The class of one error: a `Schema.TaggedError` with the call's context and the given fields, whose
+ * message is {@link messageOf} with the error's own parts.
+ */
+const ExplorerErrorClass = <Self>() =>
+<Tag extends string, Fields extends Schema.Struct.Fields>(
+  tag: Tag,
+  fields: Fields,
+  parts: MessageParts<Schema.Struct.Type<typeof context & Fields>> = {}
+): ErrorClass<Self, Tag, Fields> => {
+  // `TaggedError<Self>()` checks that `Self` is given: here it is the caller's, so the check is theirs.
+  const Base = Schema.TaggedError<Self>()(tag, { ...context, ...fields }) as unknown as new(
+    ...args: ReadonlyArray<never>
+  ) => object
+  const { after, before } = parts
+  class WithMessage extends Base {}
+  // TaggedError defines `message` on its own prototype, not configurable: the subclass's shadows it.
+  Object.defineProperty(WithMessage.prototype, "message", {
+    // (The context's fields are named apart: TypeScript cannot read them off the generic struct type.)
+    get(this: Schema.Struct.Type<typeof context & Fields> & Context): string {
+      return messageOf(this, before?.(this) ?? "", after?.(this) ?? "")
+    },
+    enumerable: false,
+    configurable: true
+  })
+  return WithMessage as unknown as ErrorClass<Self, Tag, Fields>
+}
+
+/** A status-0 answer whose text is not one of the known errors (Part A.10). */
+export class NotOkError extends ExplorerErrorClass<NotOkError>()("NotOkError", {
+  /** The envelope's `message` (usually "NOTOK"). */
+  serverMessage: Schema.String
+}) {}
+
 /** A PRO (standard+) or Pro Plus operation called with a lower plan. */
-export class PlanTierError extends Schema.TaggedError<PlanTierError>()("PlanTierError", {
-  ...context,
+export class PlanTierError extends ExplorerErrorClass<PlanTierError>()("PlanTierError", {
   /** The plan the client was configured with, when known. */
   plan: Schema.optional(Schema.String),
   /** The lowest plan that may call the operation, when known. */
   requiredPlan: Schema.optional(Schema.String)
-}) {
-  override get message(): string {
-    const need = this.requiredPlan ? ` (needs plan ${this.requiredPlan}${this.plan ? `, have ${this.plan}` : ""})` : ""
-    return `${where(this)}: ${this.detail}${need}`
-  }
-}
+}, {
+  after: (e) => (e.requiredPlan ? ` (needs plan ${e.requiredPlan}${e.plan ? `, have ${e.plan}` : ""})` : "")
+}) {}
 
 /** A free key on a paid-only chain (BSC, Base, OP, Avalanche). */
-export class ChainNotOnPlanError extends Schema.TaggedError<ChainNotOnPlanError>()("ChainNotOnPlanError", {
-  ...context,
+export class ChainNotOnPlanError extends ExplorerErrorClass<ChainNotOnPlanError>()("ChainNotOnPlanError", {
   plan: Schema.optional(Schema.String)
-}) {
-  override get message(): string {
-    return `${where(this)}: ${this.detail}`
-  }
-}
+}) {}
 
 /** A chain id the API does not serve, or an operation not offered on that chain (topholders on 999). */
-export class UnsupportedChainError extends Schema.TaggedError<UnsupportedChainError>()("UnsupportedChainError", {
-  ...context
-}) {
-  override get message(): string {
-    return `${where(this)}: ${this.detail}`
-  }
-}
+export class UnsupportedChainError extends ExplorerErrorClass<UnsupportedChainError>()("UnsupportedChainError", {}) {}
 
 /** The server refused the call for its rate: per second (transient) or per day (not before midnight UTC). */
-export class RateLimitError extends Schema.TaggedError<RateLimitError>()("RateLimitError", {
-  ...context,
+export class RateLimitError extends ExplorerErrorClass<RateLimitError>()("RateLimitError", {
   scope: Schema.Literal("second", "day", "unknown"),
   /** The calls/s the server named, when it named one ("(3/sec)"). */
   perSecond: Schema.optional(Schema.Number)
-}) {
-  override get message(): string {
-    return `${where(this)}: rate limit (${this.scope}): ${this.detail}`
-  }
-}
+}, { before: (e) => `rate limit (${e.scope}): ` }) {}
 
 /** The key is missing, unknown, or its IP is throttled for too many invalid attempts. */
-export class InvalidApiKeyError extends Schema.TaggedError<InvalidApiKeyError>()("InvalidApiKeyError", {
-  ...context
-}) {
-  override get message(): string {
-    return `${where(this)}: ${this.detail}`
-  }
-}
+export class InvalidApiKeyError extends ExplorerErrorClass<InvalidApiKeyError>()("InvalidApiKeyError", {}) {}
 
 /** `page × offset` went past the result window of the plan. */
-export class ResultWindowError extends Schema.TaggedError<ResultWindowError>()("ResultWindowError", {
-  ...context,
+export class ResultWindowError extends ExplorerErrorClass<ResultWindowError>()("ResultWindowError", {
   /** The window the server named (1,000 or 10,000), when it named one. */
   window: Schema.optional(Schema.Number),
   /** Rows delivered before the window stopped paging, when a stream raised it. */
   rowsDelivered: Schema.optional(Schema.Number)
-}) {
-  override get message(): string {
-    const rows = this.rowsDelivered !== undefined ? ` after ${this.rowsDelivered} rows` : ""
-    return `${where(this)}: ${this.detail}${rows}`
-  }
-}
+}, { after: (e) => (e.rowsDelivered !== undefined ? ` after ${e.rowsDelivered} rows` : "") }) {}
 
 /** "Query Timeout occured…": the query is too heavy; a smaller block range may pass. */
-export class QueryTimeoutError extends Schema.TaggedError<QueryTimeoutError>()("QueryTimeoutError", {
-  ...context
-}) {
-  override get message(): string {
-    return `${where(this)}: ${this.detail}`
-  }
-}
+export class QueryTimeoutError extends ExplorerErrorClass<QueryTimeoutError>()("QueryTimeoutError", {}) {}
 
 /** A parameter the library refused before sending, or the server called invalid. */
-export class InvalidInputError extends Schema.TaggedError<InvalidInputError>()("InvalidInputError", {
-  ...context,
+export class InvalidInputError extends ExplorerErrorClass<InvalidInputError>()("InvalidInputError", {
   /** The parameter at fault, when one is. */
   parameter: Schema.optional(Schema.String)
-}) {
-  override get message(): string {
-    return `${where(this)}: ${this.parameter ? `${this.parameter}: ` : ""}${this.detail}`
-  }
-}
+}, { before: (e) => (e.parameter ? `${e.parameter}: ` : "") }) {}
 
 /** The answer had an unexpected shape: not JSON, an HTML page, a record that does not fit its schema. */
-export class DecodeError extends Schema.TaggedError<DecodeError>()("DecodeError", {
-  ...context,
+export class DecodeError extends ExplorerErrorClass<DecodeError>()("DecodeError", {
   /** Whether retrying may help (a truncated body or an HTML page served with HTTP 200). */
   transient: Schema.Boolean
-}) {
-  override get message(): string {
-    return `${where(this)}: ${this.detail}`
-  }
-}
+}) {}
 
 /** The request did not get an answer: network failure, reset, timeout, or an HTTP error status. */
-export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {
-  ...context,
+export class TransportError extends ExplorerErrorClass<TransportError>()("TransportError", {
   /** The HTTP status, when there was a response. */
   status: Schema.optional(Schema.Number)
-}) {
-  override get message(): string {
-    return `${where(this)}: ${this.status !== undefined ? `HTTP ${this.status}: ` : ""}${this.detail}`
-  }
-}
+}, { before: (e) => (e.status !== undefined ? `HTTP ${e.status}: ` : "") }) {}
 
 /** A block holds more rows than the result window lets a request page through: the export cannot be exact. */
-export class DenseBlockError extends Schema.TaggedError<DenseBlockError>()("DenseBlockError", {
-  ...context,
+export class DenseBlockError extends ExplorerErrorClass<DenseBlockError>()("DenseBlockError", {
   blockNumber: Schema.Number,
   /** Rows of that block that could be read before the window stopped paging. */
   rowsSeen: Schema.Number
-}) {
-  override get message(): string {
-    return `${where(this)}: block ${this.blockNumber} holds more rows than the result window allows (${this.rowsSeen} read): ${this.detail}`
-  }
-}
+}, {
+  before: (e) => `block ${e.blockNumber} holds more rows than the result window allows (${e.rowsSeen} read): `
+}) {}
 
-/** Every error an explorer-etl call can fail with. */
+/** Every error an explorer-etl call or stream can fail with. */
 export type ExplorerError =
   | NotOkError
   | PlanTierError
@@ -167,8 +155,9 @@ export type ExplorerError =
   | InvalidInputError
   | DecodeError
   | TransportError
+  | DenseBlockError
 
-/** The schema of every client error (for encoding errors into manifests or logs). */
+/** The schema of every error (for encoding errors into manifests or logs, and decoding them back). */
 export const ExplorerError = Schema.Union(
   NotOkError,
   PlanTierError,
@@ -180,11 +169,24 @@ export const ExplorerError = Schema.Union(
   QueryTimeoutError,
   InvalidInputError,
   DecodeError,
-  TransportError
+  TransportError,
+  DenseBlockError
 )
 
-/** Every error a stream of explorer-etl can fail with: the client's, plus a block too dense to export exactly. */
-export type StreamError = ExplorerError | DenseBlockError
+/**
+ * Every error a stream of explorer-etl can fail with: the same union as {@link ExplorerError} (which
+ * now holds `DenseBlockError` too), kept under this name for existing code.
+ */
+export type StreamError = ExplorerError
+
+const isMember = Schema.is(ExplorerError)
+
+/**
+ * Whether a value is one of explorer-etl's errors (an instance of one of the classes above, or of the
+ * same class from another copy of the library), e.g. to tell them from a platform's or a sink's errors
+ * in a `catchAll`.
+ */
+export const isExplorerError = (u: unknown): u is ExplorerError => isMember(u)
 
 /** Whether an HTTP status is worth retrying: 408, 425, 429 and every 5xx. */
 export const isTransientStatus = (status: number): boolean =>

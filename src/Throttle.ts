@@ -2,43 +2,56 @@
  * The per-key limiters: one shared limiter per API key (and base URL) for the whole process, so
  * every fiber, stream, chain — and every client layer — that uses a key stays under its rate.
  *
+ * - A lane is a grant loop repeated on a `Schedule` ({@link starts}): a fiber hands the start to the
+ *   next waiting caller, then the schedule, stepped at that start, says when the next one may be.
+ *   Callers wait in a queue; a lane with no one waiting starts the next caller at once (if its time
+ *   has come), so an idle key adds no latency.
  * - The key's lane spaces the starts `1000 / (rate × (1 − margin))` ms apart (not rounded: 347.2 ms at
  *   3/s with the default 4 % margin), one caller at a time: evenly spaced, never a burst (a token
- *   bucket of `limit: N / 1 s` lets N + 1 calls through in the first second, effect-3-notes §1.8). A
- *   timer fires a little late (1–2 ms in Node); spacing each start from the previous *actual* start
- *   would lose that every call (2 % of the budget at 10/s, 5 % at 30/s), so the next start is planned
- *   from the previous *planned* one, but catches up at most 2 ms (and never more than half the safety
- *   margin). Any N + 1 consecutive starts then span at least N × spacing − 3 ms (2 ms of catch-up,
- *   1 ms of clock resolution; the catch-up does not add up: only the first start's lateness is made
- *   up within a run): with a 4 % margin, at least 1,038 ms at every rate, 96 % of the rate at best.
- *   The ~40 ms of slack is for whatever shifts an arrival as the server counts it (the network, the
- *   server's own pauses, this process's event loop between the slot and the socket). (At 3 %, 31 ms
- *   of slack, a simulator counting to the millisecond refused one call now and then on a busy 2-core
- *   machine; bench/RESULTS.md.)
- * - The throttled operations (`Plan.operations[x].throttled`, 2 calls/s on every plan) also pass a
- *   gate that holds their slot until `1000 / (2 × (1 − margin))` ms after the moment they took the
- *   key's slot, i.e. the moment they are sent (520.8 ms at 4 %, 96 % of the 2/s). (Two RateLimiters
- *   in a row would not do: a call that waits for the key's lane after taking the throttled token is
- *   sent late, the next one may not wait, and two throttled calls would reach the server closer than
- *   500 ms apart.)
- * - A rate-limit answer pauses the key: every call waits until the pause is over.
+ *   bucket of `limit: N / 1 s` lets N + 1 calls through in the first second, effect-3-notes §1.8; a
+ *   fixed grid of permits, `Schedule.fixed`, does the same: a permit kept until a caller comes is
+ *   followed by the next grid point, closer than the spacing). A timer fires a little late (1–2 ms in
+ *   Node); spacing each start from the previous *actual* start would lose that every call (2 % of the
+ *   budget at 10/s, 5 % at 30/s), so the next start is planned from the previous *planned* one, but
+ *   catches up at most 2 ms (and never more than half the safety margin). Any N + 1 consecutive
+ *   starts then span at least N × spacing − 3 ms (2 ms of catch-up, 1 ms of clock resolution; the
+ *   catch-up does not add up: only the first start's lateness is made up within a run): with a 4 %
+ *   margin, at least 1,038 ms at every rate, 96 % of the rate at best. The ~40 ms of slack is for
+ *   whatever shifts an arrival as the server counts it (the network, the server's own pauses, this
+ *   process's event loop between the slot and the socket). (At 3 %, 31 ms of slack, a simulator
+ *   counting to the millisecond refused one call now and then on a busy 2-core machine;
+ *   bench/RESULTS.md.)
+ * - The throttled operations (`Plan.operations[x].throttled`, 2 calls/s on every plan) wait in a lane
+ *   of their own whose loop, for each caller, first takes a slot of the key's lane and then starts
+ *   the next throttled call no sooner than `1000 / (2 × (1 − margin))` ms after that slot, i.e. the
+ *   moment it was sent (520.8 ms at 4 %, 96 % of the 2/s). (Two RateLimiters in a row would not do: a
+ *   call that waits for the key's lane after taking the throttled token is sent late, the next one may
+ *   not wait, and two throttled calls would reach the server closer than 500 ms apart.)
+ * - A rate-limit answer pauses the key: the key's lane starts no one until the pause is over, then
+ *   resumes evenly spaced (the first start after the pause plans the next), not in a burst.
+ * - A caller that gives up while waiting (interrupted) leaves its turn to the next one.
  *
  * The limiter is applied per attempt (retries are throttled too).
  *
  * **Shared by key, even across layers.** The registry lives at module level (`globalValue`): two
  * `Client.layer(...)` built for the same base URL and key — the documented "layer provided twice
  * doubles the rate" trap — get the same limiter. The entry is reference-counted and closed when
- * the last client using it is released. A later client asking a different rate for the same key
- * shares the first one's limiter (and a warning is logged): the server counts per key, not per
- * client.
+ * the last client using it is released (its loops stop). A later client asking a different rate for
+ * the same key shares the first one's limiter (and a warning is logged): the server counts per key,
+ * not per client.
  */
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import * as ScheduleDecision from "effect/ScheduleDecision"
+import * as ScheduleInterval from "effect/ScheduleInterval"
 import * as Scope from "effect/Scope"
 import { globalValue } from "effect/GlobalValue"
 import { createHash } from "node:crypto"
@@ -113,53 +126,97 @@ const registry = globalValue(Symbol.for("explorer-etl/Throttle/registry"), (): R
 /** How many keys have a live limiter (for tests and diagnostics). */
 export const activeCount: Effect.Effect<number> = Effect.sync(() => registry.entries.size)
 
-const build = (options: Options): Effect.Effect<Throttle> =>
+/**
+ * The starts of a lane, as a `Schedule` stepped at each start (`now`: when it happened): the next
+ * start is `spacing` ms after the later of the planned start and `now − allowance` (how late a start
+ * may be and still be made up by the next one). Plans are kept in fractions of a millisecond and
+ * waited until the next whole one, never before. The output is the plan of the next start.
+ *
+ * @example
+ * // 3 calls/s, 4 % margin, stepped at the starts it asks for from 0: plans 344.2, 691.4, 1038.7 ms
+ * Schedule.run(Throttle.starts(Throttle.intervalMillis(3, 0.04), 3), 0, [1, 2, 3])
+ */
+export const starts = (spacing: number, allowance: number): Schedule.Schedule<number, unknown> =>
+  Schedule.makeWithState(Number.NEGATIVE_INFINITY, (now, _input, planned: number) => {
+    const next = Math.max(planned, now - allowance) + spacing
+    return Effect.succeed([next, next, ScheduleDecision.continueWith(ScheduleInterval.after(Math.ceil(next)))] as const)
+  })
+
+/** A caller waiting in a lane: the lane's loop completes it at the moment it may send. */
+type Turn = Deferred.Deferred<void>
+
+/** Waits for a turn in a lane. A caller interrupted while waiting marks its turn, and the loop skips it. */
+const waitTurn = (lane: Queue.Queue<Turn>): Effect.Effect<void> =>
+  Effect.flatMap(Deferred.make<void>(), (turn) =>
+    Queue.offer(lane, turn).pipe(
+      Effect.zipRight(Deferred.await(turn)),
+      Effect.onInterrupt(() => Deferred.interrupt(turn))
+    ))
+
+/**
+ * A lane's grant loop: gives the start to the next caller still waiting (`grant` says whether one took
+ * it), then waits on `schedule` for the next start; forever (until its scope closes).
+ */
+const grantLoop = (
+  lane: Queue.Queue<Turn>,
+  grant: (turn: Turn) => Effect.Effect<boolean>,
+  schedule: Schedule.Schedule<number, unknown>
+): Effect.Effect<number> =>
+  Effect.repeat(
+    Effect.gen(function*() {
+      // A caller that gave up leaves the start to the next one.
+      let taken = false
+      while (!taken) taken = yield* grant(yield* Queue.take(lane))
+    }),
+    schedule
+  )
+
+const build = (options: Options, scope: Scope.Scope): Effect.Effect<Throttle> =>
   Effect.gen(function*() {
     const keyInterval = intervalMillis(options.callsPerSecond, options.safetyMargin)
     const throttledInterval = intervalMillis(options.throttledPerSecond, options.safetyMargin)
     // How much of a late start the next one may make up: the usual lateness of a timer, and at most
-    // half the safety margin of one interval.
-    const catchUp = Math.min(MAX_CATCH_UP_MILLIS, (keyInterval * options.safetyMargin) / 2)
-    const keyGate = yield* Effect.makeSemaphore(1)
-    const nextKeyStart = yield* Ref.make(Number.NEGATIVE_INFINITY)
-    const keyLane: Effect.Effect<void> = keyGate.withPermits(1)(
-      Effect.gen(function*() {
-        const planned = yield* Ref.get(nextKeyStart)
-        const now = yield* Clock.currentTimeMillis
-        if (now < planned) yield* Effect.sleep(Duration.millis(Math.ceil(planned - now)))
-        // The clock counts whole milliseconds: a start up to 1 ms after a fractional plan is on time.
-        const started = yield* Clock.currentTimeMillis
-        yield* Ref.set(nextKeyStart, Math.max(planned, started - catchUp - 1) + keyInterval)
-      })
-    )
-    const throttledGate = yield* Effect.makeSemaphore(1)
-    const lastThrottledSend = yield* Ref.make(Number.NEGATIVE_INFINITY)
+    // half the safety margin of one interval; plus 1 ms, as the clock counts whole milliseconds (a
+    // start up to 1 ms after a fractional plan is on time).
+    const catchUp = Math.min(MAX_CATCH_UP_MILLIS, (keyInterval * options.safetyMargin) / 2) + 1
+    const keyLane = yield* Queue.unbounded<Turn>()
+    const throttledLane = yield* Queue.unbounded<Turn>()
     const pauseUntil = yield* Ref.make(0)
 
-    const waitUntil = (ref: Ref.Ref<number>, offset: number) =>
-      Effect.gen(function*() {
-        const until = (yield* Ref.get(ref)) + offset
+    const pauseOver: Effect.Effect<void> = Effect.gen(function*() {
+      // Read again after each wait: a pause may have been extended meanwhile.
+      for (let until = yield* Ref.get(pauseUntil); ; until = yield* Ref.get(pauseUntil)) {
         const now = yield* Clock.currentTimeMillis
-        if (now < until) yield* Effect.sleep(Duration.millis(Math.ceil(until - now)))
-      })
-
-    // Take a slot of the key's lane once no pause is running; a slot taken while a pause began is
-    // given up and a new one taken after the pause (so calls resume evenly spaced, not in a burst).
-    const keySlot: Effect.Effect<void> = Effect.gen(function*() {
-      while (true) {
-        yield* waitUntil(pauseUntil, 0)
-        yield* keyLane
-        const now = yield* Clock.currentTimeMillis
-        if (now >= (yield* Ref.get(pauseUntil))) return
+        if (now >= until) return
+        yield* Effect.sleep(Duration.millis(Math.ceil(until - now)))
       }
     })
-
-    const throttledSlot = throttledGate.withPermits(1)(
+    // The key's start is given once no pause runs (its schedule then plans from this late start).
+    const keyGrant = (turn: Turn) => Effect.zipRight(pauseOver, Deferred.succeed(turn, undefined))
+    // A throttled call's start is a start of the key's lane too: the throttled loop waits for one
+    // itself, and its schedule plans from the moment it got it (when the call is sent).
+    const throttledGrant = (turn: Turn) =>
       Effect.gen(function*() {
-        yield* waitUntil(lastThrottledSend, throttledInterval)
-        yield* keySlot
-        yield* Ref.set(lastThrottledSend, yield* Clock.currentTimeMillis)
+        if (yield* Deferred.isDone(turn)) return false
+        yield* waitTurn(keyLane)
+        return yield* Deferred.succeed(turn, undefined)
       })
+
+    // Built inside `acquireRelease`'s acquire, which is uninterruptible: the loops must be made
+    // interruptible, or closing the scope would wait for them forever.
+    yield* Effect.forkIn(Effect.interruptible(grantLoop(keyLane, keyGrant, starts(keyInterval, catchUp))), scope)
+    yield* Effect.forkIn(
+      Effect.interruptible(grantLoop(throttledLane, throttledGrant, starts(throttledInterval, 0))),
+      scope
+    )
+    // Once the limiter is released, a caller still waiting (or coming) is interrupted, not left hanging.
+    yield* Scope.addFinalizer(
+      scope,
+      Effect.forEach([keyLane, throttledLane], (lane) =>
+        Effect.zipRight(
+          Effect.flatMap(Queue.takeAll(lane), Effect.forEach(Deferred.interrupt)),
+          Queue.shutdown(lane)
+        ))
     )
 
     return {
@@ -167,7 +224,7 @@ const build = (options: Options): Effect.Effect<Throttle> =>
       throttledPerSecond: options.throttledPerSecond,
       intervalMillis: keyInterval,
       throttledIntervalMillis: throttledInterval,
-      acquire: (throttled) => (throttled ? throttledSlot : keySlot),
+      acquire: (throttled) => waitTurn(throttled ? throttledLane : keyLane),
       pause: (duration) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
           Ref.update(pauseUntil, (until) => Math.max(until, now + Duration.toMillis(duration))))
@@ -198,7 +255,7 @@ export const make = (options: Options): Effect.Effect<Throttle, never, Scope.Sco
         return existing
       }
       const scope = yield* Scope.make()
-      const throttle = yield* build(options)
+      const throttle = yield* build(options, scope)
       const entry: Entry = { throttle, scope, refCount: 1 }
       registry.entries.set(id, entry)
       return entry

@@ -4,33 +4,38 @@
  *
  * - Columns are the fields of the schema's *encoded* side, in the schema's field order.
  * - A row is `Schema.encode(schema)(record)`, written cell by cell:
- *   - CSV: RFC 4180 quoting as csv-stringify writes it (a cell is quoted only when it holds a comma, a
- *     double quote, CR or LF; quotes are doubled), records end with LF (`\n`) — the last one too —,
- *     UTF-8 without BOM, a header row of the column names. Strings are written as they are, numbers in
- *     decimal, bigints as exact integers, booleans as `true`/`false`, null and absent fields as an empty
- *     cell, an array field named `topics` as the four columns `topic0..topic3` (missing topics empty), any
- *     other array or object as its JSON text.
+ *   - CSV: written by csv-stringify (its sync `stringify`, a batch of rows per call) with RFC 4180
+ *     quoting (a cell is quoted only when it holds a comma, a double quote, CR or LF; quotes are
+ *     doubled), records ended by LF (`\n`) — the last one too —, UTF-8 without BOM, a header row of the
+ *     column names. Its `cast` option writes the values: strings as they are, numbers in decimal,
+ *     bigints as exact integers, booleans as `true`/`false`, dates in ISO 8601, any other array or
+ *     object as its JSON text; null and absent fields are an empty cell; an array field named `topics`
+ *     is the four columns `topic0..topic3` (missing topics empty).
  *   - JSONL: one JSON object per line, keys in column order, `\n` after every line; absent optional
  *     fields are left out, null stays null, bigints become exact decimal strings, `topics` stays an array.
  * - A `chainid` column (a `chainid` key in JSONL) comes first when the export spans several chains.
- * - Formula guard (CSV only, on by default): a text cell starting with `=`, `+`, `-`, `@`, tab or CR is
- *   prefixed with a single quote `'` so spreadsheets do not evaluate it; the rest of the cell is kept
- *   whole. Token names and symbols are chosen by whoever deploys the token. Cells written from numbers and
- *   bigints are not text and are never prefixed. `formulaGuard: false` writes every cell verbatim.
+ * - Formula guard (CSV only, on by default; the `cast` of text cells): a text cell starting with `=`,
+ *   `+`, `-`, `@`, tab or CR is prefixed with a single quote `'` so spreadsheets do not evaluate it; the
+ *   rest of the cell is kept whole. Token names and symbols are chosen by whoever deploys the token.
+ *   Cells written from numbers and bigints are not text and are never prefixed, nor is the chain id.
+ *   `formulaGuard: false` writes every cell verbatim. (csv-stringify's own `escape_formulas` is not
+ *   used: it also prefixes the full-width ＝ ＋ － ＠, which would change the files.)
  *
  * Speed: encoding is on the hot path of every export. Exports of the block-ordered data sets hand the
  * rows over already encoded ({@link encodedEncoder}: the client checked them on the wire and never built
  * the decoded values); otherwise, for a `Schema.Struct` record, the rows of a chunk are encoded by the
  * schemas' fast path (`recordsFastPath`: the same building blocks' checks in one loop, falling back to
- * `Schema.encode` row by row on anything unusual, which then reports the failing row). Either way the
- * cells the schema says are plain text (`plainTextFields`: numbers, addresses, hashes, flags) are written
- * as they are, without quoting checks, formula guard or JSON escaping, and a JSONL line is written key by
- * key, as JSON.stringify would write it.
+ * `Schema.encode` row by row on anything unusual, which then reports the failing row). A CSV chunk is
+ * one csv-stringify call (its options are read once per call, not per row); a row's own line
+ * (`lines`) is cut out of that text at its record delimiter. A JSONL line is written key by key, as
+ * JSON.stringify would write it, the cells the schema says are plain text (`plainTextFields`: numbers,
+ * addresses, hashes, flags) as they are, without JSON escaping.
  *
  * @example
  * const encoder = yield* Format.encoder(Erc20Transfer, { format: "csv" })
  * const text = encoder.header + (yield* encoder.encode(rows))
  */
+import { type CastingContext, type Options as CsvOptions, stringify } from "csv-stringify/sync"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -193,42 +198,68 @@ const jsonText = (value: unknown): string => {
 const decimal = (n: number): string =>
   Number.isInteger(n) && Math.abs(n) >= 1e21 ? BigInt(n).toString() : String(n)
 
-/** The text of one CSV cell, and whether it is text (subject to the formula guard). */
-const cellOf = (value: unknown, guard: boolean): string => {
-  switch (typeof value) {
-    case "string":
-      return guard ? guardFormula(value) : value
-    case "number":
-      return decimal(value)
-    case "bigint":
-      return value.toString()
-    case "boolean":
-      return value ? "true" : "false"
-    case "undefined":
-      return ""
-    default: {
-      if (value === null) return ""
-      if (value instanceof Date) return value.toISOString()
-      const text = jsonText(value)
-      return guard ? guardFormula(text) : text
+/**
+ * csv-stringify's options for every CSV of this module: RFC 4180 quoting, LF after every record (CR
+ * and LF inside a cell quoted), no header, no BOM; the casts write each kind of value, the text ones
+ * through the formula guard from cell `guardFrom` on (`undefined`: no guard).
+ */
+const csvOptions = (guardFrom: number | undefined): CsvOptions => {
+  const text = guardFrom === undefined
+    ? (value: string): string => value
+    : (value: string, context: CastingContext): string => (context.index >= guardFrom ? guardFormula(value) : value)
+  return {
+    delimiter: ",",
+    quote: "\"",
+    escape: "\"",
+    record_delimiter: csvRecordDelimiter,
+    quote_record_delimiter: true,
+    eof: true,
+    header: false,
+    bom: false,
+    escape_formulas: false,
+    // Every kind is given: csv-stringify fills the missing ones into this object (booleans as "1"/"").
+    cast: {
+      string: text,
+      number: decimal,
+      bigint: (value) => value.toString(),
+      boolean: (value) => (value ? "true" : "false"),
+      date: (value) => value.toISOString(),
+      object: (value, context) => text(jsonText(value), context)
     }
   }
 }
 
-/** A cell csv-stringify would quote (with this module's options: `,` delimiter, `"` quote, LF records). */
-const NEEDS_QUOTES = /[",\r\n]/
+/** The options of cells written verbatim (the header, {@link csvCell}, {@link csvRecord}). */
+const verbatim = csvOptions(undefined)
+
+/** One CSV record: the cells as csv-stringify quotes them (RFC 4180), joined by commas, ended by LF. */
+export const csvRecord = (cells: ReadonlyArray<string>): string => stringify([cells], verbatim)
 
 /**
- * One CSV cell as csv-stringify writes it with this module's options (RFC 4180): quoted when it holds a
- * comma, a double quote, CR or LF, with its quotes doubled; as is otherwise (the empty cell too).
+ * One CSV cell as csv-stringify writes it (RFC 4180): quoted when it holds a comma, a double quote, CR
+ * or LF, with its quotes doubled; as is otherwise (the empty cell too).
  */
-export const csvCell = (cell: string): string => (NEEDS_QUOTES.test(cell) ? `"${cell.replaceAll("\"", "\"\"")}"` : cell)
+export const csvCell = (cell: string): string => csvRecord([cell]).slice(0, -csvRecordDelimiter.length)
 
-/** One CSV record: the cells quoted by {@link csvCell}, joined by commas, ended by LF. */
-export const csvRecord = (cells: ReadonlyArray<string>): string => {
-  let line = ""
-  for (let i = 0; i < cells.length; i++) line += (i === 0 ? "" : ",") + csvCell(cells[i] as string)
-  return line + csvRecordDelimiter
+/**
+ * The records of csv-stringify's text, each with its LF. An LF ends a record unless it is inside a
+ * quoted cell, i.e. after an odd number of quotes since the record began (a quote inside a cell is
+ * doubled, and only quoted cells hold quotes). `undefined` if the text does not hold `count` records.
+ */
+const splitRecords = (text: string, count: number): Array<string> | undefined => {
+  const records: Array<string> = new Array(count)
+  let n = 0
+  let start = 0
+  let inQuotes = false
+  let quote = text.indexOf("\"")
+  for (let end = text.indexOf(csvRecordDelimiter); end !== -1; end = text.indexOf(csvRecordDelimiter, end + 1)) {
+    for (; quote !== -1 && quote < end; quote = text.indexOf("\"", quote + 1)) inQuotes = !inQuotes
+    if (inQuotes) continue
+    if (n === count) return undefined
+    records[n++] = text.slice(start, end + 1)
+    start = end + 1
+  }
+  return n === count && start === text.length ? records : undefined
 }
 
 const encodeFailure = (index: number, error: ParseResult.ParseError): SinkError =>
@@ -245,6 +276,13 @@ const topicsFailure = (index: number, value: unknown): SinkError =>
     detail: `record ${index} of the chunk has ${
       Array.isArray(value) ? `${value.length} topics` : "topics that are not an array"
     }; CSV has the columns topic0..topic${topicColumns - 1}`
+  })
+
+const csvFailure = (error: unknown): SinkError =>
+  new SinkError({
+    reason: "Encode",
+    path: "<record>",
+    detail: `a record of the chunk does not write as CSV: ${error instanceof Error ? error.message : String(error)}`
   })
 
 /** The struct behind a record schema, when it is one (the fast path's case). */
@@ -318,7 +356,7 @@ const make = <A, I, Row>(
       return out
     }
 
-    /** Encodes a chunk and writes each row with `line`; "" for none. */
+    /** Encodes a chunk and writes each row with `line` (JSONL); "" for none. */
     const encodeWith = (line: (row: Row, source: Record<string, unknown>, index: number) => string | SinkError) =>
     (rows: Iterable<Row>): Effect.Effect<string, SinkError> =>
       Effect.suspend(() => {
@@ -336,7 +374,7 @@ const make = <A, I, Row>(
         return Effect.succeed(text)
       })
 
-    /** Encodes a chunk and gives each row's line on its own. */
+    /** Encodes a chunk and gives each row's line on its own (JSONL). */
     const linesWith = (line: (row: Row, source: Record<string, unknown>, index: number) => string | SinkError) =>
     (list: ReadonlyArray<Row>): Either.Either<ReadonlyArray<string>, SinkError> => {
       const sources = encodeAll(list)
@@ -392,27 +430,60 @@ const make = <A, I, Row>(
       if (field.topics) for (let i = 0; i < topicColumns; i++) columns.push(`topic${i}`)
       else columns.push(field.name)
     }
-    const line = (row: Row, source: Record<string, unknown>, index: number): string | SinkError => {
-      const cells: Array<string> = []
-      if (chainIdOf !== undefined) cells.push(csvCell(String(chainIdOf(row))))
-      for (let j = 0; j < fields.length; j++) {
-        const field = fields[j] as Field
-        const value = source[field.name]
-        if (field.topics) {
+    // The chain id is not text: the guard starts after it.
+    const rowOptions = csvOptions(guard ? (chainIdOf !== undefined ? 1 : 0) : undefined)
+
+    /**
+     * The text of a chunk: each row's cells (the chain id, then the fields, `topics` spread over four
+     * cells), all written by one csv-stringify call; "" for none.
+     */
+    const csvText = (list: ReadonlyArray<Row>): string | SinkError => {
+      const sources = encodeAll(list)
+      if (sources instanceof SinkError) return sources
+      const records: Array<Array<unknown>> = new Array(list.length)
+      for (let r = 0; r < list.length; r++) {
+        const source = sources[r] as Record<string, unknown>
+        const cells: Array<unknown> = chainIdOf !== undefined ? [String(chainIdOf(list[r] as Row))] : []
+        for (const field of fields) {
+          const value = source[field.name]
+          if (!field.topics) {
+            cells.push(value)
+            continue
+          }
           const topics: ReadonlyArray<unknown> = Array.isArray(value) ? value : []
           if (topics.length > topicColumns || (value !== undefined && value !== null && !Array.isArray(value))) {
-            return topicsFailure(index, value)
+            return topicsFailure(r, value)
           }
-          const quick = plain[j] === true && isPlainList(value)
-          for (let i = 0; i < topicColumns; i++) {
-            const topic = topics[i]
-            cells.push(quick ? (topic as string | undefined) ?? "" : csvCell(cellOf(topic, guard)))
-          }
-        } else {
-          cells.push(plain[j] === true && typeof value === "string" ? value : csvCell(cellOf(value, guard)))
+          for (let i = 0; i < topicColumns; i++) cells.push(topics[i])
         }
+        records[r] = cells
       }
-      return cells.join(",") + csvRecordDelimiter
+      try {
+        return stringify(records, rowOptions)
+      } catch (error) {
+        // A value no cast writes (a function, an invalid date): csv-stringify throws.
+        return csvFailure(error)
+      }
     }
-    return { format: "csv", columns, header: csvRecord(columns), encode: encodeWith(line), lines: linesWith(line) } satisfies RowEncoder<Row>
+
+    return {
+      format: "csv",
+      columns,
+      header: csvRecord(columns),
+      encode: (rows) =>
+        Effect.suspend(() => {
+          const text = csvText(Array.isArray(rows) ? rows : Array.from(rows))
+          return typeof text === "string" ? Effect.succeed(text) : Effect.fail(text)
+        }),
+      lines: (list) => {
+        const text = csvText(list)
+        if (typeof text !== "string") return Either.left(text)
+        // Each line is a slice of the chunk's one text (V8 keeps a slice as a view of it): as light to
+        // hold as the text itself, with no copy.
+        const lines = splitRecords(text, list.length)
+        return lines !== undefined
+          ? Either.right(lines)
+          : Either.left(csvFailure(new Error(`the CSV text of ${list.length} rows does not cut into as many lines`)))
+      }
+    } satisfies RowEncoder<Row>
   })

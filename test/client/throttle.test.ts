@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Exit, Option, Scope } from "effect"
+import { Chunk, Clock, Effect, Exit, Fiber, Option, Schedule, Scope, TestClock } from "effect"
 import { DEFAULT_SAFETY_MARGIN } from "../../src/Config.js"
 import * as Plan from "../../src/Plan.js"
 import * as Throttle from "../../src/Throttle.js"
@@ -122,6 +122,69 @@ describe("Throttle", () => {
         expect(achievedRate(times) / allowed).toBeGreaterThanOrEqual(0.959)
       }))
   }
+
+  it.effect("the lanes' Schedule plans each next start from the planned one, in fractions of a millisecond", () =>
+    Effect.gen(function*() {
+      const spacing = Throttle.intervalMillis(3, DEFAULT_SAFETY_MARGIN)
+      // Stepped at the starts it asks for (0, then each plan rounded up to the next whole millisecond).
+      const plans = Chunk.toReadonlyArray(yield* Schedule.run(Throttle.starts(spacing, 3), 0, [1, 2, 3, 4]))
+      expect(plans.map((p) => Math.round(p * 10) / 10)).toEqual([344.2, 691.4, 1038.7, 1385.9])
+      // A late start (a caller after an idle spell) makes up at most the allowance, then plans evenly.
+      const late = Chunk.toReadonlyArray(yield* Schedule.run(Throttle.starts(spacing, 3), 5_000, [1, 2]))
+      expect(late.map((p) => Math.round(p * 10) / 10)).toEqual([5344.2, 5691.4])
+    }))
+
+  it.scoped("an idle key starts a caller at once; a busy one at the planned start", () =>
+    Effect.gen(function*() {
+      const throttle = yield* Throttle.make(options(3))
+      const startOne = Effect.zipRight(throttle.acquire(false), Clock.currentTimeMillis)
+      const exit = yield* drive(Effect.gen(function*() {
+        const first = yield* startOne
+        yield* Effect.sleep("5 seconds")
+        const afterIdle = yield* startOne
+        const busy = yield* Effect.all([startOne, startOne], { concurrency: "unbounded" })
+        return [first, afterIdle, ...busy]
+      }))
+      expect(Exit.getOrElse(exit, () => [])).toEqual([0, 5_000, 5_345, 5_692])
+    }))
+
+  it.scoped("a caller that gives up while waiting leaves its turn to the next one", () =>
+    Effect.gen(function*() {
+      const throttle = yield* Throttle.make(options(3))
+      yield* throttle.acquire(false)
+      const givesUp = yield* Effect.fork(throttle.acquire(false))
+      const next = yield* Effect.fork(Effect.zipRight(throttle.acquire(false), Clock.currentTimeMillis))
+      yield* TestClock.adjust("100 millis")
+      yield* Fiber.interrupt(givesUp)
+      yield* TestClock.adjust("245 millis")
+      expect(yield* Fiber.join(next)).toBe(345)
+    }))
+
+  it.scoped("a pause extended while callers wait holds them until its new end", () =>
+    Effect.gen(function*() {
+      const throttle = yield* Throttle.make(options(10))
+      yield* throttle.pause("1 second")
+      const exit = yield* drive(Effect.gen(function*() {
+        const waiting = yield* Effect.fork(burst(throttle, [false, true, false]))
+        yield* Effect.sleep("500 millis")
+        yield* throttle.pause("1 second")
+        return yield* Fiber.join(waiting)
+      }))
+      const times = Exit.getOrElse(exit, () => []).map((s) => s.at)
+      expect(times).toHaveLength(3)
+      expect(Math.min(...times)).toBe(1_500)
+    }))
+
+  it.effect("once released, a caller still waiting is interrupted, not left hanging", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const throttle = yield* Scope.extend(Throttle.make(options(3)), scope)
+      yield* throttle.acquire(false)
+      const waiting = yield* Effect.fork(throttle.acquire(false))
+      yield* TestClock.adjust("1 millis")
+      yield* Scope.close(scope, Exit.void)
+      expect(Exit.isInterrupted(yield* Fiber.await(waiting))).toBe(true)
+    }))
 
   it("the registry never holds the key", () => {
     const fp = Throttle.fingerprint(Option.some(freshKey("FPKEY")))

@@ -1,6 +1,7 @@
 /**
  * The file formats: columns from the record schema, CSV and JSONL round-trips, RFC 4180 quoting of the
- * token names users cannot trust, the formula guard, topics, bigints, nulls and the chainid column.
+ * token names users cannot trust, the formula guard, topics, bigints, nulls and the chainid column, and
+ * each row's own line cut out of csv-stringify's text.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { parse } from "csv-parse/sync"
@@ -189,6 +190,39 @@ describe("CSV", () => {
       expect(parseCsv(csv.header + text).records).toEqual([["[\"x\",\"y\"]", "{\"a\":1}", "false"]])
     }))
 
+  it.effect("guards text only: not the chain id, numbers or bigints; JSON text too; not the full-width starters", () =>
+    Effect.gen(function*() {
+      const Row = Schema.Struct({
+        name: Schema.String,
+        amount: Schema.Number,
+        meta: Schema.Array(Schema.String),
+        raw: Schema.BigIntFromSelf,
+        at: Schema.DateFromSelf,
+        flag: Schema.Boolean
+      })
+      const csv = yield* Format.encoder(Row, { format: "csv", chainIdOf: () => -1 })
+      const text = yield* csv.encode([
+        { name: "=1,2", amount: -1e21, meta: ["-x"], raw: -5n, at: new Date(Date.UTC(2024, 1, 29, 12)), flag: true },
+        { name: "＝SUM(A1)", amount: 0.5, meta: [], raw: 0n, at: new Date(0), flag: false },
+        { name: "\r=x", amount: Number.NaN, meta: ["a,\"b\""], raw: 1n, at: new Date(0), flag: false }
+      ])
+      expect(text).toBe(
+        "-1,\"'=1,2\",-1000000000000000000000,\"[\"\"-x\"\"]\",-5,2024-02-29T12:00:00.000Z,true\n" +
+          "-1,＝SUM(A1),0.5,[],0,1970-01-01T00:00:00.000Z,false\n" +
+          // The JSON text ["a,\"b\""], its quotes doubled.
+          String.raw`-1,"'` + "\r" + String.raw`=x",NaN,"[""a,\""b\""""]",1,1970-01-01T00:00:00.000Z,false` + "\n"
+      )
+    }))
+
+  it.effect("fails the chunk with a typed error on a value no cell can hold, instead of throwing", () =>
+    Effect.gen(function*() {
+      const csv = yield* Format.encoder(Schema.Struct({ a: Schema.Unknown }), { format: "csv" })
+      const error = yield* Effect.flip(csv.encode([{ a: "fine" }, { a: () => 1 }]))
+      expect(error._tag).toBe("SinkError")
+      expect(error.reason).toBe("Encode")
+      expect(Either.isLeft(csv.lines([{ a: Symbol("s") }]))).toBe(true)
+    }))
+
   it.effect("refuses more than four topics instead of dropping one", () =>
     Effect.gen(function*() {
       const csv = yield* Format.encoder(Schema.Struct({ topics: Schema.Array(Schema.String) }), { format: "csv" })
@@ -274,6 +308,35 @@ describe("lines (a row's text on its own)", () => {
         const encodedSide = yield* Format.encodedEncoder(TransferSchema, { format })
         expect(Either.getOrThrow(encodedSide.lines(encoded)).join("")).toBe(yield* encodedSide.encode(encoded))
       }
+    }))
+
+  it.effect("CSV: a line ends at its record's LF, never at an LF or CR inside a quoted cell", () =>
+    Effect.gen(function*() {
+      const csv = yield* Format.encoder(Schema.Struct({ a: Schema.String, b: Schema.String }), { format: "csv" })
+      const rows = [
+        { a: "one\ntwo", b: "\"q\"\n" },
+        { a: "", b: "" },
+        { a: "\n", b: "\"" },
+        { a: "x\r\ny", b: "=\n" },
+        { a: "plain", b: "end" }
+      ]
+      const lines = Either.getOrThrow(csv.lines(rows))
+      expect(lines).toEqual([
+        "\"one\ntwo\",\"\"\"q\"\"\n\"\n",
+        ",\n",
+        "\"\n\",\"\"\"\"\n",
+        "\"x\r\ny\",\"'=\n\"\n",
+        "plain,end\n"
+      ])
+      expect(lines.join("")).toBe(yield* csv.encode(rows))
+      expect(parseCsv(csv.header + lines.join("")).records).toEqual([
+        ["one\ntwo", "\"q\"\n"],
+        ["", ""],
+        ["\n", "\""],
+        ["x\r\ny", "'=\n"],
+        ["plain", "end"]
+      ])
+      expect(Either.getOrThrow(csv.lines([]))).toEqual([])
     }))
 
   it.effect("fails with the same typed error as encode", () =>
