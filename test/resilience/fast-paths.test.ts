@@ -1,8 +1,8 @@
 /**
  * "Never lose a row" also means the fast paths write exactly what the slow, obvious code writes: the
  * client's record decoding (the schemas' fast path, keeping unknown fields as `onExcessProperty:
- * "preserve"` does), the sinks' encoder (fast-path encoding, plain cells written as they are, CSV quoting
- * without csv-stringify) — each checked against the schema and csv-stringify on generated records.
+ * "preserve"` does), the sinks' encoder (fast-path encoding, plain cells written as they are, CSV through csv-stringify
+ * with the sink's cast) — each checked against the schema and a plain csv-stringify on generated records.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { stringify } from "csv-stringify/sync"
@@ -96,8 +96,8 @@ const reference = (row: Row, rows: ReadonlyArray<Record<string, unknown>>, forma
   return text
 }
 
-describe("CSV quoting without csv-stringify", () => {
-  it("csvRecord writes what csv-stringify writes, for any cells", () => {
+describe("CSV cells through the sink's csv-stringify settings", () => {
+  it("csvRecord (with the sink's cast) quotes text cells as a plain csv-stringify does, for any cells", () => {
     const cell = fc.oneof(
       fc.string(),
       fc.string({ unit: fc.constantFrom("a", ",", "\"", "\n", "\r", " ", "=", "é", "\u2028") }),
