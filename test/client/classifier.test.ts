@@ -243,3 +243,14 @@ describe("isTransient", () => {
     expect(Errors.isTransient(new Errors.RateLimitError({ ...base, scope: "unknown" }))).toBe(true)
   })
 })
+
+describe("isExplorerError", () => {
+  it("holds for every typed error and nothing else", () => {
+    const base = { chainId: 1, module: "m", action: "a", detail: "d" }
+    expect(Errors.isExplorerError(new Errors.NotOkError({ ...base, serverMessage: "NOTOK" }))).toBe(true)
+    expect(Errors.isExplorerError(new Errors.TransportError(base))).toBe(true)
+    expect(Errors.isExplorerError(new Error("d"))).toBe(false)
+    expect(Errors.isExplorerError({ _tag: "NotOkError" })).toBe(false)
+    expect(Errors.isExplorerError(undefined)).toBe(false)
+  })
+})
