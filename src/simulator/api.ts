@@ -226,7 +226,7 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
     case "txlist": {
       const a = address(p, "address", Texts.INVALID_ADDRESS)
       const sel: Selection<NormalTx> = {
-        sources: c.txSources(a), fromBlock: uint(p, "startblock", 0), toBlock: uint(p, "endblock", latest), desc: descending(p)
+        sources: c.txSources(a), fromBlock: uint(p, "startblock", 0), toBlock: blockBound(p, "endblock", latest, latest), desc: descending(p)
       }
       return list(select(sel, pageWindow(p, op, mode), (t) => renderNormalTx(t, view), mode), Texts.NO_TRANSACTIONS_FOUND)
     }
@@ -239,7 +239,7 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
         return list(slice(rows, pageWindow(p, op, mode)).map((t) => renderInternalTx(t, view, true)), Texts.NO_TRANSACTIONS_FOUND)
       }
       const sel: Selection<InternalTx> = {
-        sources: c.internalSources(a), fromBlock: uint(p, "startblock", 0), toBlock: uint(p, "endblock", latest), desc: descending(p)
+        sources: c.internalSources(a), fromBlock: uint(p, "startblock", 0), toBlock: blockBound(p, "endblock", latest, latest), desc: descending(p)
       }
       return list(select(sel, pageWindow(p, op, mode), (t) => renderInternalTx(t, view, false), mode), Texts.NO_TRANSACTIONS_FOUND)
     }
@@ -253,7 +253,7 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
       const render = standard === "erc20" ? renderErc20Transfer : standard === "erc721" ? renderErc721Transfer : renderErc1155Transfer
       const { sources, test } = c.transferSources(standard, a, contract)
       const sel: Selection<TokenTransfer> = {
-        sources, test, fromBlock: uint(p, "startblock", 0), toBlock: uint(p, "endblock", latest), desc: descending(p)
+        sources, test, fromBlock: uint(p, "startblock", 0), toBlock: blockBound(p, "endblock", latest, latest), desc: descending(p)
       }
       return list(select(sel, pageWindow(p, op, mode), (t) => render(t, view), mode), Texts.NO_TRANSACTIONS_FOUND)
     }
