@@ -138,6 +138,13 @@ export const make = (
       ethsupply: operation("ethsupply"),
       getaddresstag: operation("getaddresstag"),
       exportaddresstags: operation("exportaddresstags"),
-      getlabelmasterlist: operation("getlabelmasterlist")
+      getlabelmasterlist: operation("getlabelmasterlist"),
+      balancemulti: operation("balancemulti"),
+      tokenbalance: operation("tokenbalance"),
+      tokensupply: operation("tokensupply"),
+      ethprice: operation("ethprice"),
+      gasoracle: operation("gasoracle"),
+      gasestimate: operation("gasestimate"),
+      getblockcountdown: operation("getblockcountdown")
     } satisfies ExplorerClient.Service
   })

@@ -13,6 +13,7 @@ export * from "./block.js"
 export * from "./common.js"
 export * from "./contract.js"
 export * from "./envelope.js"
+export * from "./gastracker.js"
 export {
   decodeRecords,
   encodeRecords,

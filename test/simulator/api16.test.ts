@@ -1,6 +1,8 @@
 /**
  * What the simulator answers as the real service does (issue 16): the account lists take
- * `endblock=latest` (the official full-history guide and etherscan-api's default send it).
+ * `endblock=latest` (the official full-history guide and etherscan-api's default send it); the value
+ * operations added for issue 16 answer with the recorded real shapes (key order included) and refuse
+ * bad input with the service's texts.
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -34,5 +36,55 @@ layer(
       expect(txs.status).toBe("1")
       const bad = yield* call(sim, { chainid: 1, apikey, module: "account", action: "txlist", address: wallet, endblock: "newest" })
       expect(bad.result).toBe("Error! Missing or invalid parameter")
+    }))
+
+  it.effect("balancemulti, tokenbalance, tokensupply, ethprice, gasoracle, gasestimate, getblockcountdown", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const c = sim.dataset.chain(1)
+      const q = { chainid: 1, apikey: sim.demoKeys.free }
+      const wallet = c.wallets[0]?.address ?? ""
+      const other = c.wallets[1]?.address ?? ""
+      const erc20 = c.erc20[0]?.address ?? ""
+      const balance = (yield* call(sim, { ...q, module: "account", action: "balance", address: wallet })).result
+      const multi = yield* call(sim, { ...q, module: "account", action: "balancemulti", address: `${wallet},${other.toUpperCase().replace("0X", "0x")}` })
+      expect(multi.status).toBe("1")
+      const rows = multi.result as ReadonlyArray<Record<string, string>>
+      expect(rows.map((r) => Object.keys(r))).toEqual([["account", "balance"], ["account", "balance"]])
+      expect(rows[0]).toEqual({ account: wallet.toLowerCase(), balance })
+      expect(rows[1]?.account).toBe(other.toLowerCase())
+      const tooMany = Array.from({ length: 21 }, () => wallet).join(",")
+      expect((yield* call(sim, { ...q, module: "account", action: "balancemulti", address: tooMany })).result)
+        .toBe("Error! Invalid address format")
+
+      const block = c.latestBlock
+      const history = yield* call(sim, { chainid: 1, apikey: sim.demoKeys.proplus, module: "account", action: "tokenbalancehistory", contractaddress: erc20, address: wallet, blockno: block })
+      const tb = yield* call(sim, { ...q, module: "account", action: "tokenbalance", contractaddress: erc20, address: wallet, tag: "latest" })
+      expect(tb).toEqual({ status: "1", message: "OK", result: history.result })
+      const supply = yield* call(sim, { ...q, module: "stats", action: "tokensupply", contractaddress: erc20 })
+      expect(BigInt(supply.result as string)).toBeGreaterThan(0n)
+      expect((yield* call(sim, { ...q, module: "stats", action: "tokensupply", contractaddress: "0x12" })).result)
+        .toBe("Error! Invalid contract address format")
+
+      const price = (yield* call(sim, { ...q, module: "stats", action: "ethprice" })).result as Record<string, string>
+      expect(Object.keys(price)).toEqual(["ethbtc", "ethbtc_timestamp", "ethusd", "ethusd_timestamp"])
+      expect(Number(price.ethusd)).toBeGreaterThan(0)
+
+      const oracle = (yield* call(sim, { ...q, module: "gastracker", action: "gasoracle" })).result as Record<string, string>
+      expect(Object.keys(oracle)).toEqual(["LastBlock", "SafeGasPrice", "ProposeGasPrice", "FastGasPrice", "suggestBaseFee", "gasUsedRatio"])
+      expect(Number(oracle.SafeGasPrice)).toBeLessThan(Number(oracle.ProposeGasPrice))
+      expect(Number(oracle.ProposeGasPrice)).toBeLessThan(Number(oracle.FastGasPrice))
+      expect(oracle.gasUsedRatio?.split(",")).toHaveLength(5)
+
+      const slow = Number((yield* call(sim, { ...q, module: "gastracker", action: "gasestimate", gasprice: 1_000_000 })).result)
+      const fast = Number((yield* call(sim, { ...q, module: "gastracker", action: "gasestimate", gasprice: "1000000000000" })).result)
+      expect(slow).toBeGreaterThan(fast)
+      expect((yield* call(sim, { ...q, module: "gastracker", action: "gasestimate" })).result).toBe("Error! Missing or invalid parameter")
+
+      const countdown = (yield* call(sim, { ...q, module: "block", action: "getblockcountdown", blockno: block + 100 })).result as Record<string, string>
+      expect(countdown).toMatchObject({ CurrentBlock: String(block), CountdownBlock: String(block + 100), RemainingBlock: "100" })
+      expect(Object.keys(countdown)).toEqual(["CurrentBlock", "CountdownBlock", "RemainingBlock", "EstimateTimeInSec"])
+      expect((yield* call(sim, { ...q, module: "block", action: "getblockcountdown", blockno: block })).result)
+        .toBe("Error! Block number already pass")
     }))
 })
