@@ -7,7 +7,8 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Simulator from "../../src/simulator/index.js"
-import { call } from "./helpers.js"
+import * as Texts from "../../src/simulator/texts.js"
+import { apiUrl, call } from "./helpers.js"
 
 layer(
   Simulator.layer({ seed: 16, enforceRateLimits: false, dataset: { chains: [1], busyWalletTransactions: 40, heavyContractLogs: 0 } }),
@@ -86,5 +87,25 @@ layer(
       expect(Object.keys(countdown)).toEqual(["CurrentBlock", "CountdownBlock", "RemainingBlock", "EstimateTimeInSec"])
       expect((yield* call(sim, { ...q, module: "block", action: "getblockcountdown", blockno: block })).result)
         .toBe("Error! Block number already pass")
+    }))
+
+  it.effect("the real headers (charset, CORS, OPTIONS), JSON-RPC's trailing newline and the free-tier texts", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const url = apiUrl(sim, { chainid: 1, module: "proxy", action: "eth_blockNumber", apikey: sim.demoKeys.free })
+      const r = yield* Effect.promise(() => fetch(url))
+      expect(r.headers.get("content-type")).toBe("application/json; charset=utf-8")
+      expect(r.headers.get("access-control-allow-origin")).toBe("*")
+      const body = yield* Effect.promise(() => r.text())
+      expect(body).toMatch(/^\{"jsonrpc":"2\.0","id":83,"result":"0x[0-9a-f]+"\}\n$/)
+      const pre = yield* Effect.promise(() => fetch(url, { method: "OPTIONS" }))
+      expect(pre.status).toBe(204)
+      expect(pre.headers.get("access-control-allow-methods")).toContain("GET")
+      const envelope = yield* Effect.promise(() => fetch(apiUrl(sim, { chainid: 1, module: "stats", action: "ethsupply", apikey: sim.demoKeys.free })))
+      expect(envelope.headers.get("content-type")).toBe("application/json; charset=utf-8")
+      expect(Texts.FREE_NOT_SUPPORTED_FOR_CHAIN).toBe(
+        "Free API access is not supported for this chain. Please upgrade your api plan for full chain coverage. https://etherscan.io/apis"
+      )
+      expect(Texts.FREE_TEMPORARILY_UNAVAILABLE).toMatch(/unusually high network activity\. .*: https:\/\/etherscan\.io\/apis$/)
     }))
 })
