@@ -227,6 +227,10 @@ export declare namespace ExplorerClient {
     readonly gasestimate: Method<"gasestimate">
     /** block/getblockcountdown: blocks and seconds until `blockNo` (a past block → NotOkError). */
     readonly getblockcountdown: Method<"getblockcountdown">
+    /** transaction/getstatus: whether a transaction's execution failed, and why. */
+    readonly getstatus: Method<"getstatus">
+    /** transaction/gettxreceiptstatus: the receipt status (`null` before Byzantium or for an unknown hash). */
+    readonly gettxreceiptstatus: Method<"gettxreceiptstatus">
   }
 }
 

@@ -105,7 +105,9 @@ export const operations = {
   ethprice: op("stats", "ethprice", "free", false, "none"),
   gasoracle: op("gastracker", "gasoracle", "free", false, "none"),
   gasestimate: op("gastracker", "gasestimate", "free", false, "none"),
-  getblockcountdown: op("block", "getblockcountdown", "free", false, "none")
+  getblockcountdown: op("block", "getblockcountdown", "free", false, "none"),
+  getstatus: op("transaction", "getstatus", "free", false, "none"),
+  gettxreceiptstatus: op("transaction", "gettxreceiptstatus", "free", false, "none")
 } as const satisfies Record<string, Operation>
 
 /** The action name of a named operation. */

@@ -45,7 +45,9 @@ export const Results = {
   ethprice: Schemas.EtherPrice,
   gasoracle: Schemas.GasOracle,
   gasestimate: Schemas.ConfirmationSeconds,
-  getblockcountdown: Schemas.BlockCountdown
+  getblockcountdown: Schemas.BlockCountdown,
+  getstatus: Schemas.TxExecutionStatus,
+  gettxreceiptstatus: Schemas.TxReceiptStatus
 } as const satisfies Record<Plan.OperationName, Schema.Schema.AnyNoContext>
 
 /** An operation's result schema, typed as its result. */

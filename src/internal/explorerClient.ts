@@ -145,6 +145,8 @@ export const make = (
       ethprice: operation("ethprice"),
       gasoracle: operation("gasoracle"),
       gasestimate: operation("gasestimate"),
-      getblockcountdown: operation("getblockcountdown")
+      getblockcountdown: operation("getblockcountdown"),
+      getstatus: operation("getstatus"),
+      gettxreceiptstatus: operation("gettxreceiptstatus")
     } satisfies ExplorerClient.Service
   })

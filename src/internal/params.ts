@@ -130,7 +130,9 @@ export const Params = {
   ethprice: Schema.Struct({ ...chainField }),
   gasoracle: Schema.Struct({ ...chainField }),
   gasestimate: Schema.Struct({ ...chainField, gasPrice: WeiParam }),
-  getblockcountdown: Schema.Struct({ ...chainField, blockNo: BlockParam })
+  getblockcountdown: Schema.Struct({ ...chainField, blockNo: BlockParam }),
+  getstatus: Schema.Struct({ ...chainField, txHash: HashParam }),
+  gettxreceiptstatus: Schema.Struct({ ...chainField, txHash: HashParam })
 } as const satisfies Record<Plan.OperationName, Schema.Schema.AnyNoContext>
 
 /** The parameters of an operation, e.g. `ParamsOf<"txlist">`. */

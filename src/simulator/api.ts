@@ -427,6 +427,16 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
       const seconds = Math.max(c.profile.blockTime, Math.round((3 * c.profile.blockTime) / Math.max(ratio, 0.01)))
       return value(str(seconds))
     }
+    case "getstatus":
+    case "gettxreceiptstatus": {
+      const hash = p.txhash
+      if (hash === undefined || !HASH.test(hash)) return refuse(Texts.INVALID_PARAMETER)
+      const tx = c.txByHash(hash.toLowerCase())
+      if (op.action === "gettxreceiptstatus") return value("{\"status\":" + str(tx?.receiptStatus ?? "") + "}")
+      const failed = tx?.isError === true
+      const reason = failed ? (c.internalByHash(tx.hash).find((i) => i.errCode !== "")?.errCode ?? "Reverted") : ""
+      return value("{\"isError\":" + str(failed ? "1" : "0") + ",\"errDescription\":" + JSON.stringify(reason) + "}")
+    }
     case "getblockcountdown": {
       const target = uint(p, "blockno")
       if (target <= latest) refuse(Texts.BLOCK_ALREADY_PASSED)

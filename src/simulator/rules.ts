@@ -46,6 +46,7 @@ const actionsByModule = {
   token: ["tokeninfo", "topholders", "tokenholderlist"],
   stats: ["ethsupply", "dailytx", "dailygasused", "tokensupply", "ethprice"],
   gastracker: ["gasoracle", "gasestimate"],
+  transaction: ["getstatus", "gettxreceiptstatus"],
   proxy: ["eth_gasPrice", "eth_blockNumber"],
   nametag: ["getaddresstag", "exportaddresstags", "getlabelmasterlist"]
 } as const

@@ -74,7 +74,9 @@ const named: Readonly<Record<string, Named>> = {
   "stats.ethprice": value(S.EtherPrice),
   "gastracker.gasoracle": value(S.GasOracle),
   "gastracker.gasestimate": value(S.ConfirmationSeconds),
-  "block.getblockcountdown": value(S.BlockCountdown)
+  "block.getblockcountdown": value(S.BlockCountdown),
+  "transaction.getstatus": value(S.TxExecutionStatus),
+  "transaction.gettxreceiptstatus": value(S.TxReceiptStatus)
 }
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
@@ -222,7 +224,9 @@ describe("real recorded answers", () => {
       "stats.ethprice",
       "gastracker.gasoracle",
       "gastracker.gasestimate",
-      "block.getblockcountdown"
+      "block.getblockcountdown",
+      "transaction.getstatus",
+      "transaction.gettxreceiptstatus"
     ]
     expect([...decodedOperations].sort()).toStrictEqual([...expected].sort())
   })

@@ -108,4 +108,27 @@ layer(
       )
       expect(Texts.FREE_TEMPORARILY_UNAVAILABLE).toMatch(/unusually high network activity\. .*: https:\/\/etherscan\.io\/apis$/)
     }))
+
+  it.effect("getstatus and gettxreceiptstatus follow the transaction's txlist row", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const c = sim.dataset.chain(1)
+      const q = { chainid: 1, apikey: sim.demoKeys.free }
+      const txs = (yield* call(sim, { ...q, module: "account", action: "txlist", address: c.unverifiedContract.address, offset: 1000, page: 1 }))
+        .result as ReadonlyArray<Record<string, string>>
+      const failed = txs.find((t) => t.isError === "1")
+      const ok = txs.find((t) => t.isError === "0" && t.txreceipt_status === "1")
+      expect(failed).toBeDefined()
+      expect(ok).toBeDefined()
+      const status = (hash: string) => call(sim, { ...q, module: "transaction", action: "getstatus", txhash: hash })
+      const receipt = (hash: string) => call(sim, { ...q, module: "transaction", action: "gettxreceiptstatus", txhash: hash })
+      const f = (yield* status(failed?.hash ?? "")).result as Record<string, string>
+      expect(f.isError).toBe("1")
+      expect(f.errDescription).not.toBe("")
+      expect((yield* status(ok?.hash ?? "")).result).toEqual({ isError: "0", errDescription: "" })
+      expect((yield* receipt(ok?.hash ?? "")).result).toEqual({ status: "1" })
+      expect((yield* receipt(failed?.hash ?? "")).result).toEqual({ status: failed?.txreceipt_status })
+      expect((yield* receipt("0x" + "ab".repeat(32))).result).toEqual({ status: "" })
+      expect((yield* status("0x12")).result).toBe("Error! Missing or invalid parameter")
+    }))
 })
