@@ -213,6 +213,24 @@ export declare namespace ExplorerClient {
     readonly exportaddresstags: Method<"exportaddresstags">
     /** nametag/getlabelmasterlist (Pro Plus): every label (a download URL or an inline array). */
     readonly getlabelmasterlist: OptionalMethod<"getlabelmasterlist">
+    /** account/balancemulti: wei of up to 20 addresses at `tag` (default latest), one row each. */
+    readonly balancemulti: Method<"balancemulti">
+    /** account/tokenbalance: raw ERC-20 balance of `address` at `tag` (default latest). */
+    readonly tokenbalance: Method<"tokenbalance">
+    /** stats/tokensupply: raw total supply of an ERC-20 token. */
+    readonly tokensupply: Method<"tokensupply">
+    /** stats/ethprice: the native coin's last price in BTC and USD. */
+    readonly ethprice: OptionalMethod<"ethprice">
+    /** gastracker/gasoracle: safe/proposed/fast gas prices (gwei) and the base fee. */
+    readonly gasoracle: OptionalMethod<"gasoracle">
+    /** gastracker/gasestimate: estimated seconds to confirmation at `gasPrice` wei. */
+    readonly gasestimate: Method<"gasestimate">
+    /** block/getblockcountdown: blocks and seconds until `blockNo` (a past block → NotOkError). */
+    readonly getblockcountdown: Method<"getblockcountdown">
+    /** transaction/getstatus: whether a transaction's execution failed, and why. */
+    readonly getstatus: Method<"getstatus">
+    /** transaction/gettxreceiptstatus: the receipt status (`null` before Byzantium or for an unknown hash). */
+    readonly gettxreceiptstatus: Method<"gettxreceiptstatus">
   }
 }
 

@@ -98,7 +98,16 @@ export const operations = {
   ethsupply: op("stats", "ethsupply", "free", false, "none"),
   getaddresstag: op("nametag", "getaddresstag", "proplus", true, "none"),
   exportaddresstags: op("nametag", "exportaddresstags", "proplus", true, "none"),
-  getlabelmasterlist: op("nametag", "getlabelmasterlist", "proplus", false, "none")
+  getlabelmasterlist: op("nametag", "getlabelmasterlist", "proplus", false, "none"),
+  balancemulti: op("account", "balancemulti", "free", false, "none"),
+  tokenbalance: op("account", "tokenbalance", "free", false, "none"),
+  tokensupply: op("stats", "tokensupply", "free", false, "none"),
+  ethprice: op("stats", "ethprice", "free", false, "none"),
+  gasoracle: op("gastracker", "gasoracle", "free", false, "none"),
+  gasestimate: op("gastracker", "gasestimate", "free", false, "none"),
+  getblockcountdown: op("block", "getblockcountdown", "free", false, "none"),
+  getstatus: op("transaction", "getstatus", "free", false, "none"),
+  gettxreceiptstatus: op("transaction", "gettxreceiptstatus", "free", false, "none")
 } as const satisfies Record<string, Operation>
 
 /** The action name of a named operation. */

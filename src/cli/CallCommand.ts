@@ -31,10 +31,13 @@ const renames: Readonly<Record<string, string>> = {
   blockno: "blockNo",
   txhash: "txHash",
   startdate: "startDate",
-  enddate: "endDate"
+  enddate: "endDate",
+  gasprice: "gasPrice"
 }
 
 const numeric = new Set(["startBlock", "endBlock", "fromBlock", "toBlock", "blockNo", "page", "offset", "timestamp", "limit"])
+/** Parameters the API takes comma-separated and the client as a list (balancemulti's `address`). */
+const listValued: Readonly<Record<string, string>> = { balancemulti: "address" }
 
 /** Reserved: set by the client itself. */
 const reserved = new Set(["chainid", "module", "action", "apikey"])
@@ -56,7 +59,11 @@ export const toMethodParams = (
       }
       let name = renames[rawName.toLowerCase()] ?? rawName
       if (action === "topholders" && name === "offset") name = "limit"
-      if (numeric.has(name) && value !== "latest") {
+      if (listValued[action] === name) {
+        params[name] = value.split(",").map((v) => v.trim())
+      } else if (name === "gasPrice" && /^\d+$/.test(value)) {
+        params[name] = BigInt(value)
+      } else if (numeric.has(name) && value !== "latest") {
         if (!/^\d+$/.test(value)) return yield* badFlag("call", rawName, `must be a non-negative integer, got "${value}"`, chainId)
         params[name] = Number(value)
       } else {

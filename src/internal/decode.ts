@@ -38,7 +38,16 @@ export const Results = {
   ethsupply: Schemas.EtherSupply,
   getaddresstag: Schema.Array(Schemas.AddressTag),
   exportaddresstags: Schema.Array(Schemas.AddressTag),
-  getlabelmasterlist: Schema.Array(Schemas.LabelMaster)
+  getlabelmasterlist: Schema.Array(Schemas.LabelMaster),
+  balancemulti: Schema.Array(Schemas.AccountBalance),
+  tokenbalance: Schemas.TokenAmount,
+  tokensupply: Schemas.TokenAmount,
+  ethprice: Schemas.EtherPrice,
+  gasoracle: Schemas.GasOracle,
+  gasestimate: Schemas.ConfirmationSeconds,
+  getblockcountdown: Schemas.BlockCountdown,
+  getstatus: Schemas.TxExecutionStatus,
+  gettxreceiptstatus: Schemas.TxReceiptStatus
 } as const satisfies Record<Plan.OperationName, Schema.Schema.AnyNoContext>
 
 /** An operation's result schema, typed as its result. */

@@ -138,6 +138,15 @@ export const make = (
       ethsupply: operation("ethsupply"),
       getaddresstag: operation("getaddresstag"),
       exportaddresstags: operation("exportaddresstags"),
-      getlabelmasterlist: operation("getlabelmasterlist")
+      getlabelmasterlist: operation("getlabelmasterlist"),
+      balancemulti: operation("balancemulti"),
+      tokenbalance: operation("tokenbalance"),
+      tokensupply: operation("tokensupply"),
+      ethprice: operation("ethprice"),
+      gasoracle: operation("gasoracle"),
+      gasestimate: operation("gasestimate"),
+      getblockcountdown: operation("getblockcountdown"),
+      getstatus: operation("getstatus"),
+      gettxreceiptstatus: operation("gettxreceiptstatus")
     } satisfies ExplorerClient.Service
   })

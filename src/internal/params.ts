@@ -34,6 +34,14 @@ const TagParam = withMessage(
   Schema.Union(Schema.Literal("latest", "pending", "earliest"), Schema.String.pipe(Schema.pattern(/^0x[0-9a-fA-F]+$/))),
   "must be \"latest\", \"pending\", \"earliest\" or a hex block number"
 )
+const AddressListParam = withMessage(
+  Schema.Array(AddressParam).pipe(Schema.minItems(1), Schema.maxItems(20)),
+  "must be 1 to 20 addresses"
+)
+const WeiParam = withMessage(
+  Schema.Union(Schema.Number.pipe(Schema.int(), Schema.nonNegative()), Schema.NonNegativeBigIntFromSelf),
+  "must be an amount of wei (an integer ≥ 0)"
+)
 const LabelParam = withMessage(
   Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]*$/)),
   "must be a label slug (e.g. \"phish-hack\") or \"all\""
@@ -115,7 +123,16 @@ export const Params = {
   ethsupply: Schema.Struct({ ...chainField }),
   getaddresstag: Schema.Struct({ ...chainField, address: AddressParam }),
   exportaddresstags: Schema.Struct({ ...chainField, label: LabelParam, format: Schema.optional(FormatParam) }),
-  getlabelmasterlist: Schema.Struct({ ...chainField, format: Schema.optional(FormatParam) })
+  getlabelmasterlist: Schema.Struct({ ...chainField, format: Schema.optional(FormatParam) }),
+  balancemulti: Schema.Struct({ ...chainField, address: AddressListParam, tag: Schema.optional(TagParam) }),
+  tokenbalance: Schema.Struct({ ...chainField, contractAddress: AddressParam, address: AddressParam, tag: Schema.optional(TagParam) }),
+  tokensupply: Schema.Struct({ ...chainField, contractAddress: AddressParam }),
+  ethprice: Schema.Struct({ ...chainField }),
+  gasoracle: Schema.Struct({ ...chainField }),
+  gasestimate: Schema.Struct({ ...chainField, gasPrice: WeiParam }),
+  getblockcountdown: Schema.Struct({ ...chainField, blockNo: BlockParam }),
+  getstatus: Schema.Struct({ ...chainField, txHash: HashParam }),
+  gettxreceiptstatus: Schema.Struct({ ...chainField, txHash: HashParam })
 } as const satisfies Record<Plan.OperationName, Schema.Schema.AnyNoContext>
 
 /** The parameters of an operation, e.g. `ParamsOf<"txlist">`. */
@@ -133,7 +150,8 @@ const WIRE_NAMES: Readonly<Record<string, string>> = {
   txHash: "txhash",
   startDate: "startdate",
   endDate: "enddate",
-  limit: "offset"
+  limit: "offset",
+  gasPrice: "gasprice"
 }
 
 /** The API's names and texts of checked parameters (`chainId` is sent as `chainid` by the transport). */
@@ -147,7 +165,8 @@ export const toWire = (params: Readonly<Record<string, unknown>>): Wire => {
       }
       continue
     }
-    wire[WIRE_NAMES[name] ?? name] = String(value)
+    // a list (balancemulti's addresses) is sent comma-separated
+    wire[WIRE_NAMES[name] ?? name] = Array.isArray(value) ? value.join(",") : String(value)
   }
   return wire
 }

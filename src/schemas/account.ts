@@ -297,3 +297,23 @@ export declare namespace FundedBy {
 export const WeiAmount = DecimalBigInt.annotations({ identifier: "WeiAmount" })
 /** @see WeiAmount */
 export type WeiAmount = typeof WeiAmount.Type
+
+/** One row of `account/balancemulti`: an address and its wei. */
+export const AccountBalance = Schema.Struct({
+  /** The address as the server echoes it. */
+  account: Schema.String,
+  /** Wei, a decimal string decoded to a `bigint`. */
+  balance: DecimalBigInt
+}).annotations({ identifier: "AccountBalance" })
+/** @see AccountBalance */
+export type AccountBalance = typeof AccountBalance.Type
+/** Wire form of {@link AccountBalance}. */
+export declare namespace AccountBalance {
+  /** The record exactly as the server sends it. */
+  export type Encoded = typeof AccountBalance.Encoded
+}
+
+/** The `result` of `account/tokenbalance` and `stats/tokensupply`: a raw token quantity (no decimals applied). */
+export const TokenAmount = DecimalBigInt.annotations({ identifier: "TokenAmount" })
+/** @see TokenAmount */
+export type TokenAmount = typeof TokenAmount.Type

@@ -13,6 +13,7 @@ export * from "./block.js"
 export * from "./common.js"
 export * from "./contract.js"
 export * from "./envelope.js"
+export * from "./gastracker.js"
 export {
   decodeRecords,
   encodeRecords,
@@ -27,3 +28,4 @@ export * from "./nametag.js"
 export * from "./proxy.js"
 export * from "./stats.js"
 export * from "./token.js"
+export * from "./transaction.js"

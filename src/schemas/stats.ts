@@ -47,3 +47,16 @@ export declare namespace DailyTxCount {
 export const EtherSupply = DecimalBigInt.annotations({ identifier: "EtherSupply" })
 /** @see EtherSupply */
 export type EtherSupply = typeof EtherSupply.Type
+
+/**
+ * The `result` of `stats/ethprice`: the native coin's last price. Prices stay decimal strings (as sent:
+ * "389.56"), the timestamps are unix seconds.
+ */
+export const EtherPrice = Schema.Struct({
+  ethbtc: Schema.String,
+  ethbtc_timestamp: DecimalInt,
+  ethusd: Schema.String,
+  ethusd_timestamp: DecimalInt
+}).annotations({ identifier: "EtherPrice" })
+/** @see EtherPrice */
+export type EtherPrice = typeof EtherPrice.Type

@@ -72,6 +72,15 @@ const uint = (p: Params, name: string, fallback?: number): number => {
 }
 const blockBound = (p: Params, name: string, fallback: number, latest: number): number =>
   p[name] === "latest" ? latest : uint(p, name, fallback)
+/** The block of a `tag` parameter (balance, balancemulti, tokenbalance): latest, earliest or a recent hex block. */
+const tagBlock = (p: Params, latest: number): number => {
+  const tag = p.tag ?? "latest"
+  if (tag === "latest" || tag === "pending") return latest
+  if (tag === "earliest") return 0
+  if (!/^0x[0-9a-fA-F]+$/.test(tag)) return refuse(Texts.INVALID_PARAMETER)
+  const block = parseInt(tag.slice(2), 16)
+  return block > latest || block < latest - 128 ? refuse(Texts.INVALID_PARAMETER) : block
+}
 const descending = (p: Params): boolean => {
   const v = p.sort
   if (v === undefined || v === "asc") return false
@@ -226,7 +235,7 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
     case "txlist": {
       const a = address(p, "address", Texts.INVALID_ADDRESS)
       const sel: Selection<NormalTx> = {
-        sources: c.txSources(a), fromBlock: uint(p, "startblock", 0), toBlock: uint(p, "endblock", latest), desc: descending(p)
+        sources: c.txSources(a), fromBlock: uint(p, "startblock", 0), toBlock: blockBound(p, "endblock", latest, latest), desc: descending(p)
       }
       return list(select(sel, pageWindow(p, op, mode), (t) => renderNormalTx(t, view), mode), Texts.NO_TRANSACTIONS_FOUND)
     }
@@ -239,7 +248,7 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
         return list(slice(rows, pageWindow(p, op, mode)).map((t) => renderInternalTx(t, view, true)), Texts.NO_TRANSACTIONS_FOUND)
       }
       const sel: Selection<InternalTx> = {
-        sources: c.internalSources(a), fromBlock: uint(p, "startblock", 0), toBlock: uint(p, "endblock", latest), desc: descending(p)
+        sources: c.internalSources(a), fromBlock: uint(p, "startblock", 0), toBlock: blockBound(p, "endblock", latest, latest), desc: descending(p)
       }
       return list(select(sel, pageWindow(p, op, mode), (t) => renderInternalTx(t, view, false), mode), Texts.NO_TRANSACTIONS_FOUND)
     }
@@ -253,7 +262,7 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
       const render = standard === "erc20" ? renderErc20Transfer : standard === "erc721" ? renderErc721Transfer : renderErc1155Transfer
       const { sources, test } = c.transferSources(standard, a, contract)
       const sel: Selection<TokenTransfer> = {
-        sources, test, fromBlock: uint(p, "startblock", 0), toBlock: uint(p, "endblock", latest), desc: descending(p)
+        sources, test, fromBlock: uint(p, "startblock", 0), toBlock: blockBound(p, "endblock", latest, latest), desc: descending(p)
       }
       return list(select(sel, pageWindow(p, op, mode), (t) => render(t, view), mode), Texts.NO_TRANSACTIONS_FOUND)
     }
@@ -375,6 +384,66 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
     }
     case "ethsupply":
       return value(str(c.profile.supplyWei))
+    case "balancemulti": {
+      const raw = p.address
+      if (raw === undefined) return refuse(Texts.INVALID_ADDRESS)
+      const addrs = raw.split(",").map((s) => s.trim())
+      if (addrs.length > 20 || addrs.some((a) => !ADDRESS.test(a))) refuse(Texts.INVALID_ADDRESS)
+      const block = tagBlock(p, latest)
+      return value("[" + addrs.map((a) =>
+        "{\"account\":" + str(a.toLowerCase()) + ",\"balance\":" + str(c.nativeBalanceAt(a.toLowerCase(), block)) + "}"
+      ).join(",") + "]")
+    }
+    case "tokenbalance": {
+      const token = address(p, "contractaddress", Texts.INVALID_CONTRACT_ADDRESS)
+      const a = address(p, "address", Texts.INVALID_ADDRESS)
+      return value(str(c.tokenBalanceAt(token, a, tagBlock(p, latest))))
+    }
+    case "tokensupply": {
+      const token = address(p, "contractaddress", Texts.INVALID_CONTRACT_ADDRESS)
+      return value(str(c.totalSupply(token)))
+    }
+    case "ethprice": {
+      const t = view.timestampOf(latest)
+      const usd = 1500 + Math.floor(dailyValue(c, Math.floor(t / DAY), 3) * 300_000) / 100
+      const btc = Math.floor(usd / 60_000 * 100_000) / 100_000
+      return value("{\"ethbtc\":" + str(btc) + ",\"ethbtc_timestamp\":" + str(t - 2) + ",\"ethusd\":" + str(usd) +
+        ",\"ethusd_timestamp\":" + str(t) + "}")
+    }
+    case "gasoracle": {
+      // gwei of the chain's gas price: safe 90%, proposed 100%, fast 110%, base fee 85% of proposed
+      const gwei = Number(gasPriceOf(c)) / 1e9
+      const fmt = (x: number): string => String(Math.round(x * 1e9) / 1e9)
+      const ratios = [1, 2, 3, 4, 5].map((k) => String(Math.round(dailyValue(c, latest - k, 4) * 1e15) / 1e15)).join(",")
+      return value("{\"LastBlock\":" + str(latest) + ",\"SafeGasPrice\":" + str(fmt(gwei * 0.9)) + ",\"ProposeGasPrice\":" +
+        str(fmt(gwei)) + ",\"FastGasPrice\":" + str(fmt(gwei * 1.1)) + ",\"suggestBaseFee\":" + str(fmt(gwei * 0.85)) +
+        ",\"gasUsedRatio\":" + str(ratios) + "}")
+    }
+    case "gasestimate": {
+      const wei = p.gasprice
+      if (wei === undefined || !UINT.test(wei)) return refuse(Texts.INVALID_PARAMETER)
+      // A price at the chain's gas price confirms in about three blocks; half of it takes twice as long.
+      const ratio = Number(BigInt(wei)) / Number(gasPriceOf(c))
+      const seconds = Math.max(c.profile.blockTime, Math.round((3 * c.profile.blockTime) / Math.max(ratio, 0.01)))
+      return value(str(seconds))
+    }
+    case "getstatus":
+    case "gettxreceiptstatus": {
+      const hash = p.txhash
+      if (hash === undefined || !HASH.test(hash)) return refuse(Texts.INVALID_PARAMETER)
+      const tx = c.txByHash(hash.toLowerCase())
+      if (op.action === "gettxreceiptstatus") return value("{\"status\":" + str(tx?.receiptStatus ?? "") + "}")
+      const failed = tx?.isError === true
+      const reason = failed ? (c.internalByHash(tx.hash).find((i) => i.errCode !== "")?.errCode ?? "Reverted") : ""
+      return value("{\"isError\":" + str(failed ? "1" : "0") + ",\"errDescription\":" + JSON.stringify(reason) + "}")
+    }
+    case "getblockcountdown": {
+      const target = uint(p, "blockno")
+      if (target <= latest) refuse(Texts.BLOCK_ALREADY_PASSED)
+      const remaining = target - latest
+      return value("{\"CurrentBlock\":" + str(latest) + ",\"CountdownBlock\":" + str(target) + ",\"RemainingBlock\":" +
+        str(remaining) + ",\"EstimateTimeInSec\":" + str(Math.round(remaining * c.profile.blockTime * 10) / 10) + "}")
+    }
     case "eth_gasPrice":
       return { _tag: "rpc", id: 73, result: quantityHex(gasPriceOf(c)) }
     case "eth_blockNumber":

@@ -99,7 +99,7 @@ export interface OracleQuery {
 /** Why the oracle cannot answer: the server's NOTOK text for the query, or "not a list". */
 export type OracleFailure = { readonly reason: string }
 
-const JSON_TYPE = "application/json"
+const JSON_TYPE = "application/json; charset=utf-8"
 const notok = (text: string): HttpAnswer => ({
   _tag: "body",
   status: 200,
@@ -362,7 +362,8 @@ export class Core {
           _tag: "body",
           status: 200,
           contentType: JSON_TYPE,
-          body: "{\"jsonrpc\":\"2.0\",\"id\":" + o.id + ",\"result\":\"" + o.result + "\"}"
+          // real JSON-RPC bodies end with a newline (recorded answers)
+          body: "{\"jsonrpc\":\"2.0\",\"id\":" + o.id + ",\"result\":\"" + o.result + "\"}\n"
         }
       case "list": {
         if (o.rows.length === 0) {

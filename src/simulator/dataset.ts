@@ -479,6 +479,17 @@ export class ChainData {
     return m
   })
 
+  private readonly txIndex = lazy(() => {
+    const m = new Map<string, NormalTx>()
+    for (const t of this.world().txs) m.set(t.hash, t)
+    return m
+  })
+
+  /** A normal transaction of the regular activity by hash (the busy wallet's and scenario rows aside). */
+  txByHash(hash: string): NormalTx | undefined {
+    return this.txIndex().get(hash)
+  }
+
   /** Internal transactions of one parent transaction. */
   internalByHash(hash: string): ReadonlyArray<InternalTx> {
     return this.world().internalByHash.get(hash) ?? this.scenarioInternalByHash().get(hash) ?? []

@@ -37,13 +37,16 @@ export const modules: ReadonlySet<string> = new Set([
 const actionsByModule = {
   account: [
     "balance", "balancehistory", "txlist", "txlistinternal", "tokentx", "tokennfttx", "token1155tx",
-    "tokenbalancehistory", "addresstokenbalance", "addresstokennftbalance", "fundedby"
+    "tokenbalancehistory", "addresstokenbalance", "addresstokennftbalance", "fundedby",
+    "balancemulti", "tokenbalance"
   ],
   contract: ["getsourcecode", "getabi"],
-  block: ["getblocknobytime"],
+  block: ["getblocknobytime", "getblockcountdown"],
   logs: ["getLogs"],
   token: ["tokeninfo", "topholders", "tokenholderlist"],
-  stats: ["ethsupply", "dailytx", "dailygasused"],
+  stats: ["ethsupply", "dailytx", "dailygasused", "tokensupply", "ethprice"],
+  gastracker: ["gasoracle", "gasestimate"],
+  transaction: ["getstatus", "gettxreceiptstatus"],
   proxy: ["eth_gasPrice", "eth_blockNumber"],
   nametag: ["getaddresstag", "exportaddresstags", "getlabelmasterlist"]
 } as const

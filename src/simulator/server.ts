@@ -51,12 +51,22 @@ export interface SimulatorService {
 
 const liveClock = Clock.make()
 
+/** The CORS headers of every API answer (browsers call the real service directly). */
+export const CORS_HEADERS: Readonly<Record<string, string>> = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, POST, OPTIONS",
+  "access-control-allow-headers": "Content-Type"
+}
+
 const toResponse = (a: Extract<HttpAnswer, { _tag: "body" }>) =>
   HttpServerResponse.text(a.body, {
     status: a.status,
     contentType: a.contentType,
-    ...(a.headers === undefined ? {} : { headers: a.headers })
+    headers: { ...CORS_HEADERS, ...(a.headers ?? {}) }
   })
+
+/** A CORS preflight: 204 with the CORS headers. */
+const preflight = Effect.succeed(HttpServerResponse.empty({ status: 204, headers: CORS_HEADERS }))
 
 const reset = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.suspend(() => {
@@ -101,6 +111,7 @@ const makeRouter = (core: Core) => {
   return HttpRouter.empty.pipe(
     HttpRouter.get("/v2/api", api),
     HttpRouter.post("/v2/api", api),
+    HttpRouter.options("/v2/api", preflight),
     HttpRouter.get(
       "/downloads/:file",
       Effect.map(HttpRouter.params, (p) => {

@@ -37,10 +37,10 @@ export const unsupportedChainVariant = (chainId: number | string): string =>
   `Error! Missing or unsupported chainid parameter (${chainId})`
 /** A free key on a paid-only chain (every operation but getsourcecode and getabi). */
 export const FREE_NOT_SUPPORTED_FOR_CHAIN =
-  "Free API access is not supported for this chain. Please upgrade your api plan for full chain coverage."
+  "Free API access is not supported for this chain. Please upgrade your api plan for full chain coverage. https://etherscan.io/apis"
 /** Free access paused under load. */
 export const FREE_TEMPORARILY_UNAVAILABLE =
-  "Free API access is temporarily unavailable due to unusually high network activity"
+  "Free API access is temporarily unavailable due to unusually high network activity. To maintain uninterrupted service, we recommend upgrading to a paid plan: https://etherscan.io/apis"
 /** A PRO or Pro Plus operation called with a lower plan. */
 export const API_PRO_ENDPOINT =
   "Sorry, it looks like you are trying to access an API Pro endpoint. Contact us to upgrade to API Pro."

@@ -67,7 +67,16 @@ const named: Readonly<Record<string, Named>> = {
   "block.getblocknobytime": value(S.BlockNumberResult),
   "proxy.eth_gasPrice": value(S.GasPrice),
   "nametag.getaddresstag": list(S.AddressTag),
-  "nametag.getlabelmasterlist": list(S.LabelMaster)
+  "nametag.getlabelmasterlist": list(S.LabelMaster),
+  "account.balancemulti": list(S.AccountBalance),
+  "account.tokenbalance": value(S.TokenAmount),
+  "stats.tokensupply": value(S.TokenAmount),
+  "stats.ethprice": value(S.EtherPrice),
+  "gastracker.gasoracle": value(S.GasOracle),
+  "gastracker.gasestimate": value(S.ConfirmationSeconds),
+  "block.getblockcountdown": value(S.BlockCountdown),
+  "transaction.getstatus": value(S.TxExecutionStatus),
+  "transaction.gettxreceiptstatus": value(S.TxReceiptStatus)
 }
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
@@ -208,7 +217,16 @@ describe("real recorded answers", () => {
       "stats.ethsupply",
       "logs.getLogs",
       "block.getblocknobytime",
-      "proxy.eth_gasPrice"
+      "proxy.eth_gasPrice",
+      "account.balancemulti",
+      "account.tokenbalance",
+      "stats.tokensupply",
+      "stats.ethprice",
+      "gastracker.gasoracle",
+      "gastracker.gasestimate",
+      "block.getblockcountdown",
+      "transaction.getstatus",
+      "transaction.gettxreceiptstatus"
     ]
     expect([...decodedOperations].sort()).toStrictEqual([...expected].sort())
   })

@@ -1,0 +1,25 @@
+/**
+ * Results of the `transaction` module.
+ *
+ * @example
+ * import { Schema } from "effect"
+ * import { TxExecutionStatus } from "explorer-etl"
+ * Schema.decodeUnknownSync(TxExecutionStatus)({ isError: "1", errDescription: "Bad jump destination" })
+ */
+import * as Schema from "effect/Schema"
+import { BooleanFromDigit, EmptyAsNull } from "./common.js"
+
+/** The `result` of `transaction/getstatus`: `isError` "0"/"1" decoded to a boolean, the reason as sent ("" if none). */
+export const TxExecutionStatus = Schema.Struct({
+  isError: BooleanFromDigit,
+  errDescription: Schema.String
+}).annotations({ identifier: "TxExecutionStatus" })
+/** @see TxExecutionStatus */
+export type TxExecutionStatus = typeof TxExecutionStatus.Type
+
+/** The `result` of `transaction/gettxreceiptstatus`: "1" success, "0" failure, "" (→ `null`) pre-Byzantium or unknown. */
+export const TxReceiptStatus = Schema.Struct({
+  status: EmptyAsNull(BooleanFromDigit)
+}).annotations({ identifier: "TxReceiptStatus" })
+/** @see TxReceiptStatus */
+export type TxReceiptStatus = typeof TxReceiptStatus.Type

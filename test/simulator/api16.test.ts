@@ -1,0 +1,134 @@
+/**
+ * What the simulator answers as the real service does (issue 16): the account lists take
+ * `endblock=latest` (the official full-history guide and etherscan-api's default send it); the value
+ * operations added for issue 16 answer with the recorded real shapes (key order included) and refuse
+ * bad input with the service's texts.
+ */
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import * as Simulator from "../../src/simulator/index.js"
+import * as Texts from "../../src/simulator/texts.js"
+import { apiUrl, call } from "./helpers.js"
+
+layer(
+  Simulator.layer({ seed: 16, enforceRateLimits: false, dataset: { chains: [1], busyWalletTransactions: 40, heavyContractLogs: 0 } }),
+  { excludeTestServices: true }
+)("simulator: issue 16", (it) => {
+  it.effect("endblock=latest on the account lists answers as no endblock does", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const c = sim.dataset.chain(1)
+      const apikey = sim.demoKeys.proplus
+      const wallet = c.wallets[0]?.address ?? ""
+      const cases = [
+        { module: "account", action: "txlist", address: wallet },
+        { module: "account", action: "txlistinternal", address: c.factory.address },
+        { module: "account", action: "tokentx", address: wallet },
+        { module: "account", action: "tokennfttx", address: wallet },
+        { module: "account", action: "token1155tx", address: wallet }
+      ]
+      for (const q of cases) {
+        const base = { chainid: 1, apikey, ...q, startblock: 0, page: 1, offset: 100, sort: "asc" }
+        const plain = yield* call(sim, base)
+        const latest = yield* call(sim, { ...base, endblock: "latest" })
+        expect(latest, q.action).toEqual(plain)
+      }
+      const txs = yield* call(sim, { chainid: 1, apikey, module: "account", action: "txlist", address: wallet, endblock: "latest" })
+      expect(txs.status).toBe("1")
+      const bad = yield* call(sim, { chainid: 1, apikey, module: "account", action: "txlist", address: wallet, endblock: "newest" })
+      expect(bad.result).toBe("Error! Missing or invalid parameter")
+    }))
+
+  it.effect("balancemulti, tokenbalance, tokensupply, ethprice, gasoracle, gasestimate, getblockcountdown", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const c = sim.dataset.chain(1)
+      const q = { chainid: 1, apikey: sim.demoKeys.free }
+      const wallet = c.wallets[0]?.address ?? ""
+      const other = c.wallets[1]?.address ?? ""
+      const erc20 = c.erc20[0]?.address ?? ""
+      const balance = (yield* call(sim, { ...q, module: "account", action: "balance", address: wallet })).result
+      const multi = yield* call(sim, { ...q, module: "account", action: "balancemulti", address: `${wallet},${other.toUpperCase().replace("0X", "0x")}` })
+      expect(multi.status).toBe("1")
+      const rows = multi.result as ReadonlyArray<Record<string, string>>
+      expect(rows.map((r) => Object.keys(r))).toEqual([["account", "balance"], ["account", "balance"]])
+      expect(rows[0]).toEqual({ account: wallet.toLowerCase(), balance })
+      expect(rows[1]?.account).toBe(other.toLowerCase())
+      const tooMany = Array.from({ length: 21 }, () => wallet).join(",")
+      expect((yield* call(sim, { ...q, module: "account", action: "balancemulti", address: tooMany })).result)
+        .toBe("Error! Invalid address format")
+
+      const block = c.latestBlock
+      const history = yield* call(sim, { chainid: 1, apikey: sim.demoKeys.proplus, module: "account", action: "tokenbalancehistory", contractaddress: erc20, address: wallet, blockno: block })
+      const tb = yield* call(sim, { ...q, module: "account", action: "tokenbalance", contractaddress: erc20, address: wallet, tag: "latest" })
+      expect(tb).toEqual({ status: "1", message: "OK", result: history.result })
+      const supply = yield* call(sim, { ...q, module: "stats", action: "tokensupply", contractaddress: erc20 })
+      expect(BigInt(supply.result as string)).toBeGreaterThan(0n)
+      expect((yield* call(sim, { ...q, module: "stats", action: "tokensupply", contractaddress: "0x12" })).result)
+        .toBe("Error! Invalid contract address format")
+
+      const price = (yield* call(sim, { ...q, module: "stats", action: "ethprice" })).result as Record<string, string>
+      expect(Object.keys(price)).toEqual(["ethbtc", "ethbtc_timestamp", "ethusd", "ethusd_timestamp"])
+      expect(Number(price.ethusd)).toBeGreaterThan(0)
+
+      const oracle = (yield* call(sim, { ...q, module: "gastracker", action: "gasoracle" })).result as Record<string, string>
+      expect(Object.keys(oracle)).toEqual(["LastBlock", "SafeGasPrice", "ProposeGasPrice", "FastGasPrice", "suggestBaseFee", "gasUsedRatio"])
+      expect(Number(oracle.SafeGasPrice)).toBeLessThan(Number(oracle.ProposeGasPrice))
+      expect(Number(oracle.ProposeGasPrice)).toBeLessThan(Number(oracle.FastGasPrice))
+      expect(oracle.gasUsedRatio?.split(",")).toHaveLength(5)
+
+      const slow = Number((yield* call(sim, { ...q, module: "gastracker", action: "gasestimate", gasprice: 1_000_000 })).result)
+      const fast = Number((yield* call(sim, { ...q, module: "gastracker", action: "gasestimate", gasprice: "1000000000000" })).result)
+      expect(slow).toBeGreaterThan(fast)
+      expect((yield* call(sim, { ...q, module: "gastracker", action: "gasestimate" })).result).toBe("Error! Missing or invalid parameter")
+
+      const countdown = (yield* call(sim, { ...q, module: "block", action: "getblockcountdown", blockno: block + 100 })).result as Record<string, string>
+      expect(countdown).toMatchObject({ CurrentBlock: String(block), CountdownBlock: String(block + 100), RemainingBlock: "100" })
+      expect(Object.keys(countdown)).toEqual(["CurrentBlock", "CountdownBlock", "RemainingBlock", "EstimateTimeInSec"])
+      expect((yield* call(sim, { ...q, module: "block", action: "getblockcountdown", blockno: block })).result)
+        .toBe("Error! Block number already pass")
+    }))
+
+  it.effect("the real headers (charset, CORS, OPTIONS), JSON-RPC's trailing newline and the free-tier texts", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const url = apiUrl(sim, { chainid: 1, module: "proxy", action: "eth_blockNumber", apikey: sim.demoKeys.free })
+      const r = yield* Effect.promise(() => fetch(url))
+      expect(r.headers.get("content-type")).toBe("application/json; charset=utf-8")
+      expect(r.headers.get("access-control-allow-origin")).toBe("*")
+      const body = yield* Effect.promise(() => r.text())
+      expect(body).toMatch(/^\{"jsonrpc":"2\.0","id":83,"result":"0x[0-9a-f]+"\}\n$/)
+      const pre = yield* Effect.promise(() => fetch(url, { method: "OPTIONS" }))
+      expect(pre.status).toBe(204)
+      expect(pre.headers.get("access-control-allow-methods")).toContain("GET")
+      const envelope = yield* Effect.promise(() => fetch(apiUrl(sim, { chainid: 1, module: "stats", action: "ethsupply", apikey: sim.demoKeys.free })))
+      expect(envelope.headers.get("content-type")).toBe("application/json; charset=utf-8")
+      expect(Texts.FREE_NOT_SUPPORTED_FOR_CHAIN).toBe(
+        "Free API access is not supported for this chain. Please upgrade your api plan for full chain coverage. https://etherscan.io/apis"
+      )
+      expect(Texts.FREE_TEMPORARILY_UNAVAILABLE).toMatch(/unusually high network activity\. .*: https:\/\/etherscan\.io\/apis$/)
+    }))
+
+  it.effect("getstatus and gettxreceiptstatus follow the transaction's txlist row", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const c = sim.dataset.chain(1)
+      const q = { chainid: 1, apikey: sim.demoKeys.free }
+      const txs = (yield* call(sim, { ...q, module: "account", action: "txlist", address: c.unverifiedContract.address, offset: 1000, page: 1 }))
+        .result as ReadonlyArray<Record<string, string>>
+      const failed = txs.find((t) => t.isError === "1")
+      const ok = txs.find((t) => t.isError === "0" && t.txreceipt_status === "1")
+      expect(failed).toBeDefined()
+      expect(ok).toBeDefined()
+      const status = (hash: string) => call(sim, { ...q, module: "transaction", action: "getstatus", txhash: hash })
+      const receipt = (hash: string) => call(sim, { ...q, module: "transaction", action: "gettxreceiptstatus", txhash: hash })
+      const f = (yield* status(failed?.hash ?? "")).result as Record<string, string>
+      expect(f.isError).toBe("1")
+      expect(f.errDescription).not.toBe("")
+      expect((yield* status(ok?.hash ?? "")).result).toEqual({ isError: "0", errDescription: "" })
+      expect((yield* receipt(ok?.hash ?? "")).result).toEqual({ status: "1" })
+      expect((yield* receipt(failed?.hash ?? "")).result).toEqual({ status: failed?.txreceipt_status })
+      expect((yield* receipt("0x" + "ab".repeat(32))).result).toEqual({ status: "" })
+      expect((yield* status("0x12")).result).toBe("Error! Missing or invalid parameter")
+    }))
+})
