@@ -10,6 +10,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { callCommand } from "./CallCommand.js"
+import { chainsCommand } from "./Chains.js"
 import { demoCommand } from "./DemoCommand.js"
 import { report, signalExitCode } from "./Errors.js"
 import { exportCommand } from "./ExportCommand.js"
@@ -18,7 +19,7 @@ import { simulatorCommand } from "./SimulatorCommand.js"
 
 const root = Command.make("explorer-etl").pipe(
   Command.withDescription("pull on-chain data out of Etherscan-V2-style explorer APIs into CSV or JSONL files"),
-  Command.withSubcommands([callCommand, exportCommand, runCommand, simulatorCommand, demoCommand])
+  Command.withSubcommands([callCommand, exportCommand, runCommand, simulatorCommand, demoCommand, chainsCommand])
 )
 
 const cli = Command.run(root, { name: "explorer-etl", version: "0.1.0" })
