@@ -10,18 +10,22 @@
  * const source = yield* Sources.logs({ chainId: 137, address, fromBlock: 50_000_000 })
  * const summary = yield* Exports.toFile(source, { out: "out/logs.csv", resume: true, confirmations: 64 })
  */
-import type * as FileSystem from "@effect/platform/FileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Export from "./sinks/Export.js"
 import * as Format from "./sinks/Format.js"
+import * as Lock from "./sinks/Lock.js"
 import type * as Reporter from "./sinks/Reporter.js"
-import { SinkError } from "./sinks/SinkError.js"
+import { fileSystemError, SinkError } from "./sinks/SinkError.js"
 import type * as Sources from "./streams/Sources.js"
 
 /** What an export did: the file, its manifest, how the run started and the rows it added. */
 export type ExportSummary = Export.ExportSummary
+
+/** Why an export to a file failed: a sink failure, an output another export holds, a file it would overwrite. */
+export type ExportError = SinkError | Lock.OutputLockedError | Lock.OutputExistsError
 
 /** Where and how to write. */
 export interface ToFileOptions {
@@ -37,6 +41,8 @@ export interface ToFileOptions {
   readonly allowPartial?: boolean | undefined
   /** CSV: prefix `'` to text cells starting with = + - @ tab CR (default true). */
   readonly formulaGuard?: boolean | undefined
+  /** Replace a file at `out` that explorer-etl did not write (no manifest describes it); default false. */
+  readonly force?: boolean | undefined
   /** Print nothing on the progress output, not even the summary. */
   readonly quiet?: boolean | undefined
   /** Where progress and the summary go (default stderr). */
@@ -98,6 +104,10 @@ const check = <A, I, E, R>(
  * sources): see `Sinks` for the files and the resume rules. Fails with `SinkError` (`InvalidInput`,
  * with the `option` at fault) before anything runs when an option is refused.
  *
+ * One writer per output: the export holds `<out>.lock` from before anything else until it ends (see
+ * `Lock`); a second export to the same file fails at once with `OutputLockedError`. A file at `out` that
+ * explorer-etl did not write is refused with `OutputExistsError` unless `force`.
+ *
  * @example
  * const holders = yield* Sources.tokenHolders({ contractAddress: token })
  * yield* Exports.toFile(holders, { out: "out/holders.csv", allowPartial: true })
@@ -105,5 +115,20 @@ const check = <A, I, E, R>(
 export const toFile = <A, I, E, R>(
   source: Sources.Source<A, I, E, R>,
   options: ToFileOptions
-): Effect.Effect<ExportSummary, E | SinkError, R | FileSystem.FileSystem | Path.Path> =>
-  Effect.flatMap(check(source, options), (settings) => Export.run(source, settings))
+): Effect.Effect<
+  ExportSummary,
+  E | ExportError,
+  R | FileSystem.FileSystem | Path.Path
+> =>
+  Effect.flatMap(check(source, options), (settings) =>
+    Effect.scoped(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      // The folder is made, and the lock taken in it, before anything else: an output location that
+      // cannot be written fails here, before any request.
+      yield* fs.makeDirectory(settings.folder, { recursive: true }).pipe(
+        Effect.mapError(fileSystemError(settings.folder, "creating the folder"))
+      )
+      yield* Lock.acquire(settings.out)
+      yield* Lock.checkOverwrite(settings.out, settings.name, options.force === true)
+      return yield* Export.run(source, settings)
+    })))

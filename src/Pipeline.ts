@@ -42,7 +42,6 @@ import { InvalidInputError, type StreamError } from "./ExplorerError.js"
 import { DemoData } from "./DemoData.js"
 import * as Exports from "./Exports.js"
 import * as Plan from "./Plan.js"
-import type { SinkError } from "./sinks/SinkError.js"
 import * as Simulator from "./simulator/index.js"
 import { report } from "./cli/Errors.js"
 import * as Sources from "./streams/Sources.js"
@@ -59,7 +58,7 @@ export interface PipelineContext {
     file: string,
     source: Sources.Source<A, I> | Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>,
     options?: { readonly allowPartial?: boolean; readonly confirmations?: number }
-  ) => Effect.Effect<Exports.ExportSummary, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path>
+  ) => Effect.Effect<Exports.ExportSummary, StreamError | Exports.ExportError, ExplorerClient | FileSystem.FileSystem | Path.Path>
 }
 
 /** A ready pipeline. */
@@ -75,7 +74,7 @@ export interface Pipeline<C, I = unknown> {
   readonly run: (
     config: C,
     context: PipelineContext
-  ) => Effect.Effect<ReadonlyArray<Exports.ExportSummary>, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path>
+  ) => Effect.Effect<ReadonlyArray<Exports.ExportSummary>, StreamError | Exports.ExportError, ExplorerClient | FileSystem.FileSystem | Path.Path>
 }
 
 /** Declares a pipeline (identity, for type inference). */
@@ -163,7 +162,7 @@ export const run = <C, I>(
   pipeline: Pipeline<C, I>,
   config: C,
   options: RunOptions = {}
-): Effect.Effect<ReadonlyArray<Exports.ExportSummary>, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<ReadonlyArray<Exports.ExportSummary>, StreamError | Exports.ExportError, ExplorerClient | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const path = yield* Path.Path
     const outDir = path.join(options.outDir ?? "out", pipeline.name)

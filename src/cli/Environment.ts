@@ -18,12 +18,14 @@ import { type InvalidInputError, UnsupportedChainError } from "../ExplorerError.
 import * as Pipeline from "../Pipeline.js"
 import * as Plan from "../Plan.js"
 import type * as Simulator from "../simulator/index.js"
+import * as Chains from "./Chains.js"
 import { badFlag } from "./Errors.js"
 
-/** `--chain <id>` (default 1). */
-export const chain = Options.integer("chain").pipe(
-  Options.withDefault(1),
-  Options.withDescription("EVM chain id (default 1, Ethereum)")
+/** `--chain <id|name>` (default 1): a chain id or its name (`polygon`), see `explorer-etl chains`. */
+export const chain = Options.text("chain").pipe(
+  Options.withDefault("1"),
+  Options.mapEffect(Chains.parse),
+  Options.withDescription("chain id or name, e.g. 137 or polygon (default 1, Ethereum); `explorer-etl chains` lists them")
 )
 
 /** `--api-key <key>`, else EXPLORER_API_KEY, else ETHERSCAN_API_KEY. Never printed. */
@@ -104,7 +106,7 @@ export const check = (options: ApiOptions): Effect.Effect<void, UnsupportedChain
         chainId: options.chain,
         module: "cli",
         action: "--chain",
-        detail: `chain ${options.chain} is not served by the explorer API (see the chain table in the README)`
+        detail: `chain ${options.chain} is not served by the explorer API (\`explorer-etl chains\` lists the chains it serves)`
       })
     )
   }

@@ -50,6 +50,20 @@ export const describe = (error: unknown): string => {
   return `Error: ${String(error)}`
 }
 
+let servesUntilSignal = false
+
+/** A command that serves until it is stopped (the simulator): a signal is its normal end, exit 0. */
+export const servingUntilSignal: Effect.Effect<void> = Effect.sync(() => {
+  servesUntilSignal = true
+})
+
+/**
+ * The exit code of a run ended by `signal`: 130 for SIGINT, 143 for SIGTERM (128 + the signal's number,
+ * as shells and schedulers read it), 0 for a command that serves until it is stopped.
+ */
+export const signalExitCode = (signal: "SIGINT" | "SIGTERM" | undefined): number =>
+  servesUntilSignal ? 0 : signal === "SIGTERM" ? 143 : 130
+
 /** Runs a CLI program: on failure prints one `error …` line on stderr and sets a non-zero exit code. */
 export const report = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<void, never, R> =>
   program.pipe(
@@ -62,7 +76,8 @@ export const report = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<
         }
         const failure = Cause.failureOption(cause)
         const error = Option.isSome(failure) ? failure.value : Cause.squash(cause)
-        process.stderr.write(`error ${describe(error)}\n`)
+        // One line, always: a message of several lines (a parse error's tree) is joined.
+        process.stderr.write(`error ${describe(error).replace(/\s*\n\s*/g, " ").trim()}\n`)
         process.exitCode = ValidationError.isValidationError(error) ? 2 : 1
       })
     )

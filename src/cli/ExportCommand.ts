@@ -12,6 +12,8 @@ import { InvalidInputError, type StreamError } from "../ExplorerError.js"
 import * as Params from "../internal/params.js"
 import * as Exports from "../Exports.js"
 import type { ExplorerClient } from "../ExplorerClient.js"
+import * as Checkpoint from "../sinks/Checkpoint.js"
+import * as Reporter from "../sinks/Reporter.js"
 import * as Sources from "../streams/Sources.js"
 import * as Environment from "./Environment.js"
 import { badFlag, refusedFlag } from "./Errors.js"
@@ -35,7 +37,11 @@ const noFormulaGuard = Options.boolean("no-formula-guard").pipe(
   Options.withDescription("CSV: do not prefix ' to cells starting with = + - @ tab or CR")
 )
 
-const fileOptions = { out, format, resume, confirmations, allowPartial, noFormulaGuard }
+const force = Options.boolean("force").pipe(
+  Options.withDescription("replace a file at --out that explorer-etl did not write (no manifest beside it)")
+)
+
+const fileOptions = { out, format, resume, confirmations, allowPartial, noFormulaGuard, force }
 
 const address = Options.text("address").pipe(Options.withDescription("0x address"))
 const optionalAddress = address.pipe(Options.optional)
@@ -64,6 +70,7 @@ type FileFlags = {
   readonly confirmations: number
   readonly allowPartial: boolean
   readonly noFormulaGuard: boolean
+  readonly force: boolean
 }
 
 const some = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
@@ -128,9 +135,29 @@ const runExport = <A, I>(
       confirmations: flags.confirmations,
       allowPartial: flags.allowPartial,
       formulaGuard: !flags.noFormulaGuard,
+      force: flags.force,
       quiet: api.quiet
-    }).pipe(Effect.catchTag("SinkError", refusedFlag("export", api.chain, ["out", "confirmations"])))
+    }).pipe(
+      Effect.catchTag("SinkError", refusedFlag("export", api.chain, ["out", "confirmations"])),
+      Effect.onInterrupt(() => interrupted(flags.out))
+    )
   }).pipe(Effect.provide(Environment.clientLayer(api)), Effect.provide(NodeContext.layer))
+
+/**
+ * The line of an interrupted export (its last checkpoint is committed by then): how many rows the
+ * partial file keeps and how to continue it, or that nothing was kept (a list written whole).
+ */
+const interrupted = (out: string) =>
+  Checkpoint.read(out).pipe(
+    Effect.map((state) =>
+      Option.isSome(state) && !("unreadable" in state.value) && state.value.phase !== "published"
+        ? `interrupted: ${Reporter.count(state.value.rows)} rows kept; run the same command with --resume to continue`
+        : `interrupted: nothing kept; run the same command to start again`
+    ),
+    Effect.orElseSucceed(() => `interrupted: run the same command with --resume to continue`),
+    Effect.flatMap((line) => Effect.sync(() => void process.stderr.write(`${line}\n`))),
+    Effect.provide(NodeContext.layer)
+  )
 
 const parseRange = (command: string, a: { readonly chain: number; readonly fromBlock: number; readonly toBlock: string }) =>
   Effect.map(parseToBlock(command, a.chain, a.toBlock), (to) => ({ chainId: a.chain, fromBlock: a.fromBlock, toBlock: to }))

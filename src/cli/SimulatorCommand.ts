@@ -7,7 +7,7 @@ import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Simulator from "../simulator/index.js"
-import { badFlag } from "./Errors.js"
+import { badFlag, servingUntilSignal } from "./Errors.js"
 
 const port = Options.integer("port").pipe(Options.withDefault(9545), Options.withDescription("port (default 9545; 0 = any free port)"))
 const host = Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("interface (default 127.0.0.1)"))
@@ -41,6 +41,7 @@ export const simulatorCommand = Command.make(
           onLeft: (e) => Effect.fail(badFlag("simulator", "--fault", e.message)),
           onRight: Effect.succeed
         })
+      yield* servingUntilSignal
       return yield* Simulator.serve({
         port: a.port,
         host: a.host,

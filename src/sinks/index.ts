@@ -9,6 +9,7 @@
  */
 export * as Checkpoint from "./Checkpoint.js"
 export * as Format from "./Format.js"
+export * as Lock from "./Lock.js"
 export * as Manifest from "./Manifest.js"
 export * as Reporter from "./Reporter.js"
 export { SinkError, SinkErrorReason } from "./SinkError.js"
