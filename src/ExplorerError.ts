@@ -183,6 +183,9 @@ export const ExplorerError = Schema.Union(
   TransportError
 )
 
+/** Whether a value is one of the client's errors (`ExplorerError`): the union's guard. */
+export const isExplorerError: (u: unknown) => u is ExplorerError = Schema.is(ExplorerError)
+
 /** Every error a stream of explorer-etl can fail with: the client's, plus a block too dense to export exactly. */
 export type StreamError = ExplorerError | DenseBlockError
 
