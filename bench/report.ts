@@ -321,7 +321,7 @@ export const render = (r: Results): string => {
     const d = r.distance
     line("## 6. Distance: one export against a server with latency")
     line()
-    line(`The simulator answers after \`latency=${d.latency}\` ms (its per-key windows enforced, counting arrivals). Throughput is rows written ÷ the span of the calls' arrivals at the simulator; the physical limit is plan rate × rows one call can return (getLogs 1,000; txlist 1,000 on free, 10,000 on paid plans). Issue 14's goal, with partitioned exports: ≥ 0.9 on free and standard, ≥ 0.8 on professional. These rows are today's one block cursor, one request in flight. Measured by `bench/distance.ts` (an in-process simulator; about 2½ minutes, 1 with `--quick`; also runnable alone).`)
+    line(`The simulator answers after \`latency=${d.latency}\` ms (its per-key windows enforced, counting arrivals). Throughput is rows written ÷ the span of the calls' arrivals at the simulator; the physical limit is plan rate × rows one call can return (getLogs 1,000; txlist 1,000 on free, 10,000 on paid plans). Issue 14's goal, with partitioned exports: ≥ 0.9 on free and standard, ≥ 0.8 on professional. These rows are today's one block cursor, one request in flight. Measured by \`bench/distance.ts\` (an in-process simulator; about 2½ minutes, 1 with \`--quick\`; also runnable alone).`)
     line()
     line("| Data set | Plan | Cursors | Rows | Calls | Calls/s (plan rate) | Rows/s | Limit rows/s | Ratio | Rate-limit answers |")
     line("|---|---|---|---|---|---|---|---|---|---|")
