@@ -7,7 +7,10 @@ describe("Partitions.split", () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 1, max: 64 }), (from, w, n) => {
         const parts = Partitions.split({ fromBlock: from, toBlock: from + w - 1 }, n)
-        if (w === 0) return expect(parts).toEqual([])
+        if (w === 0) {
+          expect(parts).toEqual([])
+          return
+        }
         expect(parts.length).toBe(Math.min(n, w))
         expect(parts[0]?.fromBlock).toBe(from)
         expect(parts[parts.length - 1]?.toBlock).toBe(from + w - 1)
@@ -16,6 +19,10 @@ describe("Partitions.split", () => {
         for (let i = 1; i < parts.length; i++) expect(parts[i]?.fromBlock).toBe((parts[i - 1]?.toBlock ?? 0) + 1)
       })
     )
+  })
+
+  it("an empty range has no parts", () => {
+    expect(Partitions.split({ fromBlock: 10, toBlock: 9 }, 4)).toEqual([])
   })
 
   it("the documented example", () => {
