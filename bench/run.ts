@@ -395,6 +395,12 @@ const main = async () => {
       serving.push({ ...r, serverCpuSeconds: round(cpuSeconds, 2), rowsPerServerCpuSecond: round(r.rows / cpuSeconds) })
     }
 
+    // ---- 6. distance: one export against a server 300–600 ms away (issue 14) ---------------------------
+    log("distance: one export at 300–600 ms latency, free/standard/professional")
+    const distance = (await runChild<NonNullable<Results["distance"]>>("distance", ["--emit", ...(quick ? ["--quick"] : [])], {
+      timeoutMs: 600_000
+    })).result
+
     const results: Results & { readonly issue: number } = {
       issue: 7,
       date: started.toISOString(),
@@ -411,7 +417,8 @@ const main = async () => {
       memory,
       modules: modules.steps,
       naive,
-      serving
+      serving,
+      distance
     }
     writeFileSync(path.join(repoRoot, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n")
     writeFileSync(path.join(repoRoot, "bench", "RESULTS.md"), render(results))

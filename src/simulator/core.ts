@@ -24,6 +24,7 @@ import {
   canonicalQuery,
   decideFault,
   EDGE_RATE_LIMITED,
+  sizedLatency,
   UNAVAILABLE_PAGE
 } from "./faults.js"
 import { hash2, hashString, hex8 } from "./hash.js"
@@ -234,7 +235,7 @@ export class Core {
 
     const rates = this.faults.rates ?? {}
     const faulty = faultKinds.some((k) => (rates[k] ?? 0) > 0) || (this.faults.latency?.fixedMs ?? 0) > 0 ||
-      (this.faults.latency?.jitterMs ?? 0) > 0
+      (this.faults.latency?.jitterMs ?? 0) > 0 || (this.faults.latency?.perKRowsMs ?? 0) > 0
     let kind: FaultKind | undefined
     let latencyMs = 0
     let variant = 0
@@ -278,8 +279,11 @@ export class Core {
         if (full._tag === "reset") return { latencyMs, answer: full }
         return { latencyMs, answer: { ...full, body: full.body.slice(0, Math.floor(full.body.length / 2)) } }
       }
-      case undefined:
-        return { latencyMs, answer: this.respond(params, repeatedChainId, ip, now, true) }
+      case undefined: {
+        // The windows count the arrival in respond (at `now`); the size-dependent part follows the answer.
+        const answer = this.respond(params, repeatedChainId, ip, now, true)
+        return { latencyMs: sizedLatency(this.faults, latencyMs, answer._tag === "body" ? answer.body : undefined), answer }
+      }
     }
   }
 

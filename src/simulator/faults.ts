@@ -72,3 +72,27 @@ export const BLOCKED_PAGE =
   "<h2 class=\"cf-subheadline\"><span data-translate=\"unable_to_access\">You are unable to access</span> etherscan.io</h2>" +
   "</div><div class=\"cf-section cf-wrapper\"><p>This website is using a security service to protect itself from online attacks.</p>" +
   "</div><p class=\"cf-footer-item\">Performance &amp; security by Cloudflare</p></div></div></body></html>"
+
+/**
+ * How many rows an answer body's `result` holds: the length of its array, 0 for anything else
+ * (an error text, a JSON-RPC object, an HTML page).
+ */
+export const resultRows = (body: string): number => {
+  try {
+    const parsed: unknown = JSON.parse(body)
+    const result = typeof parsed === "object" && parsed !== null ? (parsed as { result?: unknown }).result : undefined
+    return Array.isArray(result) ? result.length : 0
+  } catch {
+    return 0
+  }
+}
+
+/**
+ * The latency of an answer once its size is known: `baseMs` (fixed + jitter, from `decideFault`) plus
+ * `perKRowsMs` for every 1,000 rows of its `result`. The body is only read when `perKRowsMs` is set.
+ */
+export const sizedLatency = (faults: FaultOptions, baseMs: number, body: string | undefined): number => {
+  const perK = faults.latency?.perKRowsMs ?? 0
+  if (perK <= 0 || body === undefined) return baseMs
+  return baseMs + (resultRows(body) / 1000) * perK
+}

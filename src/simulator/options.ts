@@ -66,8 +66,12 @@ export type FaultKind = typeof faultKinds[number]
  */
 export interface FaultOptions {
   readonly seed?: number
-  /** Added to every answer: `fixedMs` plus a deterministic share of `jitterMs`. */
-  readonly latency?: { readonly fixedMs?: number; readonly jitterMs?: number }
+  /**
+   * Added to every answer: `fixedMs` plus a deterministic share of `jitterMs`, plus `perKRowsMs` for
+   * every 1,000 rows the answer's `result` holds (a distant server takes longer to send a big answer).
+   * The delay runs after the per-key windows have counted the arrival.
+   */
+  readonly latency?: { readonly fixedMs?: number; readonly jitterMs?: number; readonly perKRowsMs?: number }
   /** Fraction (0..1) of answers replaced by each fault; the fractions add up to at most 1. */
   readonly rates?: { readonly [K in FaultKind]?: number }
 }
@@ -120,7 +124,8 @@ const kindByName: Readonly<Record<string, FaultKind>> = Object.fromEntries(
 /**
  * Read a comma-separated fault spec: `<kind>=<fraction>` for each fault kind (http502, http503,
  * http429, reset, truncated, html, queryTimeout, busy, rateLimit), `latency=<fixed>[+<jitter>]` in
- * milliseconds, `seed=<int>`. An empty spec means no faults.
+ * milliseconds, `perKRows=<ms>` (added latency per 1,000 rows of the answer), `seed=<int>`. An empty
+ * spec means no faults.
  *
  * @example
  * parseFaultSpec("http503=0.1,reset=0.05,latency=20+10,seed=7")
@@ -131,6 +136,7 @@ export const parseFaultSpec = (spec: string): Either.Either<FaultOptions, FaultS
   const rates: { [K in FaultKind]?: number } = {}
   let seed: number | undefined
   let latency: { fixedMs: number; jitterMs: number } | undefined
+  let perKRowsMs: number | undefined
   let sum = 0
   for (const raw of spec.split(",")) {
     const part = raw.trim()
@@ -146,9 +152,12 @@ export const parseFaultSpec = (spec: string): Either.Either<FaultOptions, FaultS
       const m = /^(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?$/.exec(value)
       if (m === null) return fail(`latency must be <fixedMs>[+<jitterMs>], got "${value}"`)
       latency = { fixedMs: Number(m[1]), jitterMs: m[2] === undefined ? 0 : Number(m[2]) }
+    } else if (name === "perkrows") {
+      if (!/^\d+(?:\.\d+)?$/.test(value)) return fail(`perKRows must be a non-negative number of ms, got "${value}"`)
+      perKRowsMs = Number(value)
     } else {
       const kind = kindByName[name]
-      if (kind === undefined) return fail(`unknown fault "${name}" (known: ${faultKinds.join(", ")}, latency, seed)`)
+      if (kind === undefined) return fail(`unknown fault "${name}" (known: ${faultKinds.join(", ")}, latency, perKRows, seed)`)
       const n = Number(value)
       if (value === "" || !Number.isFinite(n) || n < 0 || n > 1) return fail(`${kind} must be a fraction in 0..1, got "${value}"`)
       sum += n - (rates[kind] ?? 0)
@@ -156,9 +165,10 @@ export const parseFaultSpec = (spec: string): Either.Either<FaultOptions, FaultS
     }
   }
   if (sum > 1 + 1e-9) return fail(`the fault fractions add up to ${sum}, more than 1`)
+  const sized = perKRowsMs === undefined ? latency : { ...(latency ?? { fixedMs: 0, jitterMs: 0 }), perKRowsMs }
   return Either.right({
     ...(seed === undefined ? {} : { seed }),
-    ...(latency === undefined ? {} : { latency }),
+    ...(sized === undefined ? {} : { latency: sized }),
     rates
   })
 }

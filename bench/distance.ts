@@ -1,0 +1,155 @@
+/**
+ * Distance: how much of the plan's budget one export uses against a server with real latency.
+ *
+ * An in-process simulator with `latency=<fixed>+<jitter>` (default 300+300: 300–600 ms, mean 450 ms)
+ * and its per-key windows enforced; for logs (the heavy contract) and transactions (the busy wallet) on
+ * free, standard and professional, `Exports.toFile` of a block range holding about `rows` records,
+ * one block cursor as today. The figure is the issue's: throughput ÷ physical limit, where throughput
+ * is rows written ÷ the span of the calls' arrivals at the simulator (first to last, as its windows
+ * count them) and the limit is plan rate × rows one call can return (getLogs 1,000; txlist 1,000 on
+ * free, 10,000 on paid plans). Also: calls/s as arrived ÷ plan rate, rate-limit answers.
+ *
+ * Usage: tsx bench/distance.ts [--quick] [--latency 300+300] [--json FILE]; `npm run bench` runs it as a child
+ * (`--emit`: the rows as the bench's RESULT line).
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import * as Client from "../src/ExplorerClient.js"
+import * as Exports from "../src/Exports.js"
+import * as Plan from "../src/Plan.js"
+import { Core } from "../src/simulator/core.js"
+import * as Simulator from "../src/simulator/index.js"
+import * as Sources from "../src/streams/Sources.js"
+import { emit } from "./lib.js"
+
+const argv = process.argv.slice(2)
+const flag = (name: string): string | undefined => {
+  const i = argv.indexOf(`--${name}`)
+  return i < 0 ? undefined : argv[i + 1] ?? "true"
+}
+const quick = argv.includes("--quick")
+const latencySpec = flag("latency") ?? "300+300"
+const [fixedMs, jitterMs] = latencySpec.split("+").map(Number) as [number, number | undefined]
+
+let arrivals: Array<number> = []
+const handle = Core.prototype.handle
+Core.prototype.handle = function(this: Core, raw, ip, now) {
+  arrivals.push(performance.now())
+  return handle.call(this, raw, ip, now)
+}
+
+type Dataset = "logs" | "txs"
+const plans: ReadonlyArray<Plan.Plan> = ["free", "standard", "professional"]
+
+export interface DistanceRow {
+  readonly dataset: Dataset
+  readonly plan: Plan.Plan
+  readonly cursors: number
+  readonly rows: number
+  readonly calls: number
+  readonly spanSeconds: number
+  readonly rowsPerSecond: number
+  readonly limitRowsPerSecond: number
+  readonly ratio: number
+  readonly callsPerSecond: number
+  readonly planRate: number
+  readonly rateLimited: number
+  readonly sha256: string
+}
+
+const rowsPerCall = (dataset: Dataset, plan: Plan.Plan): number => dataset === "logs" ? 1_000 : plan === "free" ? 1_000 : 10_000
+// About 20 calls at one cursor's ~2 calls/s: ~10 s a run (half with --quick).
+const wantedRows = (dataset: Dataset, plan: Plan.Plan): number => rowsPerCall(dataset, plan) * (quick ? 10 : 20)
+
+const program = Effect.gen(function*() {
+  const sim = yield* Simulator.Simulator
+  const c = sim.dataset.chain(1)
+  const dir = mkdtempSync(path.join(tmpdir(), "distance-"))
+  const out: Array<DistanceRow> = []
+  for (const dataset of ["logs", "txs"] as const) {
+    for (const plan of plans) {
+      const address = dataset === "logs" ? c.heavyContract.address : c.busyWallet.address
+      const oq = (to: number) =>
+        dataset === "logs"
+          ? { chainId: 1, module: "logs", action: "getLogs", params: { address, fromblock: c.activity.fromBlock, toblock: to } }
+          : { chainId: 1, module: "account", action: "txlist", params: { address, startblock: c.activity.fromBlock, endblock: to } }
+      let lo = c.activity.fromBlock
+      let hi = c.latestBlock
+      const want = wantedRows(dataset, plan)
+      while (lo < hi) {
+        const mid = Math.floor((lo + hi) / 2)
+        if ((yield* sim.oracleCount(oq(mid))) >= want) hi = mid
+        else lo = mid + 1
+      }
+      const query = { chainId: 1, address, fromBlock: c.activity.fromBlock, toBlock: lo }
+      const file = path.join(dir, `${dataset}-${plan}.jsonl`)
+      const ClientLive = Client.layer({ apiKey: Redacted.make(sim.demoKeys[plan]), baseUrl: sim.baseUrl, plan }).pipe(
+        Layer.provide(NodeHttpClient.layerUndici)
+      )
+      yield* sim.resetStats
+      arrivals = []
+      const summary = yield* Effect.gen(function*() {
+        const source = (dataset === "txs" ? yield* Sources.transactions(query) : yield* Sources.logs(query)) as unknown as Sources.Source<
+          unknown,
+          unknown
+        >
+        return yield* Exports.toFile(source, { out: file, quiet: true })
+      }).pipe(Effect.provide(ClientLive))
+      const stats = yield* sim.stats
+      const span = arrivals.length > 1 ? ((arrivals[arrivals.length - 1] as number) - (arrivals[0] as number)) / 1000 : 0
+      const rate = Plan.limits[plan].callsPerSecond
+      const limit = rate * rowsPerCall(dataset, plan)
+      const rowsPerSecond = span > 0 ? summary.rowsWritten / span : 0
+      const row: DistanceRow = {
+        dataset,
+        plan,
+        cursors: 1,
+        rows: summary.rowsWritten,
+        calls: arrivals.length,
+        spanSeconds: Math.round(span * 100) / 100,
+        rowsPerSecond: Math.round(rowsPerSecond),
+        limitRowsPerSecond: limit,
+        ratio: Math.round((rowsPerSecond / limit) * 1000) / 1000,
+        callsPerSecond: span > 0 ? Math.round(((arrivals.length - 1) / span) * 100) / 100 : 0,
+        planRate: rate,
+        rateLimited: stats.rateLimited,
+        sha256: summary.manifest.contentHash
+      }
+      process.stderr.write(`${JSON.stringify(row)}\n`)
+      out.push(row)
+    }
+  }
+  rmSync(dir, { recursive: true, force: true })
+  return out
+})
+
+const layer = Simulator.layer({
+  seed: 11,
+  dataset: { heavyContractLogs: 60_000, busyWalletTransactions: 250_000 },
+  faults: { latency: { fixedMs, jitterMs: jitterMs ?? 0 } }
+})
+
+Effect.runPromise(program.pipe(Effect.provide(Layer.mergeAll(layer, NodeContext.layer)))).then((rows) => {
+  const table = [
+    `Latency ${latencySpec} ms${quick ? " (quick)" : ""}; throughput = rows ÷ span of arrivals; limit = plan rate × rows per call.`,
+    "",
+    "| data set | plan | cursors | rows | calls | calls/s (of plan) | rows/s | limit rows/s | ratio | rate-limited |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+    ...rows.map((r) =>
+      `| ${r.dataset} | ${r.plan} | ${r.cursors} | ${r.rows} | ${r.calls} | ${r.callsPerSecond} (${r.planRate}) | ${r.rowsPerSecond} | ${r.limitRowsPerSecond} | ${r.ratio} | ${r.rateLimited} |`
+    )
+  ].join("\n")
+  if (argv.includes("--emit")) emit({ latency: latencySpec, rows })
+  else process.stdout.write(`${table}\n`)
+  const json = flag("json")
+  if (json !== undefined) writeFileSync(json, JSON.stringify(rows, null, 2))
+}, (error: unknown) => {
+  process.stderr.write(`${String(error)}\n`)
+  process.exit(1)
+})
