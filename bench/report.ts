@@ -3,6 +3,7 @@
  * met or not, and what bounds the ones that are not.
  */
 import { round } from "./lib.js"
+import type { DistanceRow } from "./distance.js"
 import type { ArrivalFigures } from "./timing.js"
 
 /** The figures the report reads (bench/run.ts writes them all to results.json). */
@@ -105,20 +106,7 @@ export interface Results {
   /** Issue 14: one export against a distant server (bench/distance.ts); absent in older results. */
   readonly distance?: {
     readonly latency: string
-    readonly rows: ReadonlyArray<{
-      readonly dataset: string
-      readonly plan: string
-      readonly cursors: number
-      readonly rows: number
-      readonly calls: number
-      readonly spanSeconds: number
-      readonly rowsPerSecond: number
-      readonly limitRowsPerSecond: number
-      readonly ratio: number
-      readonly callsPerSecond: number
-      readonly planRate: number
-      readonly rateLimited: number
-    }>
+    readonly rows: ReadonlyArray<DistanceRow>
   }
 }
 
@@ -250,7 +238,7 @@ export const render = (r: Results): string => {
   }
   line()
   const parseTxs = stages.txs?.jsonParse ?? 0
-  line(`**Where the time goes.** An export never builds the decoded records: the client parses a list answer a slice (~48 KB) at a time, checks each field of each record on the wire (the very checks its schema makes: hex digits of every hash and topic, canonical numbers) and writes the file's encoding in place (logs: hex to decimal; the account lists: the server's own text), and turns each slice into the file's lines at once, which the sinks write as they are. Per row that leaves JSON.parse (a native floor every client pays), the checks (about as costly again on log rows, whose data and four topics are ~600 hex digits), writing the line, sha256 and the writes. Against csv-stringify explorer-etl is faster or close; against a bare JSON.stringify, which checks nothing, the checks are the difference.`)
+  line(`**Where the time goes.** An export never builds the decoded records: the client parses a list answer a slice (~48 KB) at a time, checks each field of each record on the wire (the very checks its schema makes: hex digits of every hash and topic, canonical numbers) and writes the file's encoding in place (logs: hex to decimal; the account lists: the server's own text), and turns each slice into the file's lines at once, which the sinks write as they are. Per row that leaves JSON.parse (a native floor every client pays), the checks (about as costly again on log rows, whose data and four topics are ~600 hex digits), writing the line, sha256 and the writes. CSV files are written through csv-stringify itself (one sync \`stringify\` per page, the formula guard as its \`cast\`), so the CSV ratios show what the checks, the cast and the file add to the baseline's own csv-stringify call; against a bare JSON.stringify, which checks nothing, the checks are the difference.`)
   line()
   line(`**300,000 rows/s?** No. On one core of this machine JSON.parse alone reads ${n(parseTxs)} txlist rows/s (${pct(parseTxs / TOP_PLAN_ROWS_PER_SECOND)} of 300,000), so neither explorer-etl nor either baseline can keep up with the top plan's 30 × 10,000-row pages; explorer-etl's best CPU path is ${n(bestCpu("txs"))} rows/s (${pct(bestCpu("txs") / TOP_PLAN_ROWS_PER_SECOND)}). It is bound by one core: JSON.parse, the checks, the writing. Reaching the top plan's rate would take several exports in parallel processes (chains, data sets, block ranges), each with a core of its own, sharing the key's budget.`)
   line()

@@ -6,7 +6,9 @@
 import { HttpClient, HttpClientError, HttpClientResponse } from "@effect/platform"
 import { Chunk, Clock, Duration, Effect, Exit, Fiber, Layer, List, Logger, Option, Redacted, Scope, TestClock, Tracer } from "effect"
 import type { Context } from "effect"
+import { NodeHttpClient } from "@effect/platform-node"
 import * as Client from "../../src/ExplorerClient.js"
+import * as Simulator from "../../src/simulator/index.js"
 import type * as ExplorerConfig from "../../src/Config.js"
 
 /** One request the fake received (the full URL, key included, stays in test memory only). */
@@ -193,3 +195,15 @@ export const maxInWindow = (times: ReadonlyArray<number>, width: number): number
 
 /** Milliseconds of a duration input. */
 export const millis = (d: Duration.DurationInput): number => Duration.toMillis(Duration.decode(d))
+
+/** A suite's simulator and a Pro Plus client pointed at it (over undici), in one layer. */
+export const proplusOnSimulator = <E>(simulator: Layer.Layer<Simulator.Simulator, E>) =>
+  Layer.unwrapEffect(
+    Effect.map(Simulator.Simulator, (sim) =>
+      Client.layer({
+        apiKey: Redacted.make(sim.demoKeys.proplus),
+        baseUrl: sim.baseUrl,
+        plan: "proplus",
+        retry: { baseDelay: "20 millis" }
+      }))
+  ).pipe(Layer.provideMerge(simulator), Layer.provideMerge(NodeHttpClient.layerUndici))

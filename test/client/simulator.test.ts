@@ -3,12 +3,12 @@
  * windows): every operation answers and decodes, list answers equal the oracle, the server's
  * refusals become typed errors, and a client running flat out gets no rate-limit answer.
  */
-import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer, Redacted, Schema } from "effect"
+import { Effect, Redacted, Schema } from "effect"
 import * as Client from "../../src/ExplorerClient.js"
 import * as Schemas from "../../src/schemas/index.js"
 import * as Simulator from "../../src/simulator/index.js"
+import { proplusOnSimulator } from "./helpers.js"
 
 const RATE_KEY = "CLIENTRATEKEY00000000000000000000"
 const MISMATCH_KEY = "CLIENTMISMATCHKEY0000000000000000"
@@ -20,15 +20,7 @@ const SimulatorLive = Simulator.layer({
 })
 
 /** The simulator, an undici HttpClient, and a Pro Plus client pointed at the simulator. */
-const TestLayer = Layer.unwrapEffect(
-  Effect.map(Simulator.Simulator, (sim) =>
-    Client.layer({
-      apiKey: Redacted.make(sim.demoKeys.proplus),
-      baseUrl: sim.baseUrl,
-      plan: "proplus",
-      retry: { baseDelay: "20 millis" }
-    }))
-).pipe(Layer.provideMerge(SimulatorLive), Layer.provideMerge(NodeHttpClient.layerUndici))
+const TestLayer = proplusOnSimulator(SimulatorLive)
 
 const decode = <A, I>(schema: Schema.Schema<A, I>, value: unknown) =>
   Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(value).pipe(Effect.orDie)

@@ -8,15 +8,15 @@
  * operation becomes served without being taken off the list, or when a served one stops answering, so
  * the list is always the honest remainder of issue 16.
  */
-import { NodeHttpClient } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Either, Layer, Redacted, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Client from "../../src/ExplorerClient.js"
 import * as Plan from "../../src/Plan.js"
 import * as Simulator from "../../src/simulator/index.js"
+import { proplusOnSimulator } from "../client/helpers.js"
 
 const fixturesDir = path.resolve(fileURLToPath(new URL("../../", import.meta.url)), "test/fixtures/real-responses")
 
@@ -67,15 +67,7 @@ const NOT_YET_SERVED: ReadonlyArray<string> = [
 
 const SimulatorLive = Simulator.layer({ seed: 16, dataset: { chains: [1], busyWalletTransactions: 50, heavyContractLogs: 50 } })
 
-const TestLayer = Layer.unwrapEffect(
-  Effect.map(Simulator.Simulator, (sim) =>
-    Client.layer({
-      apiKey: Redacted.make(sim.demoKeys.proplus),
-      baseUrl: sim.baseUrl,
-      plan: "proplus",
-      retry: { baseDelay: "20 millis" }
-    }))
-).pipe(Layer.provideMerge(SimulatorLive), Layer.provideMerge(NodeHttpClient.layerUndici))
+const TestLayer = proplusOnSimulator(SimulatorLive)
 
 layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("recorded operations against the simulator", (it) => {
   it("finds the recorded operations", () => {
