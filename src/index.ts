@@ -44,7 +44,7 @@ export * as BlockCursor from "./streams/BlockCursor.js"
 export * as PageNumbers from "./streams/PageNumbers.js"
 /** `Exports.toFile(source, { out, resume, confirmations })`: the one way a data set goes into a file. */
 export * as Exports from "./Exports.js"
-/** The file formats, atomic publish, checkpoints and manifests behind `Exports.toFile`. */
+/** The file formats, checkpoints, manifests, lock and progress display behind `Exports.toFile`. */
 export * as Sinks from "./sinks/index.js"
 /** The simulator's data set description when a program runs on it (none on the real API). */
 export * as DemoData from "./DemoData.js"

@@ -103,23 +103,6 @@ const parseTopicOps = (chainId: number, specs: ReadonlyArray<string>) =>
     return ops
   })
 
-/**
- * A `--topic-op` between topics that are not given, refused by the query's check, in the words the
- * CLI has always used for it: "topicOperators: 0_1 needs both topic0 and topic1".
- */
-const topicOperatorRefusal = (error: StreamError): StreamError => {
-  const pair = error._tag === "InvalidInputError" ? /^topicOperators\.(\d)_(\d)$/.exec(error.parameter ?? "") : null
-  if (pair === null) return error
-  const [, a, b] = pair
-  return new InvalidInputError({
-    chainId: error.chainId,
-    module: error.module,
-    action: error.action,
-    parameter: "topicOperators",
-    detail: `${a}_${b} needs both topic${a} and topic${b}`
-  })
-}
-
 /** Runs one export with the API options' client: the layer is built once for it. */
 const runExport = <A, I>(
   api: Environment.ApiOptions,
@@ -180,7 +163,7 @@ const logs = Command.make(
           topic2: some(a.topic2),
           topic3: some(a.topic3),
           ...(Object.keys(topicOperators).length > 0 ? { topicOperators } : {})
-        }).pipe(Effect.mapError(topicOperatorRefusal))
+        })
       })
     )
 ).pipe(Command.withDescription("event logs by contract address and/or topics (getLogs)"))

@@ -219,7 +219,7 @@ export const crossCheck = (action: Plan.OperationName, p: Readonly<Record<string
         if (operator === undefined) continue
         const [a, b] = pair.split("_").map(Number)
         if (!topics.includes(a ?? -1) || !topics.includes(b ?? -1)) {
-          return problem(`topicOperators.${pair}`, `an operator between topic${a} and topic${b} needs both topics`)
+          return problem(`topicOperators.${pair}`, `${pair} needs both topic${a} and topic${b}`)
         }
       }
       return Option.none()

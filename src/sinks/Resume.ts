@@ -15,7 +15,7 @@
  *   without `resume` to replace it.
  * Without `resume` every run is `Fresh` (the previous `out` stays in place until the new file replaces it).
  *
- * One export per output at a time: the temporary and state file names are fixed, not locked.
+ * One export per output at a time: `Exports.toFile` holds the output's lock (sinks/Lock.ts) around all of this.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
