@@ -17,7 +17,8 @@ export const badFlag = (command: string, parameter: string, detail: string, chai
 /** The export options the CLI takes from flags, and how it words their refusal (as it always has). */
 const optionFlags = {
   out: { flag: "--out", detail: (detail: string) => detail },
-  confirmations: { flag: "--confirmations", detail: () => "must be ≥ 0" }
+  confirmations: { flag: "--confirmations", detail: () => "must be ≥ 0" },
+  concurrency: { flag: "--concurrency", detail: () => "must be ≥ 1" }
 } as const
 
 /**

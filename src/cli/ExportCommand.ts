@@ -52,7 +52,11 @@ const toBlock = Options.text("to-block").pipe(
   Options.withDefault("latest"),
   Options.withDescription("last block: a number or latest (default latest)")
 )
-const range = { fromBlock, toBlock }
+const concurrency = Options.integer("concurrency").pipe(
+  Options.optional,
+  Options.withDescription("at most N block ranges read at once (default: as many as the latency calls for; 1 = one cursor)")
+)
+const range = { fromBlock, toBlock, concurrency }
 const topic = (n: number) => Options.text(`topic${n}`).pipe(Options.optional, Options.withDescription(`topic${n} filter (32-byte hex)`))
 const topicOp = Options.text("topic-op").pipe(
   Options.repeated,
@@ -71,6 +75,7 @@ type FileFlags = {
   readonly allowPartial: boolean
   readonly noFormulaGuard: boolean
   readonly force: boolean
+  readonly concurrency?: Option.Option<number>
 }
 
 const some = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
@@ -119,9 +124,10 @@ const runExport = <A, I>(
       allowPartial: flags.allowPartial,
       formulaGuard: !flags.noFormulaGuard,
       force: flags.force,
+      concurrency: flags.concurrency === undefined ? undefined : some(flags.concurrency),
       quiet: api.quiet
     }).pipe(
-      Effect.catchTag("SinkError", refusedFlag("export", api.chain, ["out", "confirmations"])),
+      Effect.catchTag("SinkError", refusedFlag("export", api.chain, ["out", "confirmations", "concurrency"])),
       Effect.onInterrupt(() => interrupted(flags.out))
     )
   }).pipe(Effect.provide(Environment.clientLayer(api)), Effect.provide(NodeContext.layer))

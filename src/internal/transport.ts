@@ -8,6 +8,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -191,9 +192,16 @@ export const make = (
      * client (`transformResponse`): the timeout must start once the slot is granted and cover the whole
      * body, which is read after a response transform has returned.
      */
-    const sendOnce = <S>(call: Call, throttled: boolean, attempt: number, slices: SliceReader<S> | undefined) =>
+    const sendOnce = <S>(
+      call: Call,
+      throttled: boolean,
+      attempt: number,
+      slices: SliceReader<S> | undefined,
+      onAnswer: ((millis: number) => void) | undefined
+    ) =>
       Effect.gen(function*() {
         yield* throttle.acquire(throttled)
+        const slot = yield* Clock.currentTimeMillis
         yield* Ref.update(counters, (s) => ({ ...s, requests: s.requests + 1 }))
         yield* Metric.increment(metrics.requests)
         const request = HttpClientRequest.get(ExplorerConfig.API_PATH).pipe(
@@ -201,6 +209,7 @@ export const make = (
           HttpClientRequest.acceptJson
         )
         const raw = yield* readText(api, request, call, "")
+        if (onAnswer !== undefined) onAnswer((yield* Clock.currentTimeMillis) - slot)
         yield* Effect.annotateCurrentSpan("http.response.status_code", raw.status)
         if (slices !== undefined && raw.status >= 200 && raw.status < 300) {
           const sliced = slices(raw.body)
@@ -260,7 +269,7 @@ export const make = (
             yield* Ref.update(counters, (s) => ({ ...s, retries: s.retries + 1 }))
             yield* Metric.increment(metrics.retries)
           }
-          return yield* sendOnce(call, throttled, n + 1, slices)
+          return yield* sendOnce(call, throttled, n + 1, slices, options?.onAnswer)
         })
         return yield* attempt.pipe(
           Effect.tapError((error) =>

@@ -10,6 +10,8 @@
  *
  * - `phase: "writing"`: the temporary file holds the export so far; its first `bytes` bytes are durable
  *   and hold exactly the `rows` rows of blocks `fromBlock..completeThrough` (plus the CSV header).
+ *   A partitioned export also lists its `partitions`: later block ranges whose rows wait in spool
+ *   files (`.<name>.partial.p<N>`) beside it, each with its own durable length and position.
  * - `phase: "publishing"`: the temporary file is complete and fsynced (`contentHash` set); it is being
  *   renamed over the output.
  * - `phase: "published"`: the output is that file (`bytes`, `contentHash`): the export finished, and a
@@ -33,6 +35,22 @@ export const Phase = Schema.Literal("writing", "publishing", "published")
 /** @see Phase */
 export type Phase = typeof Phase.Type
 
+/**
+ * A partition of a partitioned export whose rows wait in a spool file beside the temporary file, to be
+ * appended to it once every block before `fromBlock` is there: its first `spoolBytes` bytes are durable
+ * and hold exactly the `rows` rows of blocks `fromBlock..completeThrough`; it ends at `toBlock`.
+ */
+export const Partition = Schema.Struct({
+  fromBlock: Schema.Number,
+  toBlock: Schema.Number,
+  completeThrough: Schema.Number,
+  spoolFile: Schema.String,
+  spoolBytes: Schema.Number,
+  rows: Schema.Number
+}).annotations({ identifier: "ExportPartition" })
+/** @see Partition */
+export type Partition = typeof Partition.Type
+
 /** The content of `<out>.state.json`. */
 export const State = Schema.Struct({
   version: Schema.Literal(1),
@@ -54,6 +72,12 @@ export const State = Schema.Struct({
   completeThrough: Schema.Number,
   /** `sha256:<hex>` of the complete file (phases `publishing` and `published`). */
   contentHash: Schema.optional(Schema.String),
+  /**
+   * Phase `writing` of a partitioned export: the partitions read ahead of the temporary file,
+   * ascending and contiguous. The temporary file's own reading continues from `completeThrough + 1`
+   * to the first partition's `fromBlock − 1`. Absent: one cursor, from `completeThrough + 1`.
+   */
+  partitions: Schema.optional(Schema.Array(Partition)),
   updatedAt: Schema.String
 }).annotations({ identifier: "ExportState" })
 /** @see State */

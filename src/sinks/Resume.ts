@@ -172,7 +172,11 @@ export const write = (
   files: Files,
   base: Checkpoint.State,
   phase: Checkpoint.Phase,
-  at: Position & { readonly bytes: number; readonly contentHash?: string | undefined }
+  at: Position & {
+    readonly bytes: number
+    readonly contentHash?: string | undefined
+    readonly partitions?: ReadonlyArray<Checkpoint.Partition> | undefined
+  }
 ): Effect.Effect<void, SinkError, FileSystem.FileSystem | Path.Path> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) =>
     Checkpoint.write(files.out, {
@@ -182,6 +186,7 @@ export const write = (
       rows: at.rows,
       completeThrough: at.completeThrough,
       contentHash: at.contentHash,
+      partitions: at.partitions === undefined || at.partitions.length === 0 ? undefined : at.partitions,
       updatedAt: new Date(now).toISOString()
     }))
 
