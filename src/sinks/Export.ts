@@ -10,11 +10,13 @@
  * - `<out>.manifest.json`: what the published file holds, see `Manifest`.
  *
  * Two kinds of source:
- * - block-ordered (logs, transactions, transfers…): batches over a block range. Resumable and
- *   incremental. The checkpoint is committed at most once per `checkpointEvery` and at the end, each
- *   time after an fsync of the rows it counts. When such an export fails or is interrupted, a last
- *   checkpoint is committed and `.<name>.partial` + state are kept so `resume` can continue (a SIGKILL
- *   keeps the last periodic checkpoint; resume cuts any torn tail written after it).
+ * - block-ordered (logs, transactions, transfers…): batches over a block range, read in partitions
+ *   at once when the source allows it (`Partitioned`, with spool files `.<name>.partial.p<N>`).
+ *   Resumable and incremental. The checkpoint is committed as soon as the previous one ends (at most
+ *   once per `checkpointEvery`) and at the end, each time after an fsync of the rows it counts. When
+ *   such an export fails or is interrupted, a last checkpoint is committed and `.<name>.partial`,
+ *   spools and state are kept so `resume` can continue (a SIGKILL keeps the last checkpoint; resume
+ *   cuts any torn tail written after it).
  * - rows (holders, balances, any stream of records): written atomically. A failed or interrupted
  *   export removes its temporary file; a re-run rewrites the whole file. `resume` does not apply.
  *
