@@ -13,10 +13,13 @@
  *   from the limiter's slot to the answer's last byte (time spent waiting at the limiter does not
  *   count, so a full limiter does not make the export ask for more). Until the first answer, one
  *   cursor: a range that one short page answers costs one call. `concurrency` caps it (1 = one cursor).
+ *   Exports of one key running at once (a source's `parallel.pool`: the library's sources share one
+ *   per client) count their partitions together against that target, each reading at least one.
  * - **Where to cut.** A partition is cut only once it has returned a full page (evidence of more rows
- *   than one call returns); the widest such range left is halved and the upper half becomes a new
- *   partition, until enough are running (work stealing: a cursor that finishes takes half of the widest
- *   one left, so a dense stretch never becomes the tail). A cut lowers the running cursor's end
+ *   than one call returns) and when both halves can expect a full page; the range with the most rows
+ *   expected is halved and the upper half becomes a new partition, until enough are running (work
+ *   stealing: a cursor that finishes takes half of the busiest one left, so a dense stretch never
+ *   becomes the tail). A cut lowers the running cursor's end
  *   (`BlockCursor.Bound`): it never emits a row past it, so no row is read twice or lost.
  * - **Checkpoints.** A group commit: the spools and the temporary file are fsynced, then the state
  *   records the file's position and every partition's range, position and spool length (see
@@ -89,7 +92,11 @@ export interface Options<E, R> {
   /** Appends a batch's rows to a file. */
   readonly write: (file: DataFile, rows: ReadonlyArray<unknown>) => Effect.Effect<void, SinkError>
   /** Present when the source reads in parallel: the rate its requests get, and the rows one returns at most. */
-  readonly parallel: { readonly callsPerSecond: number; readonly rowsPerCall: number } | undefined
+  readonly parallel: {
+    readonly callsPerSecond: number
+    readonly rowsPerCall: number
+    readonly pool?: Partitions.Pool | undefined
+  } | undefined
   /** At most this many partitions at once (default: as many as the latency calls for). */
   readonly concurrency: number | undefined
   /** Minimum interval between two checkpoints, in ms. */
@@ -151,7 +158,8 @@ export const run = <E, R>(
     let nextId = 1 + Math.max(0, ...options.resumed.map((p) => Number(p.spoolFile.slice(spoolPrefix.length)) || 0))
     const spoolPath = (name: string) => path.join(options.folder, name)
     const cap = options.parallel === undefined ? 1 : options.concurrency
-    let latency: number | undefined
+    // Shared with the other exports of the source's key running at once, if it has a pool.
+    const shared = options.parallel?.pool ?? Partitions.pool()
     let firstData: number | undefined
     let rowsWritten = 0
     const runStart = at.completeThrough + 1
@@ -270,7 +278,7 @@ export const run = <E, R>(
     const readPart = (part: Part) =>
       Effect.gen(function*() {
         const onAnswer = (millis: number) => {
-          latency = Partitions.ewma(latency, millis)
+          shared.latency = Partitions.ewma(shared.latency, millis)
         }
         const range = { fromBlock: part.completeThrough + 1, toBlock: part.bound.end }
         yield* forEachReadingAhead(options.read(range, part.bound, onAnswer), (batch) => writeBatch(part, batch))
@@ -382,22 +390,31 @@ export const run = <E, R>(
       }
     })
 
+    /** Partitions the key's exports should read at once, all of them together. */
     const target = () =>
-      latency === undefined || options.parallel === undefined
+      shared.latency === undefined || options.parallel === undefined
         ? 1
-        : Partitions.concurrencyFor({ callsPerSecond: options.parallel.callsPerSecond, latencyMs: latency, cap })
+        : Partitions.concurrencyFor({ callsPerSecond: options.parallel.callsPerSecond, latencyMs: shared.latency })
 
     yield* Effect.scoped(Effect.gen(function*() {
       yield* Effect.forkScoped(Effect.catchAll(committer, (e) => Deferred.fail(failed, e)))
       const start = (part: Part) => {
         part.state = "running"
-        return Effect.forkScoped(Effect.catchAllCause(readPart(part), (cause) => Deferred.failCause(failed, cause)))
+        shared.running++
+        return Effect.forkScoped(
+          readPart(part).pipe(
+            Effect.catchAllCause((cause) => Deferred.failCause(failed, cause)),
+            Effect.ensuring(Effect.sync(() => void shared.running--))
+          )
+        )
       }
       while (true) {
         yield* advance
         if (parts.length === 0) break
         let running = parts.filter((p) => p.state === "running").length
-        while (running < target()) {
+        // Every export reads at least one partition; more while the key's exports together read fewer
+        // than the target (this one's cap aside).
+        while (running === 0 || (shared.running < target() && (cap === undefined || running < cap))) {
           const waiting = parts.find((p) => p.state === "waiting")
           const next = waiting ?? (cap === 1 ? undefined : yield* cut)
           if (next === undefined) break

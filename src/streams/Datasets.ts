@@ -17,6 +17,7 @@ import * as Plan from "../Plan.js"
 import * as Schemas from "../schemas/index.js"
 import * as BlockCursor from "./BlockCursor.js"
 import * as PageNumbers from "./PageNumbers.js"
+import * as Partitions from "./Partitions.js"
 import * as Progress from "./Progress.js"
 import type { BlockRange, BlockSource, RowSource, StreamOptions } from "./Sources.js"
 
@@ -119,6 +120,16 @@ interface BlockLine {
   readonly text: string
 }
 
+/** One partition pool per client: the exports of a client share its requests in flight. */
+const pools = new WeakMap<ExplorerClient.Service, Partitions.Pool>()
+const poolOf = (client: ExplorerClient.Service): Partitions.Pool => {
+  const found = pools.get(client)
+  if (found !== undefined) return found
+  const made = Partitions.pool()
+  pools.set(client, made)
+  return made
+}
+
 /** Builds a block-ordered source over one list operation. */
 const blockSource = <K extends ListOperationName, I extends { readonly blockNumber: string }>(
   client: ExplorerClient.Service,
@@ -169,7 +180,8 @@ const blockSource = <K extends ListOperationName, I extends { readonly blockNumb
     ...rangeOf(args.query),
     parallel: {
       callsPerSecond: operation.throttled ? Plan.THROTTLED_CALLS_PER_SECOND : limits.callsPerSecond,
-      rowsPerCall: Plan.rowsPerRequest(client.plan, operation)
+      rowsPerCall: Plan.rowsPerRequest(client.plan, operation),
+      pool: poolOf(client)
     },
     latestBlock: (options) =>
       Progress.update(options?.progress, (p) => ({ ...p, calls: p.calls + 1 })).pipe(

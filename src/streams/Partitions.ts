@@ -69,3 +69,16 @@ export const concurrencyFor = (input: ConcurrencyInput): number => {
 /** An exponentially weighted mean of measured latencies (ms): `alpha` the weight of a new sample. */
 export const ewma = (previous: number | undefined, sample: number, alpha = 0.2): number =>
   previous === undefined ? sample : previous + alpha * (sample - previous)
+
+/**
+ * What the partitioned exports of one key share: the partitions being read by all of them and the
+ * latency they measure, so exports running at once (a pipeline's targets, merged streams) size their
+ * requests in flight together, not each for the whole rate.
+ */
+export interface Pool {
+  running: number
+  latency: number | undefined
+}
+
+/** A pool with nothing running. */
+export const pool = (): Pool => ({ running: 0, latency: undefined })

@@ -22,6 +22,7 @@ import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { StreamError } from "../ExplorerError.js"
 import type { BlockBatch, Bound } from "./BlockCursor.js"
+import type { Pool } from "./Partitions.js"
 import type * as Progress from "./Progress.js"
 
 export {
@@ -97,9 +98,14 @@ export interface BlockSource<A, I = unknown, E = StreamError, R = never> extends
    * end): exports then split the range into partitions read in parallel, keeping enough requests in
    * flight for `callsPerSecond`, the rate the key's limiter lets these requests through at;
    * `rowsPerCall` is the most rows one request returns (a range expected to hold fewer than two
-   * requests' worth is not cut).
+   * requests' worth is not cut). Exports of sources with one `pool` running at once share it.
    */
-  readonly parallel?: { readonly callsPerSecond: number; readonly rowsPerCall: number } | undefined
+  readonly parallel?: {
+    readonly callsPerSecond: number
+    readonly rowsPerCall: number
+    /** Shared by the sources of one key (the library's: one per client), see `Partitions.Pool`. */
+    readonly pool?: Pool | undefined
+  } | undefined
   /** The chain's latest block (the library's: one getblocknobytime call, counted in `progress`). */
   readonly latestBlock: (options?: StreamOptions) => Effect.Effect<number, E, R>
   /** The rows of a block range, in batches that each end on a complete block. */

@@ -7,9 +7,10 @@
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, FastCheck as fc, Fiber, Option, Schema } from "effect"
+import { Cause, Effect, Exit, FastCheck as fc, Fiber, Option, Schema, Stream } from "effect"
 import { BlockCursor, Exports, ExplorerError, Sources } from "explorer-etl"
 import * as Checkpoint from "../../src/sinks/Checkpoint.js"
+import * as Partitions from "../../src/streams/Partitions.js"
 
 const Row = Schema.Struct({ blockNumber: Schema.Number, id: Schema.Number, data: Schema.String })
 type Row = typeof Row.Type
@@ -48,7 +49,15 @@ const model = (all: ReadonlyArray<Row>, cap: number, window: number, pauseMs: nu
 }
 
 /** A block-ordered source over the model that reads in parallel (it honours the bound). */
-const source = (api: ReturnType<typeof model>, toBlock: number, cap: number, window: number) =>
+const source = (
+  api: ReturnType<typeof model>,
+  toBlock: number,
+  cap: number,
+  window: number,
+  parallel: { readonly callsPerSecond: number; readonly pool?: Partitions.Pool } = { callsPerSecond: 1_000 },
+  /** Counts the partitions being read (streams running), across every source given it. */
+  partitions: { now: number; most: number } = { now: 0, most: 0 }
+) =>
   Sources.fromBlocks({
     dataset: "rows",
     chainId: 1,
@@ -59,7 +68,7 @@ const source = (api: ReturnType<typeof model>, toBlock: number, cap: number, win
     toBlock,
     latestBlock: Effect.succeed(toBlock + 10),
     // A made-up rate and latency: Little's law then asks for more partitions than `concurrency` allows.
-    parallel: { callsPerSecond: 1_000, rowsPerCall: cap },
+    parallel: { ...parallel, rowsPerCall: cap },
     batches: (range, options) =>
       BlockCursor.batches({
         ...where,
@@ -70,7 +79,13 @@ const source = (api: ReturnType<typeof model>, toBlock: number, cap: number, win
         blockOf: (row: Row) => row.blockNumber,
         fetch: (r) => Effect.tap(api.fetch(r), () => Effect.sync(() => options.onAnswer?.(50))),
         bound: options.bound
-      })
+      }).pipe(
+        Stream.onStart(Effect.sync(() => {
+          partitions.now++
+          partitions.most = Math.max(partitions.most, partitions.now)
+        })),
+        Stream.ensuring(Effect.sync(() => void partitions.now--))
+      )
   })
 
 /** Shapes with empty stretches, single rows, page-sized and dense blocks (below the window of 100). */
@@ -199,6 +214,30 @@ describe("partitioned exports", () => {
       expect(resumed.mode).toBe("resumed")
       const one = yield* exportTo(folder, "one.jsonl", source(model(all, 10, 100, 0), toBlock, 10, 100), { concurrency: 1 })
       expect(yield* fs.readFileString(out)).toBe(one.text)
+      yield* fs.remove(folder, { recursive: true })
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.live("exports of one key at once share its pool: together they read about as many partitions as one", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const folder = yield* fs.makeTempDirectory({ prefix: "partitioned-" })
+      const all = rowsOf(Array.from({ length: 400 }, () => [3, 5] as const))
+      const toBlock = (all.at(-1)?.blockNumber ?? 0) + 5
+      const one = yield* exportTo(folder, "one.csv", source(model(all, 10, 100, 0), toBlock, 10, 100), { concurrency: 1 })
+      // 40 calls/s at 50 ms: Little's law asks for 3 partitions in all.
+      const pool = Partitions.pool()
+      const partitions = { now: 0, most: 0 }
+      const [a, b] = yield* Effect.all([
+        exportTo(folder, "a.csv", source(model(all, 10, 100, 3), toBlock, 10, 100, { callsPerSecond: 40, pool }, partitions), {}),
+        exportTo(folder, "b.csv", source(model(all, 10, 100, 3), toBlock, 10, 100, { callsPerSecond: 40, pool }, partitions), {})
+      ], { concurrency: 2 })
+      expect(a.text).toBe(one.text)
+      expect(b.text).toBe(one.text)
+      expect(partitions.most).toBeGreaterThanOrEqual(2)
+      // The target, plus at most one export's first partition started while the others were at it
+      // (each export alone would read 3).
+      expect(partitions.most).toBeLessThanOrEqual(4)
+      expect(pool.running).toBe(0)
       yield* fs.remove(folder, { recursive: true })
     }).pipe(Effect.provide(NodeContext.layer)))
 
