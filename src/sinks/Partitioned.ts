@@ -12,7 +12,9 @@
  *   Little's law, in flight ≈ rate × latency × 1.5 (`Partitions.concurrencyFor`), the latency measured
  *   from the limiter's slot to the answer's last byte (time spent waiting at the limiter does not
  *   count, so a full limiter does not make the export ask for more). Until the first answer, one
- *   cursor: a range that one short page answers costs one call. `concurrency` caps it (1 = one cursor).
+ *   cursor: a range that one short page answers costs one call. `concurrency` caps it (1 = one cursor),
+ *   and so does memory: pages in flight hold at most 120,000 rows in all (6 partitions of 10,000-row
+ *   pages, 60 of 1,000-row ones).
  *   Exports of one key running at once (a source's `parallel.pool`: the library's sources share one
  *   per client) count their partitions together against that target, each reading at least one.
  * - **Where to cut.** A partition is cut only once it has returned a full page (evidence of more rows
@@ -127,6 +129,9 @@ interface Part {
   readonly lock: Effect.Semaphore
 }
 
+/** Rows the partitions of one export may hold in memory at once (pages being read or written). */
+const rowsHeld = 120_000
+
 /** Blocks a range must have left to be cut in two. */
 const minCut = 2
 
@@ -157,7 +162,10 @@ export const run = <E, R>(
     const spoolPrefix = `${options.tempName}.p`
     let nextId = 1 + Math.max(0, ...options.resumed.map((p) => Number(p.spoolFile.slice(spoolPrefix.length)) || 0))
     const spoolPath = (name: string) => path.join(options.folder, name)
-    const cap = options.parallel === undefined ? 1 : options.concurrency
+    // Each partition holds up to two pages (one written, one read ahead): at most `rowsHeld` rows in
+    // memory in all, so 10,000-row pages allow 6 partitions and 1,000-row pages 60.
+    const memoryCap = options.parallel === undefined ? 1 : Math.max(1, Math.floor(rowsHeld / (2 * options.parallel.rowsPerCall)))
+    const cap = Math.min(options.concurrency ?? Number.POSITIVE_INFINITY, memoryCap)
     // Shared with the other exports of the source's key running at once, if it has a pool.
     const shared = options.parallel?.pool ?? Partitions.pool()
     let firstData: number | undefined
@@ -413,8 +421,8 @@ export const run = <E, R>(
         if (parts.length === 0) break
         let running = parts.filter((p) => p.state === "running").length
         // Every export reads at least one partition; more while the key's exports together read fewer
-        // than the target (this one's cap aside).
-        while (running === 0 || (shared.running < target() && (cap === undefined || running < cap))) {
+        // than the target, and this one fewer than its cap (the user's, or what its memory allows).
+        while (running === 0 || (shared.running < target() && running < cap)) {
           const waiting = parts.find((p) => p.state === "waiting")
           const next = waiting ?? (cap === 1 ? undefined : yield* cut)
           if (next === undefined) break
