@@ -9,7 +9,7 @@
  * count them) and the limit is plan rate × rows one call can return (getLogs 1,000; txlist 1,000 on
  * free, 10,000 on paid plans). Also: calls/s as arrived ÷ plan rate, rate-limit answers.
  *
- * Usage: tsx bench/distance.ts [--quick] [--latency 300+300] [--json FILE]; `npm run bench` runs it as a child
+ * Usage: tsx bench/distance.ts [--quick] [--latency 300+300] [--only logs:standard:partitions,…] [--json FILE]; `npm run bench` runs it as a child
  * (`--emit`: the rows as the bench's RESULT line).
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -34,6 +34,8 @@ const flag = (name: string): string | undefined => {
   return i < 0 ? undefined : argv[i + 1] ?? "true"
 }
 const quick = argv.includes("--quick")
+// e.g. --only logs:standard:partitions,txs:free:1 (a trial of some rows; the report needs them all).
+const only = flag("only")?.split(",")
 const latencySpec = flag("latency") ?? "300+300"
 const [fixedMs, jitterMs] = latencySpec.split("+").map(Number) as [number, number | undefined]
 
@@ -82,6 +84,7 @@ const program = Effect.gen(function*() {
   const out: Array<DistanceRow> = []
   for (const dataset of ["logs", "txs"] as const) {
     for (const [plan, cursors] of plans.flatMap((p) => [[p, 1], [p, "partitions"]] as const)) {
+      if (only !== undefined && !only.includes(`${dataset}:${plan}:${cursors}`)) continue
       const address = dataset === "logs" ? c.heavyContract.address : c.busyWallet.address
       const oq = (to: number) =>
         dataset === "logs"

@@ -13,8 +13,8 @@
  *   from the limiter's slot to the answer's last byte (time spent waiting at the limiter does not
  *   count, so a full limiter does not make the export ask for more). Until the first answer, one
  *   cursor: a range that one short page answers costs one call. `concurrency` caps it (1 = one cursor),
- *   and so does memory: pages in flight hold at most 120,000 rows in all (6 partitions of 10,000-row
- *   pages, 60 of 1,000-row ones).
+ *   and so does memory: pages in flight hold at most 70,000 rows in all (6 partitions of 10,000-row
+ *   pages, 69 of 1,000-row ones).
  *   Exports of one key running at once (a source's `parallel.pool`: the library's sources share one
  *   per client) count their partitions together against that target, each reading at least one.
  * - **Where to cut.** A partition is cut only once it has returned a full page (evidence of more rows
@@ -130,7 +130,7 @@ interface Part {
 }
 
 /** Rows the partitions of one export may hold in memory at once (pages being read or written). */
-const rowsHeld = 120_000
+const rowsHeld = 70_000
 
 /** Blocks a range must have left to be cut in two. */
 const minCut = 2
@@ -162,9 +162,9 @@ export const run = <E, R>(
     const spoolPrefix = `${options.tempName}.p`
     let nextId = 1 + Math.max(0, ...options.resumed.map((p) => Number(p.spoolFile.slice(spoolPrefix.length)) || 0))
     const spoolPath = (name: string) => path.join(options.folder, name)
-    // Each partition holds up to two pages (one written, one read ahead): at most `rowsHeld` rows in
+    // Each partition holds a page (the first one two: it reads ahead): at most `rowsHeld` rows in
     // memory in all, so 10,000-row pages allow 6 partitions and 1,000-row pages 60.
-    const memoryCap = options.parallel === undefined ? 1 : Math.max(1, Math.floor(rowsHeld / (2 * options.parallel.rowsPerCall)))
+    const memoryCap = options.parallel === undefined ? 1 : Math.max(1, Math.floor(rowsHeld / options.parallel.rowsPerCall) - 1)
     const cap = Math.min(options.concurrency ?? Number.POSITIVE_INFINITY, memoryCap)
     // Shared with the other exports of the source's key running at once, if it has a pool.
     const shared = options.parallel?.pool ?? Partitions.pool()
@@ -289,7 +289,13 @@ export const run = <E, R>(
           shared.latency = Partitions.ewma(shared.latency, millis)
         }
         const range = { fromBlock: part.completeThrough + 1, toBlock: part.bound.end }
-        yield* forEachReadingAhead(options.read(range, part.bound, onAnswer), (batch) => writeBatch(part, batch))
+        const batches = options.read(range, part.bound, onAnswer)
+        // The first partition reads a page ahead (alone, it keeps its request in flight while it
+        // writes); the others do not: other partitions keep the limiter busy meanwhile, and each page
+        // held costs memory.
+        yield* part.spool === undefined
+          ? forEachReadingAhead(batches, (batch) => writeBatch(part, batch))
+          : Stream.runForEach(batches, (batch) => writeBatch(part, batch))
         // Ended: every row up to its (possibly lowered) end is written.
         yield* part.lock.withPermits(1)(Effect.sync(() => {
           part.completeThrough = part.bound.end
