@@ -39,7 +39,7 @@ export const demoCommand = Command.make("demo", { outDir }, (a) =>
         chain: 1,
         apiKey: Option.none(),
         baseUrl: "https://api.etherscan.io",
-        plan: "proplus",
+        plan: Option.some("proplus"),
         simulator: true,
         quiet: true,
         retries: ExplorerConfig.DEFAULT_RETRY.times

@@ -16,7 +16,7 @@ import * as LogLevel from "effect/LogLevel"
 import { callCommand } from "./CallCommand.js"
 import { chainsCommand } from "./Chains.js"
 import { demoCommand } from "./DemoCommand.js"
-import { report, signalExitCode } from "./Errors.js"
+import { inUserTerms, report, signalExitCode } from "./Errors.js"
 import { exportCommand } from "./ExportCommand.js"
 import * as Help from "./Help.js"
 import { runCommand } from "./RunCommand.js"
@@ -73,6 +73,14 @@ const logLevelOf: Readonly<Record<(typeof Help.logLevels)[number], LogLevel.LogL
   none: LogLevel.None
 }
 
+/** The command the user asked for, in their words: `export txs`, `call account balance`, `run`. */
+const commandOf = (args: ReadonlyArray<string>): string => {
+  const words = args[0] === "export" ? 2 : args[0] === "call" ? 3 : 1
+  const taken = args.slice(0, words)
+  const firstFlag = taken.findIndex((w) => w.startsWith("-"))
+  return (firstFlag === -1 ? taken : taken.slice(0, firstFlag)).join(" ")
+}
+
 /** The width help is wrapped to: the terminal's, 80 when stdout is not a terminal. */
 const helpWidth = (): number =>
   process.stdout.isTTY === true && typeof process.stdout.columns === "number" ? Math.max(40, process.stdout.columns) : 80
@@ -103,7 +111,7 @@ const program = Effect.suspend(() => {
       return refused(`${command}: name the ${noun} first, e.g. \`${command} ${request.names[0]} …\` (${noun}s: ${request.names.join(", ")})`)
     }
     case "run": {
-      const run = withoutCliErrorText(cli([runtime, script, ...rest]))
+      const run = withoutCliErrorText(cli([runtime, script, ...rest])).pipe(Effect.mapError(inUserTerms(commandOf(rest))))
       return level === undefined ? run : run.pipe(Logger.withMinimumLogLevel(logLevelOf[level as (typeof Help.logLevels)[number]]))
     }
   }
