@@ -6,6 +6,7 @@
  */
 import * as Options from "@effect/cli/Options"
 import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -18,6 +19,7 @@ import type * as Client from "../ExplorerClient.js"
 import { InvalidApiKeyError, type InvalidInputError, UnsupportedChainError } from "../ExplorerError.js"
 import * as Pipeline from "../Pipeline.js"
 import * as Plan from "../Plan.js"
+import * as Reporter from "../sinks/Reporter.js"
 import type * as Simulator from "../simulator/index.js"
 import * as Chains from "./Chains.js"
 import { badFlag } from "./Errors.js"
@@ -66,8 +68,16 @@ export const retries = Options.integer("retries").pipe(
   Options.withDescription(`retries of a call after a transient failure (default ${ExplorerConfig.DEFAULT_RETRY.times}; 0 = none)`)
 )
 
+/** `--timeout <seconds>` (default 30): how long one attempt may wait for its answer. */
+export const timeout = Options.float("timeout").pipe(
+  Options.withDefault(Duration.toSeconds(ExplorerConfig.DEFAULT_REQUEST_TIMEOUT)),
+  Options.withDescription(
+    `seconds one attempt may wait for the whole answer before it is retried (default ${Duration.toSeconds(ExplorerConfig.DEFAULT_REQUEST_TIMEOUT)})`
+  )
+)
+
 /** The API options, as one record (spread into every command that talks to an API). */
-export const apiOptions = { chain, apiKey, baseUrl, plan, simulator, quiet, retries }
+export const apiOptions = { chain, apiKey, baseUrl, plan, simulator, quiet, retries, timeout }
 
 /** Parsed API options. */
 export interface ApiOptions {
@@ -79,6 +89,7 @@ export interface ApiOptions {
   readonly simulator: boolean
   readonly quiet: boolean
   readonly retries: number
+  readonly timeout: number
 }
 
 /**
@@ -104,7 +115,12 @@ export const clientLayer = (
         baseUrl: options.baseUrl,
         plan: planOf(options),
         defaultChainId: options.chain,
-        retry: { times: options.retries }
+        requestTimeout: Duration.seconds(options.timeout),
+        // Each retry is a line of its own on stderr (erasing the progress line on a terminal), unless --quiet.
+        retry: {
+          times: options.retries,
+          onRetry: options.quiet ? undefined : (notice) => Reporter.notice(Reporter.stderr, Reporter.retryLine(notice))
+        }
       },
       options.simulator ? simulatorOptions : undefined
     )
@@ -118,6 +134,9 @@ export const check = (
   options: ApiOptions
 ): Effect.Effect<void, UnsupportedChainError | InvalidInputError | InvalidApiKeyError> => {
   if (options.retries < 0) return Effect.fail(badFlag("cli", "--retries", "must be ≥ 0", options.chain))
+  if (!(options.timeout > 0 && Number.isFinite(options.timeout))) {
+    return Effect.fail(badFlag("cli", "--timeout", "must be a positive number of seconds", options.chain))
+  }
   if (!options.simulator && !Option.exists(options.apiKey, (key) => Redacted.value(key).trim() !== "")) {
     return Effect.fail(
       new InvalidApiKeyError({
