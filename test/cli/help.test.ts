@@ -2,11 +2,15 @@
  * Help a person reads (issue 17): `--help | cat` is plain text wrapped to 80 columns with the real
  * program name and no @effect/cli filler; `export` lists its data sets one line each; a typo of a
  * command or data set is refused with a "did you mean"; `--log-level` is taken before or after the
- * subcommand.
+ * subcommand; in a terminal (tmux) the help is wrapped to its width.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { failureOf, succeeded, Transcript } from "./helpers.js"
+import { execFileSync } from "node:child_process"
+import { existsSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { bin, failureOf, repoRoot, succeeded, Transcript } from "./helpers.js"
 
 const TIMEOUT = 120_000
 const transcript = new Transcript()
@@ -73,5 +77,27 @@ describe.concurrent("help", () => {
       expect(before.stdout).toContain("polygon")
       const message = failureOf(yield* transcript.cli(["chains", "--log-level", "loud"]), "InvalidInputError")
       expect(message).toContain(`--log-level: must be one of all, trace, debug`)
+    }), TIMEOUT)
+
+  it.live("in a 60-column terminal (tmux): the help is wrapped to 60 columns", () =>
+    Effect.gen(function*() {
+      const socket = `explorer-etl-help-${process.pid}`
+      const done = join(tmpdir(), `explorer-etl-help-${process.pid}.done`)
+      const tmux = (...args: ReadonlyArray<string>) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" })
+      tmux(
+        "new-session", "-d", "-s", "help", "-x", "60", "-y", "80", "-c", repoRoot,
+        `'${process.execPath}' '${bin}' export txs --help; touch '${done}'; sleep 600`
+      )
+      try {
+        while (!existsSync(done)) yield* Effect.sleep("100 millis")
+        // -J joins the lines the terminal wrapped: a line longer than the pane would come back whole.
+        const pane = tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "help")
+        expect(pane).toContain("explorer-etl export txs")
+        expect(pane).toContain("--address <text>")
+        expect(widest(pane.trimEnd()), pane).toBeLessThanOrEqual(60)
+      } finally {
+        tmux("kill-server")
+        rmSync(done, { force: true })
+      }
     }), TIMEOUT)
 })
