@@ -7,7 +7,8 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { InvalidInputError } from "../ExplorerError.js"
+import { InvalidApiKeyError, InvalidInputError, PlanTierError } from "../ExplorerError.js"
+import * as Plan from "../Plan.js"
 import type { SinkError } from "../sinks/SinkError.js"
 
 /** A flag or argument the CLI refuses before any request is sent. */
@@ -33,6 +34,48 @@ export const refusedFlag = (command: string, chainId: number, flags: ReadonlyArr
       ? badFlag(command, optionFlags[option].flag, optionFlags[option].detail(error.detail), chainId)
       : error
   )
+}
+
+/**
+ * An error told in the terms of what the user asked for (`command`: `export txs`, `call account
+ * balance`):
+ * - a key rejected while the CLI resolved `--to-block latest` (block/getblocknobytime, a call the user
+ *   never named) reads `API key rejected by the server (plan check while resolving 'latest')`;
+ * - a PRO operation the server refused although `--plan` allows it says which plan the key seems to
+ *   have, and one the client refused for `--plan` says how to set the plan (`--plan`, `EXPLORER_PLAN`).
+ * Any other error is returned as it is.
+ */
+export const inUserTerms = (command: string) => (error: unknown): unknown => {
+  if (error instanceof InvalidApiKeyError && error.action === "getblocknobytime" && !command.endsWith("getblocknobytime")) {
+    const [module = "cli", ...rest] = command.split(" ")
+    return new InvalidApiKeyError({
+      chainId: error.chainId,
+      module,
+      action: rest.join(" "),
+      detail: `API key rejected by the server (plan check while resolving 'latest'): ${error.detail}`
+    })
+  }
+  if (error instanceof PlanTierError && error.requiredPlan !== undefined && error.plan !== undefined) {
+    const required = error.requiredPlan as Plan.Plan
+    const configured = error.plan as Plan.Plan
+    if (!Plan.plans.includes(required) || !Plan.plans.includes(configured)) return error
+    const fields = { chainId: error.chainId, module: error.module, action: error.action }
+    if (Plan.atLeast(configured, required)) {
+      const below = Plan.plans.filter((p) => !Plan.atLeast(p, required))
+      return new PlanTierError({
+        ...fields,
+        detail: `${error.detail.trim()} (the server refused a ${required} operation: the key seems to be on ` +
+          `${below.join(" or ")}, not on ${configured} as --plan (or EXPLORER_PLAN) says; set it to the key's plan)`
+      })
+    }
+    return new PlanTierError({
+      ...fields,
+      detail: `${error.detail.trim()}: it needs plan ${required} or above, and the plan is ${configured} ` +
+        `(--plan, else EXPLORER_PLAN, else free); if your key is on ${required} or above, pass --plan ${required} ` +
+        `or set EXPLORER_PLAN=${required}`
+    })
+  }
+  return error
 }
 
 /** The `<ErrorTag>: <message>` of any failure. */

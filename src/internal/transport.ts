@@ -18,6 +18,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
+import * as Intervals from "effect/ScheduleIntervals"
 import type * as Scope from "effect/Scope"
 import type * as Chain from "../Chain.js"
 import * as ExplorerConfig from "../Config.js"
@@ -253,6 +254,36 @@ export const make = (
         Schedule.intersect(Schedule.recurs(times))
       )
 
+    /**
+     * The retry schedule of one call, telling `config.retry.onRetry` of each retry it decides (the
+     * failure is one `retryable` accepts) with the wait it chose.
+     */
+    const announced = (call: Call, times: number, retryable: (error: Errors.ExplorerError) => boolean) => {
+      const onRetry = config.retry.onRetry
+      const schedule = retrySchedule(times)
+      if (onRetry === undefined) return schedule
+      let last: Errors.ExplorerError | undefined
+      let retry = 0
+      return schedule.pipe(
+        Schedule.tapInput((error: Errors.ExplorerError) => Effect.sync(() => void (last = error))),
+        Schedule.onDecision((_, decision) =>
+          Effect.map(Clock.currentTimeMillis, (now) => {
+            if (decision._tag !== "Continue" || last === undefined || !retryable(last)) return
+            retry += 1
+            onRetry({
+              chainId: call.chainId,
+              module: call.module,
+              action: call.action,
+              retry,
+              of: times,
+              delay: Duration.millis(Math.max(0, Intervals.start(decision.intervals) - now)),
+              error: { _tag: last._tag, detail: last.detail }
+            })
+          })
+        )
+      )
+    }
+
     const send = <S = never>(
       call: Call,
       options: CallOptions | undefined,
@@ -262,6 +293,8 @@ export const make = (
         const throttled = call.operation?.throttled ?? false
         const retryQueryTimeout = options?.retryQueryTimeout ?? config.retry.queryTimeout
         const times = options?.retries ?? config.retry.times
+        const retryable = (error: Errors.ExplorerError) =>
+          Errors.isTransient(error) && (error._tag !== "QueryTimeoutError" || retryQueryTimeout)
         const attempts = yield* Ref.make(0)
         const attempt = Effect.gen(function*() {
           const n = yield* Ref.getAndUpdate(attempts, (i) => i + 1)
@@ -280,9 +313,8 @@ export const make = (
               : Effect.void
           ),
           Effect.retry({
-            schedule: retrySchedule(Math.max(0, times)),
-            while: (error) =>
-              Errors.isTransient(error) && (error._tag !== "QueryTimeoutError" || retryQueryTimeout)
+            schedule: announced(call, Math.max(0, times), retryable),
+            while: retryable
           })
         )
       })
@@ -312,7 +344,7 @@ export const make = (
         }).pipe(Effect.withSpan("ExplorerClient.download", { kind: "client", attributes: { "explorer.action": call.action } }))
         return yield* once.pipe(
           Effect.retry({
-            schedule: retrySchedule(Math.max(0, options?.retries ?? config.retry.times)),
+            schedule: announced(call, Math.max(0, options?.retries ?? config.retry.times), Errors.isTransient),
             while: Errors.isTransient
           })
         )

@@ -110,7 +110,7 @@ export const decide = (
       return yield* mismatch(files.statePath, `the state file cannot be read (${found.unreadable}); run without resume to start over`)
     }
     if (!resume) return { _tag: "Fresh", staleState: found.phase !== "published" } as const
-    if (found.fingerprint !== fingerprint) {
+    if (!Checkpoint.sameExport(found.fingerprint, fingerprint)) {
       return yield* mismatch(
         files.statePath,
         `the checkpoint belongs to another export (${found.dataset} on chain ${found.chainIds.join(",")}, ` +
