@@ -32,6 +32,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as Plan from "../Plan.js"
 import * as Progress from "../streams/Progress.js"
 import { type BlockRange, type BlockSource, chainIdsOf, type RowSource, type Source } from "../streams/Sources.js"
 import * as Checkpoint from "./Checkpoint.js"
@@ -167,6 +168,12 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
     )
     const started = yield* Clock.currentTimeMillis
     const live: Run["live"] = { rows: 0, block: undefined, fraction: undefined, running: 0 }
+    // The rate this export's calls get: its operation's (a throttled one's 2/s), else its plan's.
+    const callsPerSecondLimit = source._tag === "Blocks" && source.parallel !== undefined
+      ? source.parallel.callsPerSecond
+      : (Plan.plans as ReadonlyArray<string>).includes(source.plan)
+      ? Plan.limits[source.plan as Plan.Plan].callsPerSecond
+      : undefined
     const snapshot = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const p = yield* SubscriptionRef.get(progress)
@@ -176,7 +183,9 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
         calls: p.calls,
         elapsedMs: now - started,
         block: live.block,
-        fraction: live.fraction ?? Progress.fraction(p)
+        fraction: live.fraction ?? Progress.fraction(p),
+        callsPerSecondLimit,
+        partitions: live.running
       } satisfies Reporter.Snapshot
     })
     const reporter = yield* Reporter.start({

@@ -57,6 +57,8 @@ export interface Snapshot {
   readonly fraction?: number | undefined
   /** Every row up to this block is written. */
   readonly block?: number | undefined
+  /** Block ranges being read at once (partitioned exports); shown when more than one. */
+  readonly partitions?: number | undefined
 }
 
 /** A whole number with thousands separators (`12,345`), the same on every locale. */
@@ -95,6 +97,7 @@ export const line = (s: Snapshot): string => {
         : `${rate(callsPerSecond)}/${Number.isInteger(s.callsPerSecondLimit) ? count(s.callsPerSecondLimit) : rate(s.callsPerSecondLimit)} calls/s`
     )
   }
+  if (s.partitions !== undefined && s.partitions > 1) parts.push(`${count(s.partitions)} ranges`)
   // A block below 0 means no block is done yet.
   if (s.block !== undefined && s.block >= 0) parts.push(`block ${count(s.block)}`)
   if (s.fraction !== undefined) {
