@@ -12,7 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { bin, failureOf, repoRoot, succeeded, Transcript } from "./helpers.js"
 
-const TIMEOUT = 120_000
+const TIMEOUT = 240_000
 const transcript = new Transcript()
 
 /** Every line of `text` fits in `width` columns. */
