@@ -7,7 +7,13 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { InvalidApiKeyError, InvalidInputError, PlanTierError } from "../ExplorerError.js"
+import {
+  type ExplorerError,
+  InvalidApiKeyError,
+  InvalidInputError,
+  isExplorerError,
+  PlanTierError
+} from "../ExplorerError.js"
 import * as Plan from "../Plan.js"
 import type { SinkError } from "../sinks/SinkError.js"
 
@@ -37,22 +43,33 @@ export const refusedFlag = (command: string, chainId: number, flags: ReadonlyArr
 }
 
 /**
+ * The same error (its class, tag and other fields) with other context: an explorer-etl error's message
+ * is made from its fields, so it reads with the new ones.
+ */
+const relabelled = <E extends ExplorerError>(
+  error: E,
+  context: { readonly module: string; readonly action: string; readonly detail: string }
+): E => Object.assign(Object.create(Object.getPrototypeOf(error) as object) as E, error, context)
+
+/**
  * An error told in the terms of what the user asked for (`command`: `export txs`, `call account
  * balance`):
- * - a key rejected while the CLI resolved `--to-block latest` (block/getblocknobytime, a call the user
- *   never named) reads `API key rejected by the server (plan check while resolving 'latest')`;
+ * - a failure of an export while it resolved `--to-block latest` (block/getblocknobytime, a call the user
+ *   never named) is told as the export's (`export/txs on chain 1: while resolving 'latest' …`), a
+ *   rejected key there as `API key rejected by the server (plan check while resolving 'latest')`;
  * - a PRO operation the server refused although `--plan` allows it says which plan the key seems to
  *   have, and one the client refused for `--plan` says how to set the plan (`--plan`, `EXPLORER_PLAN`).
  * Any other error is returned as it is.
  */
 export const inUserTerms = (command: string) => (error: unknown): unknown => {
-  if (error instanceof InvalidApiKeyError && error.action === "getblocknobytime" && !command.endsWith("getblocknobytime")) {
-    const [module = "cli", ...rest] = command.split(" ")
-    return new InvalidApiKeyError({
-      chainId: error.chainId,
+  if (isExplorerError(error) && error.action === "getblocknobytime" && command.startsWith("export ")) {
+    const [module = "export", ...rest] = command.split(" ")
+    return relabelled(error, {
       module,
       action: rest.join(" "),
-      detail: `API key rejected by the server (plan check while resolving 'latest'): ${error.detail}`
+      detail: error instanceof InvalidApiKeyError
+        ? `API key rejected by the server (plan check while resolving 'latest'): ${error.detail}`
+        : `while resolving 'latest' (block/getblocknobytime): ${error.detail}`
     })
   }
   if (error instanceof PlanTierError && error.requiredPlan !== undefined && error.plan !== undefined) {

@@ -264,6 +264,10 @@ export const make = (tree: HelpTree) => {
     return parent === undefined ? undefined : childrenOf(parent).find(([name]) => name === path[1])?.[1]
   }
 
+  /** What the subcommands at `path` are called: `command`, `data set` under export. */
+  const nounAt = (path: ReadonlyArray<string>): string =>
+    path.length === 0 ? "command" : tree.childNoun[path[0] as string] ?? "command"
+
   const listing = (title: string, entries: ReadonlyArray<readonly [string, string]>, width: number): Array<string> => {
     const column = Math.min(Math.max(...entries.map(([name]) => name.length)) + 4, 26)
     const lines = [title]
@@ -284,7 +288,7 @@ export const make = (tree: HelpTree) => {
     const command = [programName, ...path].join(" ")
     const children = namesAt(path)
     if (children !== undefined) {
-      const noun = path.length === 0 ? "command" : tree.childNoun[path[0] as string] ?? "command"
+      const noun = nounAt(path)
       const described = path.length === 0 ? tree.root.descriptor : descriptorAt(path)
       const description = described === undefined ? "" : descriptionOf(described)
       lines.push(...wrap(`${command}${path.length === 0 ? ` ${tree.version}` : ""}: ${description}`, width, 0, 2), "")
@@ -339,5 +343,5 @@ export const make = (tree: HelpTree) => {
     return { _tag: "run" }
   }
 
-  return { render, classify, namesAt }
+  return { render, classify, namesAt, nounAt }
 }

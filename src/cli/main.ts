@@ -98,7 +98,7 @@ const program = Effect.suspend(() => {
       return Effect.sync(() => void process.stdout.write(help.render(request.path, helpWidth())))
     case "unknown": {
       const where = request.path.length === 0 ? "" : `${request.path.join(" ")}: `
-      const noun = request.path[0] === "export" ? "data set" : "command"
+      const noun = help.nounAt(request.path)
       return refused(
         `${where}unknown ${noun} "${request.word}"` +
           (request.suggestion === undefined ? "" : `; did you mean ${request.suggestion}?`) +
@@ -106,7 +106,7 @@ const program = Effect.suspend(() => {
       )
     }
     case "missing": {
-      const noun = request.path[0] === "export" ? "data set" : "command"
+      const noun = help.nounAt(request.path)
       const command = [Help.programName, ...request.path].join(" ")
       return refused(`${command}: name the ${noun} first, e.g. \`${command} ${request.names[0]} …\` (${noun}s: ${request.names.join(", ")})`)
     }

@@ -174,10 +174,12 @@ describe.concurrent("errors", () => {
     Effect.gen(function*() {
       const out = join(dir, "transport.csv")
       const wallet = sim.dataset.chain(1).wallets[0]?.address ?? ""
-      failureOf(
+      const message = failureOf(
         yield* transcript.cli(["export", "txs", "--address", wallet, "--out", out, "--quiet", "--retries", "0", ...api(transportKey, "free", closedUrl)]),
         "TransportError"
       )
+      // The first call resolves --to-block latest: the error is told as the export's.
+      expect(message).toMatch(/^export\/txs on chain 1: while resolving 'latest' \(block\/getblocknobytime\): /)
       expect(existsSync(out)).toBe(false)
     }), TIMEOUT)
 

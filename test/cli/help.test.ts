@@ -7,12 +7,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
-import { existsSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { bin, failureOf, repoRoot, succeeded, Transcript } from "./helpers.js"
 
-const TIMEOUT = 120_000
+const TIMEOUT = 240_000
 const transcript = new Transcript()
 
 /** Every line of `text` fits in `width` columns. */
@@ -81,9 +81,10 @@ describe.concurrent("help", () => {
 
   it.live("in a 60-column terminal (tmux): the help is wrapped to 60 columns", () =>
     Effect.gen(function*() {
-      const socket = `explorer-etl-help-${process.pid}`
-      const done = join(tmpdir(), `explorer-etl-help-${process.pid}.done`)
-      const tmux = (...args: ReadonlyArray<string>) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" })
+      const folder = mkdtempSync(join(tmpdir(), "explorer-etl-help-"))
+      const socket = join(folder, "tmux.sock")
+      const done = join(folder, "done")
+      const tmux = (...args: ReadonlyArray<string>) => execFileSync("tmux", ["-S", socket, ...args], { encoding: "utf8" })
       tmux(
         "new-session", "-d", "-s", "help", "-x", "60", "-y", "80", "-c", repoRoot,
         `'${process.execPath}' '${bin}' export txs --help; touch '${done}'; sleep 600`
@@ -97,7 +98,7 @@ describe.concurrent("help", () => {
         expect(widest(pane.trimEnd()), pane).toBeLessThanOrEqual(60)
       } finally {
         tmux("kill-server")
-        rmSync(done, { force: true })
+        rmSync(folder, { recursive: true, force: true })
       }
     }), TIMEOUT)
 })

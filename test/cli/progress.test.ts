@@ -89,8 +89,9 @@ describe.concurrent("progress", () => {
 
   it.live("in a real terminal (tmux): one progress line redrawn in place, cleared before the summary", () =>
     Effect.gen(function*() {
-      const socket = `explorer-etl-test-${process.pid}`
-      const tmux = (...args: ReadonlyArray<string>) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" })
+      // The tmux server's socket lives in the test's folder: removed with it.
+      const socket = join(dir, "tmux.sock")
+      const tmux = (...args: ReadonlyArray<string>) => execFileSync("tmux", ["-S", socket, ...args], { encoding: "utf8" })
       const out = join(dir, "tmux-logs.csv")
       const done = join(dir, "tmux-done")
       const heavy = sim.dataset.chain(1).heavyContract.address
