@@ -41,6 +41,8 @@ export {
   transactions
 } from "./Datasets.js"
 export type { AddressQuery, BlockRangeQuery, DailyQuery, InternalQuery, LogsQuery, TransfersQuery } from "./Datasets.js"
+export { events } from "./Events.js"
+export type { EventsQuery, EventsSource } from "./Events.js"
 
 /** Options every stream of a source takes. */
 export interface StreamOptions {
