@@ -13,9 +13,11 @@
  * - with an event chosen: one column per argument, named by the ABI (an unnamed argument, or one whose
  *   name is already a column, is `arg<position>`): uint/int as exact decimal strings in the file
  *   (`bigint` decoded), addresses lower-case hex, bool, bytes hex, strings; arrays and tuples as JSON
- *   text (numbers in them as decimal strings); an indexed string, bytes, array or tuple is stored by the
- *   chain as its keccak-256 hash: its column holds that hash;
- * - without: `args`, every argument as one JSON object (keys as the columns would be named);
+ *   values (integers in them as decimal strings, tuples with named components as objects): JSON text
+ *   in a CSV cell, the value itself in a JSONL line; an indexed string, bytes, array or tuple is stored
+ *   by the chain as its keccak-256 hash: its column holds that hash;
+ * - without: `args`, every argument in one JSON object (keys as the columns would be named; JSON text
+ *   in CSV);
  * then `topics` (`topic0..topic3` in CSV) and `data`, filled only for a log the ABI cannot decode.
  *
  * A log the ABI cannot decode — an unknown topic0, an anonymous event, or the same signature with
@@ -218,9 +220,12 @@ const jsonValue = (param: Param, value: unknown): unknown => {
 /** The file column of one argument of the chosen event. */
 const columnSchema = (param: Param): Schema.Schema.AnyNoContext => {
   if (param.indexed === true && isDynamic(param.type)) return Hash32
-  if (isInteger(param.type)) return Schema.BigInt
+  // A bigint on the encoded side too: CSV writes it as a number (a negative one is not taken for a
+  // formula), JSONL as an exact decimal string.
+  if (isInteger(param.type)) return Schema.BigIntFromSelf
   if (param.type === "bool") return Schema.Boolean
-  if (param.type.endsWith("]") || param.type.startsWith("tuple")) return Schema.parseJson()
+  // A JSON value: its JSON text in a CSV cell, the value itself in a JSONL line.
+  if (param.type.endsWith("]") || param.type.startsWith("tuple")) return Schema.Unknown
   return Schema.String
 }
 
@@ -339,7 +344,7 @@ export const decoder = (
       address: AddressField,
       event: Schema.String
     }
-    if (one === undefined) fields.args = Schema.optional(Schema.parseJson())
+    if (one === undefined) fields.args = Schema.optional(Schema.Unknown)
     else one.event.inputs.forEach((input, i) => void (fields[one.columns[i] as string] = Schema.optional(columnSchema(input as Param))))
     fields.topics = Schema.optional(Schema.Array(Hash32))
     fields.data = Schema.optional(HexData)

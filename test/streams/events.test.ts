@@ -4,13 +4,15 @@
  * (from/to from the topics, value from the data), keeps every log its ABI cannot decode, checks the
  * event before any request, and `Events.cachedAbi` fetches once then reads its cache file.
  */
-import { expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer, Redacted, Stream, SubscriptionRef } from "effect"
 import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { AbiEvent, AbiParameters, Hash, Hex } from "ox"
 import * as Client from "../../src/ExplorerClient.js"
+import * as Format from "../../src/sinks/Format.js"
 import * as Simulator from "../../src/simulator/index.js"
 import * as Events from "../../src/streams/Events.js"
 import * as Progress from "../../src/streams/Progress.js"
@@ -172,5 +174,79 @@ layer(Live, { timeout: "120 seconds", excludeTestServices: true })("events", (it
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }
+    }))
+})
+
+describe("the decoder", () => {
+  const maker = "0xAbCdEf0123456789aBcDeF0123456789AbCdEf01"
+  const other = "0x00000000000000000000000000000000000000Aa"
+  const order = AbiEvent.from(
+    "event Order(address indexed maker, string indexed tag, int24 tick, bool ok, bytes payload, string note, uint256[] amounts, (address token, uint128 amount) leg, uint8, uint64 blockNumber)"
+  )
+  const nonIndexed = order.inputs.filter((i) => !("indexed" in i && i.indexed === true))
+  const log = {
+    address: "0x1111111111111111111111111111111111111111",
+    topics: [AbiEvent.getSelector(order), `0x${"0".repeat(24)}${maker.slice(2).toLowerCase()}`, Hash.keccak256(Hex.fromString("spring"))],
+    data: AbiParameters.encode(nonIndexed, [-5, true, "0xdeadbeef", "=hi, there", [1n, 2n], { token: other, amount: 3n }, 7, 9n] as never),
+    blockNumber: 10,
+    timeStamp: 1_700_000_000,
+    transactionHash: `0x${"ab".repeat(32)}`,
+    logIndex: 4
+  }
+
+  it.effect("one typed column per argument: exact integers, lower-case addresses, JSON values, hashes of indexed dynamic values", () =>
+    Effect.gen(function*() {
+      const decoder = yield* Events.decoder([order], { event: "Order" })
+      expect(decoder.arguments.map((a) => a.column)).toEqual(["maker", "tag", "tick", "ok", "payload", "note", "amounts", "leg", "arg8", "arg9"])
+      const row = decoder.decode(log)
+      expect(row).toEqual({
+        blockNumber: 10,
+        timeStamp: 1_700_000_000,
+        transactionHash: log.transactionHash,
+        logIndex: 4,
+        address: log.address,
+        event: "Order",
+        maker: maker.toLowerCase(),
+        tag: Hash.keccak256(Hex.fromString("spring")),
+        tick: -5n,
+        ok: true,
+        payload: "0xdeadbeef",
+        note: "=hi, there",
+        amounts: ["1", "2"],
+        leg: { token: other.toLowerCase(), amount: "3" },
+        arg8: 7n,
+        arg9: 9n
+      })
+      const csv = yield* Format.encoder(decoder.schema, { format: "csv" })
+      expect(csv.header).toBe(
+        "blockNumber,timeStamp,transactionHash,logIndex,address,event,maker,tag,tick,ok,payload,note,amounts,leg,arg8,arg9,topic0,topic1,topic2,topic3,data\n"
+      )
+      const line = yield* csv.encode([row])
+      expect(line).toContain(`,${Hash.keccak256(Hex.fromString("spring"))},-5,true,0xdeadbeef,"'=hi, there","[""1"",""2""]","{""token"":""${other.toLowerCase()}"",""amount"":""3""}",7,9,,,,,\n`)
+      const jsonl = yield* Format.encoder(decoder.schema, { format: "jsonl" })
+      expect(JSON.parse(yield* jsonl.encode([row]))).toMatchObject({ tick: "-5", ok: true, amounts: ["1", "2"], leg: { amount: "3" }, arg8: "7" })
+    }))
+
+  it.effect("a log whose topics or data do not fit the event is kept raw, never dropped", () =>
+    Effect.gen(function*() {
+      const decoder = yield* Events.decoder([order])
+      const cut = { ...log, data: log.data.slice(0, 66) }
+      const extra = { ...log, topics: [...log.topics, `0x${"0".repeat(64)}`] }
+      const unknown = { ...log, topics: [`0x${"1".repeat(64)}`] }
+      for (const bad of [cut, extra, unknown]) {
+        expect(decoder.decode(bad)).toEqual({ ...decoder.decode({ ...bad, topics: [] }), topics: bad.topics, data: bad.data })
+        expect(decoder.decode(bad).event).toBe("")
+      }
+      expect(decoder.decode(log)).toMatchObject({ event: "Order", args: { tick: "-5", arg8: "7", leg: { amount: "3" } } })
+    }))
+
+  it.effect("an overloaded name asks for the full signature; an ABI that is not one is refused", () =>
+    Effect.gen(function*() {
+      const twice = [AbiEvent.from("event Moved(address a)"), AbiEvent.from("event Moved(address a, uint256 b)")]
+      const error = yield* Effect.flip(Events.decoder(twice, { event: "Moved" }))
+      expect(error.message).toContain(`"Moved(address a, uint256 b)"`)
+      const chosen = yield* Events.decoder(twice, { event: "Moved(address a, uint256 b)" })
+      expect(chosen.arguments.map((a) => a.column)).toEqual(["a", "b"])
+      expect((yield* Effect.flip(Events.decoder("{not json"))).message).toContain("not JSON")
     }))
 })
