@@ -62,6 +62,18 @@ const topicOp = Options.text("topic-op").pipe(
   Options.repeated,
   Options.withDescription("operator between two topics, e.g. 0_1=or (default and); repeatable")
 )
+const decimals = Options.boolean("decimals").pipe(
+  Options.withDescription("add the amount scaled by the token's decimals (exact decimal text) and, for transfers, the time as ISO-8601 UTC")
+)
+
+/** The source, with readable amounts when `--decimals` asks for them (Sources.withDecimals). */
+const readable = <A, I>(
+  on: boolean,
+  make: Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>
+): Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient> =>
+  // The rows gain columns; the runner writes what the source's schema says, so the row type can stay.
+  on ? Effect.flatMap(make, (source) => Sources.withDecimals(source) as unknown as Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>) : make
+
 const limit = Options.integer("limit").pipe(Options.withDefault(1000), Options.withDescription("number of holders, ≤ 1000"))
 const date = (name: string) => Options.text(name).pipe(Options.withDescription("yyyy-MM-dd"))
 const sort = Options.choice("sort", ["asc", "desc"]).pipe(Options.withDefault("asc" as const))
@@ -282,8 +294,8 @@ const transferOptions = { address: optionalAddress, contract: optionalContract, 
 const transferQuery = (command: string, a: { readonly chain: number; readonly fromBlock: number; readonly toBlock: string; readonly address: Option.Option<string>; readonly contract: Option.Option<string> }) =>
   Effect.map(parseRange(command, a), (r) => ({ ...r, address: some(a.address), contractAddress: some(a.contract) }))
 
-const erc20 = Command.make("erc20-transfers", transferOptions, (a) =>
-  runExport(a, a, Effect.flatMap(transferQuery("erc20-transfers", a), Sources.erc20Transfers))
+const erc20 = Command.make("erc20-transfers", { ...transferOptions, decimals }, (a) =>
+  runExport(a, a, readable(a.decimals, Effect.flatMap(transferQuery("erc20-transfers", a), Sources.erc20Transfers)))
 ).pipe(Command.withDescription("ERC-20 transfers by --address and/or --contract (tokentx)"))
 
 const erc721 = Command.make("erc721-transfers", transferOptions, (a) =>
@@ -294,20 +306,20 @@ const erc1155 = Command.make("erc1155-transfers", transferOptions, (a) =>
   runExport(a, a, Effect.flatMap(transferQuery("erc1155-transfers", a), Sources.erc1155Transfers))
 ).pipe(Command.withDescription("ERC-1155 transfers by --address and/or --contract (token1155tx)"))
 
-const holders = Command.make("holders", { contract, ...fileOptions, ...Environment.apiOptions }, (a) =>
-  runExport(a, a, Sources.tokenHolders({ chainId: a.chain, contractAddress: a.contract }))
+const holders = Command.make("holders", { contract, decimals, ...fileOptions, ...Environment.apiOptions }, (a) =>
+  runExport(a, a, readable(a.decimals, Sources.tokenHolders({ chainId: a.chain, contractAddress: a.contract })))
 ).pipe(Command.withDescription("every holder of a token with its raw quantity (tokenholderlist, PRO)"))
 
-const topHolders = Command.make("top-holders", { contract, limit, ...fileOptions, ...Environment.apiOptions }, (a) =>
-  runExport(a, a, Sources.topHolders({ chainId: a.chain, contractAddress: a.contract, limit: a.limit }))
+const topHolders = Command.make("top-holders", { contract, limit, decimals, ...fileOptions, ...Environment.apiOptions }, (a) =>
+  runExport(a, a, readable(a.decimals, Sources.topHolders({ chainId: a.chain, contractAddress: a.contract, limit: a.limit })))
 ).pipe(Command.withDescription("the largest holders of a token, --limit ≤ 1000 (topholders, PRO)"))
 
 const nftHoldings = Command.make("nft-holdings", { address, ...fileOptions, ...Environment.apiOptions }, (a) =>
   runExport(a, a, Sources.nftHoldings({ chainId: a.chain, address: a.address }))
 ).pipe(Command.withDescription("NFT holdings of an address (addresstokennftbalance, PRO)"))
 
-const tokenBalances = Command.make("token-balances", { address, ...fileOptions, ...Environment.apiOptions }, (a) =>
-  runExport(a, a, Sources.tokenBalances({ chainId: a.chain, address: a.address }))
+const tokenBalances = Command.make("token-balances", { address, decimals, ...fileOptions, ...Environment.apiOptions }, (a) =>
+  runExport(a, a, readable(a.decimals, Sources.tokenBalances({ chainId: a.chain, address: a.address })))
 ).pipe(Command.withDescription("ERC-20 balances of an address (addresstokenbalance, PRO)"))
 
 const dailyOptions = { startDate: date("start-date"), endDate: date("end-date"), sort, ...fileOptions, ...Environment.apiOptions }
