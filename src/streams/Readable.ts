@@ -9,13 +9,17 @@
  * | erc20Transfers   | `value`                | each row's `tokenDecimal`        | `valueScaled`, `timeStampIso`                   |
  * | tokenBalances    | `TokenQuantity`        | each row's `TokenDivisor`        | `TokenQuantityScaled`                           |
  * | tokenHolders     | `TokenHolderQuantity`  | tokeninfo of the token (one call)| `TokenHolderQuantityScaled`                     |
- * | topHolders       | `TokenHolderQuantity`  | tokeninfo of the token (one call)| `TokenHolderQuantityScaled`                     |
+ * | topHolders       | `TokenHolderQuantity`  | the server (already divided)     | `TokenHolderQuantityScaled`                     |
+ *
+ * topholders answers its quantities already divided by the token's decimals, as decimal text
+ * (`"2696124.3026660371030000"`): its scaled column is that value written by the same policy (exact, the
+ * fraction's trailing zeros dropped), and no tokeninfo call is made.
  *
  * Each added column follows the column it reads. Scaled amounts are exact (bigint arithmetic, never a
  * float): `1234.5678`; trailing zeros of the fraction are dropped and a whole amount has no point
  * (`1.50` is `1.5`, `2.000` is `2`). When the decimals are unknown — tokeninfo has no record of the
  * token, or a row's decimals are not a whole number 0..255 — the scaled column is empty (null in JSONL),
- * never a guess; for the holder lists the query (and so the manifest) says `decimals.value: null`.
+ * never a guess; for tokenHolders the query (and so the manifest) then says `decimals.value: null`.
  * ISO timestamps are UTC, to the second: `2024-03-01T12:00:00Z`.
  *
  * @example
@@ -57,6 +61,7 @@ export type ReadableColumns = { readonly [column: `${string}Scaled`]: string | n
 type DecimalsFrom =
   | { readonly _tag: "Field"; readonly field: string }
   | { readonly _tag: "TokenInfo"; readonly tokenField: string }
+  | { readonly _tag: "Server" }
 
 /** What `withDecimals` does to one data set. */
 interface Plan {
@@ -70,7 +75,7 @@ const plans: Readonly<Record<string, Plan>> = {
   erc20Transfers: { amount: "value", decimals: { _tag: "Field", field: "tokenDecimal" }, time: "timeStamp" },
   tokenBalances: { amount: "TokenQuantity", decimals: { _tag: "Field", field: "TokenDivisor" } },
   tokenHolders: { amount: "TokenHolderQuantity", decimals: { _tag: "TokenInfo", tokenField: "contractAddress" } },
-  topHolders: { amount: "TokenHolderQuantity", decimals: { _tag: "TokenInfo", tokenField: "contractAddress" } }
+  topHolders: { amount: "TokenHolderQuantity", decimals: { _tag: "Server" } }
 }
 
 /** The data sets `withDecimals` takes. */
@@ -89,6 +94,16 @@ const amountOf = (value: unknown): bigint | undefined => {
   return undefined
 }
 
+/** A decimal text the server already scaled, written by the policy of `scale`; null when it is not one. */
+const normalized = (value: unknown): string | null => {
+  if (typeof value !== "string") return null
+  const match = /^(-?)(\d+)(?:\.(\d*))?$/.exec(value)
+  if (match === null) return null
+  const whole = (match[2] as string).replace(/^0+(?=\d)/, "")
+  const fraction = (match[3] ?? "").replace(/0+$/, "")
+  return `${match[1]}${whole}${fraction === "" ? "" : `.${fraction}`}`
+}
+
 /** The token's decimals from tokeninfo: undefined when it has no record of the token. */
 const tokenDecimals = (chainId: number, contractAddress: string): Effect.Effect<number | undefined, StreamError, ExplorerClient> =>
   Effect.flatMap(ExplorerClient, (client) =>
@@ -99,7 +114,7 @@ const tokenDecimals = (chainId: number, contractAddress: string): Effect.Effect<
 
 /**
  * The source with readable amounts (see the module's table): the scaled amount beside the raw one, and
- * the ISO time beside the unix one. The holder lists ask tokeninfo for the token's decimals once, here.
+ * the ISO time beside the unix one. tokenHolders asks tokeninfo for the token's decimals once, here.
  * Fails with `InvalidInputError` for a data set it does not know.
  *
  * @example
@@ -129,6 +144,8 @@ export const withDecimals = <A, I, E, R>(
       const token = String(source.query[plan.decimals.tokenField] ?? "")
       fixed = yield* tokenDecimals(chainId, token)
       decimalsQuery = { from: "tokeninfo", value: fixed ?? null }
+    } else if (plan.decimals._tag === "Server") {
+      decimalsQuery = { from: "server" }
     } else {
       decimalsQuery = { from: plan.decimals.field }
     }
@@ -143,11 +160,17 @@ export const withDecimals = <A, I, E, R>(
     const schema = Schema.Struct(fields) as unknown as Schema.Schema<A & ReadableColumns, I & ReadableColumns>
 
     // The same for decoded and encoded rows: amounts and decimals are read in either form.
+    const serverScaled = plan.decimals._tag === "Server"
     const add = <Row>(row: Row): Row & ReadableColumns => {
       const r = row as Readonly<Record<string, unknown>>
       const decimals = decimalsField === undefined ? fixed : decimalsOf(r[decimalsField])
       const amount = amountOf(r[plan.amount])
-      const out: Record<string, unknown> = { ...r, [scaledColumn]: decimals === undefined || amount === undefined ? null : scale(amount, decimals) }
+      const scaled = serverScaled
+        ? normalized(r[plan.amount])
+        : decimals === undefined || amount === undefined
+        ? null
+        : scale(amount, decimals)
+      const out: Record<string, unknown> = { ...r, [scaledColumn]: scaled }
       if (isoColumn !== undefined && plan.time !== undefined) {
         const time = Number(r[plan.time])
         out[isoColumn] = Number.isSafeInteger(time) ? isoTime(time) : ""
