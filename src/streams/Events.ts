@@ -229,15 +229,21 @@ const columnSchema = (param: Param): Schema.Schema.AnyNoContext => {
   return Schema.String
 }
 
-/** A column's value from the decoded argument. */
-const columnValue = (param: Param, value: unknown): unknown => {
-  if (value === undefined) return undefined
-  if (param.indexed === true && isDynamic(param.type)) return value
-  if (isInteger(param.type)) return typeof value === "bigint" ? value : BigInt(value as number)
-  if (param.type === "address") return (value as string).toLowerCase()
-  if (param.type.endsWith("]") || param.type.startsWith("tuple")) return jsonValue(param, value)
-  return value
+type Convert = (value: unknown) => unknown
+const same: Convert = (value) => value
+
+/** How an argument's decoded value becomes its column's value (chosen once per argument, not per log). */
+const columnConverter = (param: Param): Convert => {
+  if (param.indexed === true && isDynamic(param.type)) return same
+  if (isInteger(param.type)) return (v) => (typeof v === "bigint" ? v : BigInt(v as number))
+  if (param.type === "address") return (v) => (v as string).toLowerCase()
+  if (param.type.endsWith("]") || param.type.startsWith("tuple")) return (v) => jsonValue(param, v)
+  return same
 }
+
+/** How an argument's decoded value becomes its value in the `args` JSON object. */
+const jsonConverter = (param: Param): Convert =>
+  param.indexed === true && isDynamic(param.type) ? same : (v) => jsonValue(param, v)
 
 /** Column names of an event's arguments: the ABI's, or `arg<position>` when unnamed or taken. */
 const columnNames = (event: AbiEvent.AbiEvent): ReadonlyArray<string> => {
@@ -257,16 +263,26 @@ interface Prepared {
   readonly bare: AbiEvent.AbiEvent
   readonly indexed: number
   readonly columns: ReadonlyArray<string>
+  /** Where ox's result holds each argument: its name, or its position when unnamed. */
+  readonly keys: ReadonlyArray<string | number>
+  readonly toColumn: ReadonlyArray<Convert>
+  readonly toJson: ReadonlyArray<Convert>
 }
 
-const prepare = (event: AbiEvent.AbiEvent): Prepared => ({
-  event,
-  // ox checks topic0 against the event's selector by hashing its signature on every call; the decoder
-  // matches topic0 first, so it hands ox the event as anonymous, with the argument topics only.
-  bare: { ...event, anonymous: true } as AbiEvent.AbiEvent,
-  indexed: event.inputs.filter((i) => (i as Param).indexed === true).length,
-  columns: columnNames(event)
-})
+const prepare = (event: AbiEvent.AbiEvent): Prepared => {
+  const params = event.inputs as ReadonlyArray<Param>
+  return {
+    event,
+    // ox checks topic0 against the event's selector by hashing its signature on every call; the
+    // decoder matches topic0 first, so it hands ox the event as anonymous, with the argument topics only.
+    bare: { ...event, anonymous: true } as AbiEvent.AbiEvent,
+    indexed: params.filter((i) => i.indexed === true).length,
+    columns: columnNames(event),
+    keys: params.map((input, i) => (input.name !== undefined && input.name !== "" ? input.name : i)),
+    toColumn: params.map(columnConverter),
+    toJson: params.map(jsonConverter)
+  }
+}
 
 /** The arguments of `log` decoded as `p`, or undefined when they do not fit it. */
 const argumentsOf = (p: Prepared, log: LogRecord): ReadonlyArray<unknown> | undefined => {
@@ -277,20 +293,31 @@ const argumentsOf = (p: Prepared, log: LogRecord): ReadonlyArray<unknown> | unde
   } catch {
     return undefined
   }
-  return p.event.inputs.map((input, i) =>
-    args === undefined ? undefined : Array.isArray(args) ? args[i] : (args as Readonly<Record<string, unknown>>)[input.name !== undefined && input.name !== "" ? input.name : i]
-  )
+  const values: Array<unknown> = new Array(p.keys.length)
+  if (args !== undefined) {
+    const byKey = args as Readonly<Record<string | number, unknown>>
+    const positional = Array.isArray(args)
+    for (let i = 0; i < values.length; i++) values[i] = positional ? byKey[i] : byKey[p.keys[i] as string | number]
+  }
+  return values
 }
 
-const logPart = (log: LogRecord) => ({
+/** The log's own columns and the event's name (an object literal: spreading one is several times slower). */
+const rowOf = (log: LogRecord, event: string): Record<string, unknown> => ({
   blockNumber: log.blockNumber,
   timeStamp: log.timeStamp,
   transactionHash: log.transactionHash,
   logIndex: log.logIndex,
-  address: log.address.toLowerCase()
+  address: log.address.toLowerCase(),
+  event
 })
 
-const undecoded = (log: LogRecord): DecodedEvent => ({ ...logPart(log), event: "", topics: log.topics, data: log.data })
+const undecoded = (log: LogRecord): DecodedEvent => {
+  const row = rowOf(log, "")
+  row.topics = log.topics
+  row.data = log.data
+  return row as DecodedEvent
+}
 
 /**
  * A decoder of logs by `abi`: with `event` (a name of the ABI, or a full signature such as
@@ -359,15 +386,16 @@ export const decoder = (
       for (const p of candidates) {
         const values = argumentsOf(p, log)
         if (values === undefined) continue
-        const row: Record<string, unknown> = { ...logPart(log), event: p.event.name }
+        const row = rowOf(log, p.event.name)
         if (one === undefined) {
-          row.args = Object.fromEntries(p.event.inputs.map((input, i) => {
-            const param = input as Param
-            const value = values[i]
-            return [p.columns[i] as string, param.indexed === true && isDynamic(param.type) ? value : jsonValue(param, value)]
-          }))
+          const args: Record<string, unknown> = {}
+          for (let i = 0; i < values.length; i++) args[p.columns[i] as string] = (p.toJson[i] as Convert)(values[i])
+          row.args = args
         } else {
-          p.event.inputs.forEach((input, i) => void (row[p.columns[i] as string] = columnValue(input as Param, values[i])))
+          for (let i = 0; i < values.length; i++) {
+            const value = values[i]
+            row[p.columns[i] as string] = value === undefined ? undefined : (p.toColumn[i] as Convert)(value)
+          }
         }
         return row as DecodedEvent
       }
