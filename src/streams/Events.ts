@@ -132,13 +132,17 @@ const itemsOf = (abi: Abi): Either.Either<ReadonlyArray<unknown>, string> => {
 /** The ABI's events, each checked by computing its selector. */
 const eventsOf = (items: ReadonlyArray<unknown>): Either.Either<ReadonlyArray<AbiEvent.AbiEvent>, string> => {
   const out: Array<AbiEvent.AbiEvent> = []
+  // A merged ABI (a proxy's and its implementation's) may list one event twice: keep it once.
+  const seen = new Set<string>()
   for (const item of items) {
     if (typeof item !== "object" || item === null || (item as { readonly type?: unknown }).type !== "event") continue
     const name = (item as { readonly name?: unknown }).name
     try {
       const event = AbiEvent.from(item as AbiEvent.AbiEvent)
       AbiEvent.getSelector(event)
-      out.push(event)
+      const key = AbiEvent.format(event)
+      if (!seen.has(key)) out.push(event)
+      seen.add(key)
     } catch (e) {
       return Either.left(`the ABI's event ${String(name)} is not valid: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`)
     }
@@ -352,9 +356,9 @@ export const decoder = (
     for (const p of prepared) {
       const selector = AbiEvent.getSelector(p.event).toLowerCase()
       const same = bySelector.get(selector)
-      // One ABI may list the same event twice (a proxy's and its implementation's): keep the first.
+      // Same selector, other indexed arguments (ERC-20 and ERC-721 Transfer): tried in turn.
       if (same === undefined) bySelector.set(selector, [p])
-      else if (!same.some((q) => AbiEvent.format(q.event) === AbiEvent.format(p.event))) same.push(p)
+      else same.push(p)
     }
     const signatures = [...new Set(events.map((e) => AbiEvent.format(e)))].sort()
     const abiHash = `sha256:${Hash.sha256(Hex.fromString(JSON.stringify(signatures))).slice(2)}`

@@ -248,5 +248,16 @@ describe("the decoder", () => {
       const chosen = yield* Events.decoder(twice, { event: "Moved(address a, uint256 b)" })
       expect(chosen.arguments.map((a) => a.column)).toEqual(["a", "b"])
       expect((yield* Effect.flip(Events.decoder("{not json"))).message).toContain("not JSON")
+      // A merged ABI listing one event twice (a proxy's and its implementation's) is not ambiguous.
+      const merged = yield* Events.decoder([...twice.slice(0, 1), ...twice.slice(0, 1)], { event: "Moved" })
+      expect(merged.signature).toBe("Moved(address a)")
+      // ERC-20 and ERC-721 Transfer in one ABI: each log decodes by the one its topics fit.
+      const both = yield* Events.decoder([
+        AbiEvent.from("event Transfer(address indexed from, address indexed to, uint256 value)"),
+        AbiEvent.from("event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)")
+      ])
+      const transfer = { ...log, topics: [AbiEvent.getSelector("event Transfer(address indexed from, address indexed to, uint256 value)"), log.topics[1] as string, log.topics[1] as string] }
+      expect(both.decode({ ...transfer, data: `0x${"0".repeat(63)}5` }).args).toMatchObject({ value: "5" })
+      expect(both.decode({ ...transfer, topics: [...transfer.topics, `0x${"0".repeat(63)}7`], data: "0x" }).args).toMatchObject({ tokenId: "7" })
     }))
 })
