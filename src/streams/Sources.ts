@@ -42,6 +42,9 @@ export {
   transactions
 } from "./Datasets.js"
 export type { AddressQuery, BlockRangeQuery, DailyQuery, InternalQuery, LogsQuery, TransfersQuery } from "./Datasets.js"
+export { events } from "./Events.js"
+export type { EventsQuery, EventsSource } from "./Events.js"
+export { withDecimals } from "./Readable.js"
 
 /** Options every stream of a source takes. */
 export interface StreamOptions {
