@@ -6,9 +6,11 @@
 import { FileSystem } from "@effect/platform"
 import { NodeFileSystem } from "@effect/platform-node"
 import { parse } from "csv-parse/sync"
+import { afterAll, beforeAll, expect } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { execFile, spawn, type ChildProcess } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import type { Plan } from "../../src/Plan.js"
 import * as Simulator from "../../src/simulator/index.js"
 
 /** The repository root (the CLI runs from there, as a user would run `npx explorer-etl`). */
@@ -171,4 +173,42 @@ export interface Manifest {
   readonly blockRange: { readonly from: number; readonly to: number } | null
   readonly completeness: { readonly status: "complete" | "truncated"; readonly reason?: string }
   readonly run: { readonly mode: string; readonly rowsWritten: number }
+}
+
+/**
+ * The set-up of a CLI test file: made-up keys (`key(name, plan)`, one per test, so each has its own
+ * rate windows; all known to the simulator before it starts), an in-process simulator with `options`,
+ * a temporary folder, and a transcript checked at the end for any key in any output. Call at the top
+ * level of the file; `sim` and `dir` are there once the file's tests run.
+ */
+export const cliSuite = (prefix: string, options: Omit<Simulator.SimulatorOptions, "keys"> = {}) => {
+  const keyPlans: Record<string, Plan> = {}
+  let started: { readonly sim: Simulator.Simulator.Service; readonly close: () => Promise<void> } | undefined
+  let folder: string | undefined
+  const suite = {
+    transcript: new Transcript(),
+    key: (name: string, plan: Plan = "standard"): string => {
+      const k = madeUpKey(`${prefix}${name}`)
+      keyPlans[k] = plan
+      return k
+    },
+    get sim(): Simulator.Simulator.Service {
+      if (started === undefined) throw new Error("the simulator starts before the file's tests")
+      return started.sim
+    },
+    get dir(): string {
+      if (folder === undefined) throw new Error("the folder is made before the file's tests")
+      return folder
+    }
+  }
+  beforeAll(async () => {
+    started = await startSimulator({ ...options, keys: keyPlans })
+    folder = await makeTempDir(`cli-${prefix}-`)
+  })
+  afterAll(async () => {
+    await started?.close()
+    if (folder !== undefined) await removeDir(folder)
+    expect(suite.transcript.leaks(Object.keys(keyPlans))).toEqual([])
+  })
+  return suite
 }
