@@ -231,6 +231,32 @@ export declare namespace ExplorerClient {
     readonly getstatus: Method<"getstatus">
     /** transaction/gettxreceiptstatus: the receipt status (`null` before Byzantium or for an unknown hash). */
     readonly gettxreceiptstatus: Method<"gettxreceiptstatus">
+    /** proxy/eth_blockNumber: the latest block number. */
+    readonly eth_blockNumber: OptionalMethod<"eth_blockNumber">
+    /** proxy/eth_getBlockByNumber: the block at `tag` (hashes, or whole transactions with `boolean: true`); `null` past the latest. */
+    readonly eth_getBlockByNumber: Method<"eth_getBlockByNumber">
+    /** proxy/eth_getUncleByBlockNumberAndIndex: an uncle of a block, `null` if it has none (every proof-of-stake block). */
+    readonly eth_getUncleByBlockNumberAndIndex: Method<"eth_getUncleByBlockNumberAndIndex">
+    /** proxy/eth_getBlockTransactionCountByNumber: how many transactions a block holds (`null` past the latest). */
+    readonly eth_getBlockTransactionCountByNumber: Method<"eth_getBlockTransactionCountByNumber">
+    /** proxy/eth_getTransactionByHash: a transaction, `null` for an unknown hash. */
+    readonly eth_getTransactionByHash: Method<"eth_getTransactionByHash">
+    /** proxy/eth_getTransactionByBlockNumberAndIndex: the transaction at `index` of a block, or `null`. */
+    readonly eth_getTransactionByBlockNumberAndIndex: Method<"eth_getTransactionByBlockNumberAndIndex">
+    /** proxy/eth_getTransactionCount: transactions sent by `address` up to `tag` (its next nonce). */
+    readonly eth_getTransactionCount: Method<"eth_getTransactionCount">
+    /** proxy/eth_sendRawTransaction: broadcasts a signed transaction, gives its hash; a node refusal is a JsonRpcError. */
+    readonly eth_sendRawTransaction: Method<"eth_sendRawTransaction">
+    /** proxy/eth_getTransactionReceipt: a receipt with its logs, `null` for an unknown hash. */
+    readonly eth_getTransactionReceipt: Method<"eth_getTransactionReceipt">
+    /** proxy/eth_call: a call's return data; a revert is a JsonRpcError (`code` 3 and `data` when the contract gave a reason). */
+    readonly eth_call: Method<"eth_call">
+    /** proxy/eth_getCode: the code at `address` (`"0x"` for an account without code). */
+    readonly eth_getCode: Method<"eth_getCode">
+    /** proxy/eth_getStorageAt: one 32-byte storage slot of a contract. */
+    readonly eth_getStorageAt: Method<"eth_getStorageAt">
+    /** proxy/eth_estimateGas: the gas a transaction would use; a revert is a JsonRpcError. */
+    readonly eth_estimateGas: Method<"eth_estimateGas">
   }
 }
 

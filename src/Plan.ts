@@ -107,7 +107,20 @@ export const operations = {
   gasestimate: op("gastracker", "gasestimate", "free", false, "none"),
   getblockcountdown: op("block", "getblockcountdown", "free", false, "none"),
   getstatus: op("transaction", "getstatus", "free", false, "none"),
-  gettxreceiptstatus: op("transaction", "gettxreceiptstatus", "free", false, "none")
+  gettxreceiptstatus: op("transaction", "gettxreceiptstatus", "free", false, "none"),
+  eth_blockNumber: op("proxy", "eth_blockNumber", "free", false, "none"),
+  eth_getBlockByNumber: op("proxy", "eth_getBlockByNumber", "free", false, "none"),
+  eth_getUncleByBlockNumberAndIndex: op("proxy", "eth_getUncleByBlockNumberAndIndex", "free", false, "none"),
+  eth_getBlockTransactionCountByNumber: op("proxy", "eth_getBlockTransactionCountByNumber", "free", false, "none"),
+  eth_getTransactionByHash: op("proxy", "eth_getTransactionByHash", "free", false, "none"),
+  eth_getTransactionByBlockNumberAndIndex: op("proxy", "eth_getTransactionByBlockNumberAndIndex", "free", false, "none"),
+  eth_getTransactionCount: op("proxy", "eth_getTransactionCount", "free", false, "none"),
+  eth_sendRawTransaction: op("proxy", "eth_sendRawTransaction", "free", false, "none"),
+  eth_getTransactionReceipt: op("proxy", "eth_getTransactionReceipt", "free", false, "none"),
+  eth_call: op("proxy", "eth_call", "free", false, "none"),
+  eth_getCode: op("proxy", "eth_getCode", "free", false, "none"),
+  eth_getStorageAt: op("proxy", "eth_getStorageAt", "free", false, "none"),
+  eth_estimateGas: op("proxy", "eth_estimateGas", "free", false, "none")
 } as const satisfies Record<string, Operation>
 
 /** The action name of a named operation. */

@@ -47,7 +47,20 @@ export const Results = {
   gasestimate: Schemas.ConfirmationSeconds,
   getblockcountdown: Schemas.BlockCountdown,
   getstatus: Schemas.TxExecutionStatus,
-  gettxreceiptstatus: Schemas.TxReceiptStatus
+  gettxreceiptstatus: Schemas.TxReceiptStatus,
+  eth_blockNumber: Schemas.BlockNumberHex,
+  eth_getBlockByNumber: Schema.NullOr(Schemas.RpcBlock),
+  eth_getUncleByBlockNumberAndIndex: Schema.NullOr(Schemas.RpcBlock),
+  eth_getBlockTransactionCountByNumber: Schema.NullOr(Schemas.RpcCount),
+  eth_getTransactionByHash: Schema.NullOr(Schemas.RpcTransaction),
+  eth_getTransactionByBlockNumberAndIndex: Schema.NullOr(Schemas.RpcTransaction),
+  eth_getTransactionCount: Schemas.RpcCount,
+  eth_sendRawTransaction: Schemas.TxHash,
+  eth_getTransactionReceipt: Schema.NullOr(Schemas.RpcReceipt),
+  eth_call: Schemas.RpcData,
+  eth_getCode: Schemas.RpcData,
+  eth_getStorageAt: Schemas.RpcData,
+  eth_estimateGas: Schemas.RpcGas
 } as const satisfies Record<Plan.OperationName, Schema.Schema.AnyNoContext>
 
 /** An operation's result schema, typed as its result. */

@@ -147,6 +147,19 @@ export const make = (
       gasestimate: operation("gasestimate"),
       getblockcountdown: operation("getblockcountdown"),
       getstatus: operation("getstatus"),
-      gettxreceiptstatus: operation("gettxreceiptstatus")
+      gettxreceiptstatus: operation("gettxreceiptstatus"),
+      eth_blockNumber: operation("eth_blockNumber"),
+      eth_getBlockByNumber: operation("eth_getBlockByNumber"),
+      eth_getUncleByBlockNumberAndIndex: operation("eth_getUncleByBlockNumberAndIndex"),
+      eth_getBlockTransactionCountByNumber: operation("eth_getBlockTransactionCountByNumber"),
+      eth_getTransactionByHash: operation("eth_getTransactionByHash"),
+      eth_getTransactionByBlockNumberAndIndex: operation("eth_getTransactionByBlockNumberAndIndex"),
+      eth_getTransactionCount: operation("eth_getTransactionCount"),
+      eth_sendRawTransaction: operation("eth_sendRawTransaction"),
+      eth_getTransactionReceipt: operation("eth_getTransactionReceipt"),
+      eth_call: operation("eth_call"),
+      eth_getCode: operation("eth_getCode"),
+      eth_getStorageAt: operation("eth_getStorageAt"),
+      eth_estimateGas: operation("eth_estimateGas")
     } satisfies ExplorerClient.Service
   })

@@ -46,6 +46,11 @@ const LabelParam = withMessage(
   Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]*$/)),
   "must be a label slug (e.g. \"phish-hack\") or \"all\""
 )
+const HexQuantityParam = withMessage(
+  Schema.String.pipe(Schema.pattern(/^0x[0-9a-fA-F]{1,64}$/)),
+  "must be a hex quantity (0x followed by hex digits)"
+)
+const HexDataParam = withMessage(Schema.String.pipe(Schema.pattern(/^0x(?:[0-9a-fA-F]{2})*$/)), "must be hex bytes (0x followed by pairs of hex digits)")
 const FormatParam = withMessage(Schema.Literal("csv"), "must be \"csv\" (the only format the client can read)")
 
 /** Every call may name its chain; without it the client's `defaultChainId` is used. */
@@ -132,7 +137,27 @@ export const Params = {
   gasestimate: Schema.Struct({ ...chainField, gasPrice: WeiParam }),
   getblockcountdown: Schema.Struct({ ...chainField, blockNo: BlockParam }),
   getstatus: Schema.Struct({ ...chainField, txHash: HashParam }),
-  gettxreceiptstatus: Schema.Struct({ ...chainField, txHash: HashParam })
+  gettxreceiptstatus: Schema.Struct({ ...chainField, txHash: HashParam }),
+  eth_blockNumber: Schema.Struct({ ...chainField }),
+  eth_getBlockByNumber: Schema.Struct({ ...chainField, tag: TagParam, boolean: Schema.optional(Schema.Boolean) }),
+  eth_getUncleByBlockNumberAndIndex: Schema.Struct({ ...chainField, tag: TagParam, index: HexQuantityParam }),
+  eth_getBlockTransactionCountByNumber: Schema.Struct({ ...chainField, tag: TagParam }),
+  eth_getTransactionByHash: Schema.Struct({ ...chainField, txHash: HashParam }),
+  eth_getTransactionByBlockNumberAndIndex: Schema.Struct({ ...chainField, tag: TagParam, index: HexQuantityParam }),
+  eth_getTransactionCount: Schema.Struct({ ...chainField, address: AddressParam, tag: Schema.optional(TagParam) }),
+  eth_sendRawTransaction: Schema.Struct({ ...chainField, hex: HexDataParam }),
+  eth_getTransactionReceipt: Schema.Struct({ ...chainField, txHash: HashParam }),
+  eth_call: Schema.Struct({ ...chainField, to: AddressParam, data: HexDataParam, tag: Schema.optional(TagParam) }),
+  eth_getCode: Schema.Struct({ ...chainField, address: AddressParam, tag: Schema.optional(TagParam) }),
+  eth_getStorageAt: Schema.Struct({ ...chainField, address: AddressParam, position: HexQuantityParam, tag: Schema.optional(TagParam) }),
+  eth_estimateGas: Schema.Struct({
+    ...chainField,
+    to: AddressParam,
+    data: Schema.optional(HexDataParam),
+    value: Schema.optional(HexQuantityParam),
+    gas: Schema.optional(HexQuantityParam),
+    gasPrice: Schema.optional(HexQuantityParam)
+  })
 } as const satisfies Record<Plan.OperationName, Schema.Schema.AnyNoContext>
 
 /** The parameters of an operation, e.g. `ParamsOf<"txlist">`. */

@@ -8,6 +8,7 @@ import type { AddressTag, LabelMaster } from "../schemas/nametag.js"
 import { abiOf, sourceRecord, unverifiedRecord } from "./contracts.js"
 import type { ChainData, Dataset, Holding, LabelRef } from "./dataset.js"
 import { hash2, quantityHex } from "./hash.js"
+import { proxy } from "./proxy.js"
 import {
   type ChainView,
   type InternalTx,
@@ -43,7 +44,9 @@ export type Outcome =
     readonly emptyMessage: string
   }
   | { readonly _tag: "value"; readonly json: string }
+  /** A JSON-RPC answer: `result` is raw JSON text (a quoted hex string, an object, `null`). */
   | { readonly _tag: "rpc"; readonly id: number; readonly result: string }
+  | { readonly _tag: "rpcError"; readonly id: number; readonly code: number; readonly message: string; readonly data?: string }
   | { readonly _tag: "download"; readonly csv: string; readonly records: ReadonlyArray<string> }
 
 class Refuse {
@@ -445,9 +448,22 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
         str(remaining) + ",\"EstimateTimeInSec\":" + str(Math.round(remaining * c.profile.blockTime * 10) / 10) + "}")
     }
     case "eth_gasPrice":
-      return { _tag: "rpc", id: 73, result: quantityHex(gasPriceOf(c)) }
+      return { _tag: "rpc", id: 73, result: str(quantityHex(gasPriceOf(c))) }
     case "eth_blockNumber":
-      return { _tag: "rpc", id: 83, result: quantityHex(latest) }
+      return { _tag: "rpc", id: 83, result: str(quantityHex(latest)) }
+    case "eth_getBlockByNumber":
+    case "eth_getUncleByBlockNumberAndIndex":
+    case "eth_getBlockTransactionCountByNumber":
+    case "eth_getTransactionByHash":
+    case "eth_getTransactionByBlockNumberAndIndex":
+    case "eth_getTransactionCount":
+    case "eth_sendRawTransaction":
+    case "eth_getTransactionReceipt":
+    case "eth_call":
+    case "eth_getCode":
+    case "eth_getStorageAt":
+    case "eth_estimateGas":
+      return proxy(c, op.action, p)
     case "getaddresstag": {
       const raw = p.address
       if (raw === undefined) return refuse(Texts.INVALID_ADDRESS)

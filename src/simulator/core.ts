@@ -367,7 +367,16 @@ export class Core {
           status: 200,
           contentType: JSON_TYPE,
           // real JSON-RPC bodies end with a newline (recorded answers)
-          body: "{\"jsonrpc\":\"2.0\",\"id\":" + o.id + ",\"result\":\"" + o.result + "\"}\n"
+          body: "{\"jsonrpc\":\"2.0\",\"id\":" + o.id + ",\"result\":" + o.result + "}\n"
+        }
+      case "rpcError":
+        return {
+          _tag: "body",
+          status: 200,
+          contentType: JSON_TYPE,
+          body: "{\"jsonrpc\":\"2.0\",\"id\":" + o.id + ",\"error\":" +
+            JSON.stringify(o.data === undefined ? { code: o.code, message: o.message } : { code: o.code, message: o.message, data: o.data }) +
+            "}\n"
         }
       case "list": {
         if (o.rows.length === 0) {
@@ -432,6 +441,7 @@ export class Core {
         return { reason: `${query.module}/${query.action} answers a single value, not records` }
       }
       case "rpc":
+      case "rpcError":
         return { reason: `${query.module}/${query.action} answers a single value, not records` }
     }
   }

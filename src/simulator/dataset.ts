@@ -490,6 +490,58 @@ export class ChainData {
     return this.txIndex().get(hash)
   }
 
+  private readonly blockIndex = lazy(() => {
+    const m = new Map<number, Array<NormalTx>>()
+    for (const t of this.world().txs) {
+      if (t.genesis) continue
+      const a = m.get(t.block)
+      if (a === undefined) m.set(t.block, [t])
+      else a.push(t)
+    }
+    for (const a of m.values()) a.sort((x, y) => x.index - y.index)
+    return m
+  })
+
+  /** The regular activity's transactions of one block, by transactionIndex (the proxy module's blocks). */
+  txsInBlock(block: number): ReadonlyArray<NormalTx> {
+    return this.blockIndex().get(block) ?? []
+  }
+
+  private readonly logsByTx = lazy(() => {
+    const m = new Map<string, Array<Log>>()
+    for (const l of this.world().logs) {
+      const a = m.get(l.txHash)
+      if (a === undefined) m.set(l.txHash, [l])
+      else a.push(l)
+    }
+    return m
+  })
+
+  /** The logs of one transaction of the regular activity (its receipt's logs). */
+  logsOfTx(hash: string): ReadonlyArray<Log> {
+    return this.logsByTx().get(hash) ?? []
+  }
+
+  /** How many transactions `address` sent up to the end of `block` (eth_getTransactionCount). */
+  nonceAt(address: string, block: number): number {
+    let n = 0
+    for (const t of this.world().txByAddress.get(address) ?? []) if (t.from === address && !t.genesis && t.block <= block) n++
+    return n
+  }
+
+  private readonly creations = lazy(() => {
+    const m = new Map<string, number>()
+    const w = this.world()
+    for (const t of w.txs) if (t.contractAddress !== "" && !t.isError) m.set(t.contractAddress, t.block)
+    for (const t of w.internals) if (t.contractAddress !== "" && !t.isError && !m.has(t.contractAddress)) m.set(t.contractAddress, t.block)
+    return m
+  })
+
+  /** The block a contract of the regular activity was created in, if it is one. */
+  createdAt(address: string): number | undefined {
+    return this.creations().get(address)
+  }
+
   /** Internal transactions of one parent transaction. */
   internalByHash(hash: string): ReadonlyArray<InternalTx> {
     return this.world().internalByHash.get(hash) ?? this.scenarioInternalByHash().get(hash) ?? []

@@ -47,7 +47,12 @@ const actionsByModule = {
   stats: ["ethsupply", "dailytx", "dailygasused", "tokensupply", "ethprice"],
   gastracker: ["gasoracle", "gasestimate"],
   transaction: ["getstatus", "gettxreceiptstatus"],
-  proxy: ["eth_gasPrice", "eth_blockNumber"],
+  proxy: [
+    "eth_gasPrice", "eth_blockNumber", "eth_getBlockByNumber", "eth_getUncleByBlockNumberAndIndex",
+    "eth_getBlockTransactionCountByNumber", "eth_getTransactionByHash", "eth_getTransactionByBlockNumberAndIndex",
+    "eth_getTransactionCount", "eth_sendRawTransaction", "eth_getTransactionReceipt", "eth_call", "eth_getCode",
+    "eth_getStorageAt", "eth_estimateGas"
+  ],
   nametag: ["getaddresstag", "exportaddresstags", "getlabelmasterlist"]
 } as const
 

@@ -1,0 +1,97 @@
+/**
+ * What the simulator's blocks hold beyond the rows of the data set: who proposed each block (its fee
+ * recipient, `miner`), the base fee, the gas used and the proposer's reward. Derived from (chain, block),
+ * so eth_getBlockByNumber, getminedblocks and getblockreward agree with each other without storing
+ * anything.
+ *
+ * Every block has a proposer: one of four builder addresses, except that inside the regular activity a
+ * solo validator proposes about one block in a thousand (so its getminedblocks list is short enough to
+ * export whole).
+ */
+import type { ChainData } from "./dataset.js"
+import { hash2, mix32 } from "./hash.js"
+
+/** Entity names of the proposers (addresses come from `ChainData.addr`). */
+export const proposerNames = {
+  builders: ["builder-0", "builder-1", "builder-2", "builder-3"],
+  soloValidator: "solo-validator"
+} as const
+
+/** One in this many blocks of the regular activity is proposed by the solo validator. */
+export const SOLO_ONE_IN = 1_000
+
+const ACTIVITY_START = (c: ChainData): number => c.world().activityStart
+
+/** Whether the solo validator proposed `block`. */
+export const soloProposed = (c: ChainData, block: number): boolean =>
+  c.populated && block >= ACTIVITY_START(c) && block <= c.profile.latestBlock &&
+  hash2(c.root ^ 0x5010, block) % SOLO_ONE_IN === 0
+
+/** The proposer of a block: -1 for the solo validator, else the builder's number (0–3). */
+const proposerOf = (c: ChainData, block: number): number =>
+  soloProposed(c, block) ? -1 : hash2(c.root ^ 0xb01d, block) & 3
+
+const addresses = new WeakMap<ChainData, { readonly solo: string; readonly builders: ReadonlyArray<string> }>()
+/** The proposers' addresses of a chain (computed once). */
+export const proposers = (c: ChainData): { readonly solo: string; readonly builders: ReadonlyArray<string> } => {
+  let a = addresses.get(c)
+  if (a === undefined) {
+    a = { solo: c.addr(proposerNames.soloValidator), builders: proposerNames.builders.map((n) => c.addr(n)) }
+    addresses.set(c, a)
+  }
+  return a
+}
+
+/** The fee recipient (`miner`) of a block. */
+export const minerOf = (c: ChainData, block: number): string => {
+  const p = proposerOf(c, block)
+  const a = proposers(c)
+  return p < 0 ? a.solo : (a.builders[p] as string)
+}
+
+/** The base fee of a block: 50–65 % of the chain's typical gas price (below every gas price paid in it). */
+export const baseFeeOf = (c: ChainData, block: number): bigint =>
+  (c.profile.gasPriceWei * BigInt(50 + (hash2(c.root ^ 0xba5e, block) % 16))) / 100n
+
+/** The gas limit of every block. */
+export const GAS_LIMIT = 45_000_000
+
+/** Gas used by a block: past its last known transaction's cumulative gas, or a made-up load if it has none. */
+export const gasUsedOf = (c: ChainData, block: number): number => {
+  const txs = c.txsInBlock(block)
+  const h = mix32(hash2(c.root ^ 0x6a5, block))
+  const last = txs[txs.length - 1]
+  return last === undefined ? 8_000_000 + (h % 12_000_000) : Math.min(GAS_LIMIT, last.cumulativeGasUsed + (h % 3_000_000))
+}
+
+/**
+ * The proposer's reward (wei): the priority fees of the block's known transactions plus a made-up part for
+ * the transactions the data set does not hold (post-merge rewards are fees only).
+ */
+export const blockRewardOf = (c: ChainData, block: number): bigint => {
+  const base = baseFeeOf(c, block)
+  let tips = 0n
+  for (const t of c.txsInBlock(block)) tips += BigInt(t.gasUsed) * (t.gasPrice > base ? t.gasPrice - base : 0n)
+  return tips + BigInt(hash2(c.root ^ 0x7e3d, block) % 40_000_000) * 1_000_000_000n
+}
+
+/**
+ * The blocks `address` proposed, newest first, skipping `skip` and taking up to `take` (getminedblocks).
+ * The solo validator's blocks are found in the regular activity only; a builder's are every block whose
+ * hash picks it, found by walking down from the latest block until enough are collected.
+ */
+export const minedBlocks = (c: ChainData, address: string, skip: number, take: number): ReadonlyArray<number> => {
+  const out: Array<number> = []
+  if (!c.populated || take <= 0) return out
+  const latest = c.profile.latestBlock
+  const a = proposers(c)
+  const wanted = address === a.solo ? -1 : a.builders.indexOf(address)
+  if (wanted === -1 && address !== a.solo) return out
+  const bottom = wanted === -1 ? ACTIVITY_START(c) : 0
+  let seen = 0
+  for (let b = latest; b >= bottom && out.length < take; b--) {
+    if (proposerOf(c, b) !== wanted) continue
+    if (seen++ >= skip) out.push(b)
+  }
+  return out
+}
