@@ -306,11 +306,11 @@ describe("the simulator's rules and the client's agree where both speak", () => 
     expect(Rules.EXPORT_ADDRESS_TAGS_PER_DAY).toBe(Plan.EXPORT_ADDRESS_TAGS_PER_DAY)
   })
 
-  it("the same operations in the same modules; the simulator alone serves proxy/eth_blockNumber", () => {
+  it("the same operations in the same modules", () => {
     expect(operations.filter((op) => Rules.endpointOf(op.module, op.action) === undefined).map((op) => op.action)).toEqual([])
     expect(pairs).toHaveLength(operations.length)
     const clientNames = new Set(operations.map((op) => `${op.module}/${op.action}`))
-    expect(Rules.endpoints.map((e) => `${e.module}/${e.action}`).filter((n) => !clientNames.has(n))).toEqual(["proxy/eth_blockNumber"])
+    expect(Rules.endpoints.map((e) => `${e.module}/${e.action}`).filter((n) => !clientNames.has(n))).toEqual([])
   })
 
   it("the plan each call needs, parameter-dependent ones included (txlistinternal by block range)", () => {
