@@ -61,6 +61,9 @@ export const toMethodParams = (
       if (action === "topholders" && name === "offset") name = "limit"
       if (listValued[action] === name) {
         params[name] = value.split(",").map((v) => v.trim())
+      } else if (name === "boolean") {
+        // eth_getBlockByNumber's `boolean=true|false`; any other text is left for the check to refuse
+        params[name] = value === "true" ? true : value === "false" ? false : value
       } else if (name === "gasPrice" && /^\d+$/.test(value)) {
         params[name] = BigInt(value)
       } else if (numeric.has(name) && value !== "latest") {
