@@ -231,6 +231,10 @@ export declare namespace ExplorerClient {
     readonly getstatus: Method<"getstatus">
     /** transaction/gettxreceiptstatus: the receipt status (`null` before Byzantium or for an unknown hash). */
     readonly gettxreceiptstatus: Method<"gettxreceiptstatus">
+    /** account/getminedblocks: blocks the address proposed, newest first, with their rewards (`blocktype` blocks or uncles), paged. */
+    readonly getminedblocks: Method<"getminedblocks">
+    /** account/txsBeaconWithdrawal: consensus-layer withdrawals to an address (amounts in gwei), in block order. */
+    readonly txsBeaconWithdrawal: Method<"txsBeaconWithdrawal">
     /** proxy/eth_blockNumber: the latest block number. */
     readonly eth_blockNumber: OptionalMethod<"eth_blockNumber">
     /** proxy/eth_getBlockByNumber: the block at `tag` (hashes, or whole transactions with `boolean: true`); `null` past the latest. */

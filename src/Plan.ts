@@ -44,7 +44,8 @@ export const atLeast = (plan: Plan, minimum: Plan): boolean => rank(plan) >= ran
 /**
  * How an operation pages:
  * - `none`: one answer, no page/offset;
- * - `list`: block-ordered lists (txlist, getLogs, …) with the plan-dependent window;
+ * - `list`: lists with the plan-dependent window (1,000 on free): the block-ordered ones (txlist, getLogs,
+ *   txsBeaconWithdrawal, …) and getminedblocks (page-numbered, newest first);
  * - `paged`: page-numbered lists without block order, window 10,000 on every plan;
  * - `limit`: topholders, whose `offset` is the number of holders (≤ 1,000), no page.
  */
@@ -108,6 +109,8 @@ export const operations = {
   getblockcountdown: op("block", "getblockcountdown", "free", false, "none"),
   getstatus: op("transaction", "getstatus", "free", false, "none"),
   gettxreceiptstatus: op("transaction", "gettxreceiptstatus", "free", false, "none"),
+  getminedblocks: op("account", "getminedblocks", "free", false, "list"),
+  txsBeaconWithdrawal: op("account", "txsBeaconWithdrawal", "free", false, "list"),
   eth_blockNumber: op("proxy", "eth_blockNumber", "free", false, "none"),
   eth_getBlockByNumber: op("proxy", "eth_getBlockByNumber", "free", false, "none"),
   eth_getUncleByBlockNumberAndIndex: op("proxy", "eth_getUncleByBlockNumberAndIndex", "free", false, "none"),

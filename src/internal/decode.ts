@@ -48,6 +48,8 @@ export const Results = {
   getblockcountdown: Schemas.BlockCountdown,
   getstatus: Schemas.TxExecutionStatus,
   gettxreceiptstatus: Schemas.TxReceiptStatus,
+  getminedblocks: Schema.Array(Schemas.MinedBlock),
+  txsBeaconWithdrawal: Schema.Array(Schemas.BeaconWithdrawal),
   eth_blockNumber: Schemas.BlockNumberHex,
   eth_getBlockByNumber: Schema.NullOr(Schemas.RpcBlock),
   eth_getUncleByBlockNumberAndIndex: Schema.NullOr(Schemas.RpcBlock),

@@ -148,6 +148,8 @@ export const make = (
       getblockcountdown: operation("getblockcountdown"),
       getstatus: operation("getstatus"),
       gettxreceiptstatus: operation("gettxreceiptstatus"),
+      getminedblocks: operation("getminedblocks"),
+      txsBeaconWithdrawal: operation("txsBeaconWithdrawal"),
       eth_blockNumber: operation("eth_blockNumber"),
       eth_getBlockByNumber: operation("eth_getBlockByNumber"),
       eth_getUncleByBlockNumberAndIndex: operation("eth_getUncleByBlockNumberAndIndex"),

@@ -138,6 +138,13 @@ export const Params = {
   getblockcountdown: Schema.Struct({ ...chainField, blockNo: BlockParam }),
   getstatus: Schema.Struct({ ...chainField, txHash: HashParam }),
   gettxreceiptstatus: Schema.Struct({ ...chainField, txHash: HashParam }),
+  getminedblocks: Schema.Struct({
+    ...chainField,
+    address: AddressParam,
+    blocktype: Schema.optional(withMessage(Schema.Literal("blocks", "uncles"), "must be \"blocks\" or \"uncles\"")),
+    ...pagingFields
+  }),
+  txsBeaconWithdrawal: Schema.Struct({ ...chainField, address: AddressParam, ...blockRangeFields }),
   eth_blockNumber: Schema.Struct({ ...chainField }),
   eth_getBlockByNumber: Schema.Struct({ ...chainField, tag: TagParam, boolean: Schema.optional(Schema.Boolean) }),
   eth_getUncleByBlockNumberAndIndex: Schema.Struct({ ...chainField, tag: TagParam, index: HexQuantityParam }),

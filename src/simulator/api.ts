@@ -8,6 +8,7 @@ import type { AddressTag, LabelMaster } from "../schemas/nametag.js"
 import { abiOf, sourceRecord, unverifiedRecord } from "./contracts.js"
 import type { ChainData, Dataset, Holding, LabelRef } from "./dataset.js"
 import { hash2, quantityHex } from "./hash.js"
+import { blockRewardOf, minedBlocks, proposers, STAKER, withdrawals } from "./blocks.js"
 import { proxy } from "./proxy.js"
 import {
   type ChainView,
@@ -446,6 +447,38 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
       const remaining = target - latest
       return value("{\"CurrentBlock\":" + str(latest) + ",\"CountdownBlock\":" + str(target) + ",\"RemainingBlock\":" +
         str(remaining) + ",\"EstimateTimeInSec\":" + str(Math.round(remaining * c.profile.blockTime * 10) / 10) + "}")
+    }
+    case "getminedblocks": {
+      const a = address(p, "address", Texts.INVALID_ADDRESS)
+      const type = p.blocktype ?? "blocks"
+      if (type !== "blocks" && type !== "uncles") refuse(Texts.INVALID_PARAMETER)
+      const w = pageWindow(p, op, mode)
+      // proof-of-stake blocks have no uncles
+      if (type === "uncles") return list([], Texts.NO_TRANSACTIONS_FOUND)
+      if (mode._tag === "oracle" && proposers(c).builders.includes(a)) {
+        return refuse("the oracle does not list a builder's mined blocks (millions of rows): ask for the solo validator's")
+      }
+      const rows = minedBlocks(c, a, w.skip, w.take).map((b) =>
+        "{\"blockNumber\":" + str(b) + ",\"timeStamp\":" + str(view.timestampOf(b)) + ",\"blockReward\":" + str(blockRewardOf(c, b)) + "}"
+      )
+      return list(rows, Texts.NO_TRANSACTIONS_FOUND)
+    }
+    case "txsBeaconWithdrawal": {
+      const a = address(p, "address", Texts.INVALID_ADDRESS)
+      const from = uint(p, "startblock", 0)
+      const to = blockBound(p, "endblock", latest, latest)
+      const desc = descending(p)
+      const w = pageWindow(p, op, mode)
+      const staker = c.addr(STAKER)
+      const matching = a === staker ? withdrawals(c).filter((x) => x.block >= from && x.block <= to) : []
+      const ordered = desc ? [...matching].reverse() : matching
+      return list(
+        slice(ordered, w).map((x) =>
+          "{\"withdrawalIndex\":" + str(x.index) + ",\"validatorIndex\":" + str(x.validator) + ",\"address\":" + str(staker) +
+          ",\"amount\":" + str(x.amount) + ",\"blockNumber\":" + str(x.block) + ",\"timestamp\":" + str(view.timestampOf(x.block)) + "}"
+        ),
+        Texts.NO_TRANSACTIONS_FOUND
+      )
     }
     case "eth_gasPrice":
       return { _tag: "rpc", id: 73, result: str(quantityHex(gasPriceOf(c))) }

@@ -17,6 +17,7 @@ import {
   profileOf,
   timestampOf
 } from "./profiles.js"
+import { proposerNames, STAKER, stakerValidators, withdrawnBy } from "./blocks.js"
 import type { ChainView, InternalTx, Log, NormalTx, TokenMeta, TokenTransfer } from "./rows.js"
 import { arrayLogSource, arraySource, type LogSource, type RowSource, upperBound } from "./rowIndex.js"
 import {
@@ -122,6 +123,12 @@ export interface ChainDataset {
   readonly factory: EntityRef
   /** Name tags of this chain. */
   readonly labels: ReadonlyArray<LabelRef>
+  /** The four builders that propose (`miner`) almost every block: a builder's getminedblocks is endless. */
+  readonly builders: ReadonlyArray<EntityRef>
+  /** A solo validator proposing about one block in a thousand of the activity (a short getminedblocks). */
+  readonly soloValidator: EntityRef
+  /** The withdrawal address of 16 validators, swept about every 5,000 blocks of the activity (txsBeaconWithdrawal). */
+  readonly staker: EntityRef & { readonly validators: ReadonlyArray<number> }
   /** The tokens that scenario transfer rows name (tokentx/tokennfttx/token1155tx scenarios). */
   readonly scenarioTokens: { readonly erc20: string; readonly erc721: string; readonly erc1155: string }
 }
@@ -672,9 +679,10 @@ export class ChainData {
     return balanceAt(this.world().tokenHistory.get(token)?.get(holder), block)
   }
 
-  /** Native balance of `address` at the end of `block` (regular world plus the busy wallet's rows). */
+  /** Native balance of `address` at the end of `block` (regular world, the busy wallet's rows, withdrawals). */
   nativeBalanceAt(address: string, block: number): bigint {
     let b = balanceAt(this.world().nativeHistory.get(address), block)
+    if (address === this.addr(STAKER)) b += withdrawnBy(this, block)
     if (address === this.busyAddress) {
       const src = this.busy()
       if (src !== undefined) {
@@ -742,6 +750,9 @@ export class ChainData {
       proxyContract: w(names.proxy),
       factory: w(names.factory),
       labels: this.labels,
+      builders: proposerNames.builders.map((n) => w(n)),
+      soloValidator: w(proposerNames.soloValidator),
+      staker: { ...w(STAKER), validators: stakerValidators(this) },
       scenarioTokens: {
         erc20: this.scenarioTokens.erc20.address,
         erc721: this.scenarioTokens.erc721.address,

@@ -38,7 +38,7 @@ const actionsByModule = {
   account: [
     "balance", "balancehistory", "txlist", "txlistinternal", "tokentx", "tokennfttx", "token1155tx",
     "tokenbalancehistory", "addresstokenbalance", "addresstokennftbalance", "fundedby",
-    "balancemulti", "tokenbalance"
+    "balancemulti", "tokenbalance", "getminedblocks", "txsBeaconWithdrawal"
   ],
   contract: ["getsourcecode", "getabi"],
   block: ["getblocknobytime", "getblockcountdown"],
@@ -118,7 +118,8 @@ export const EXPORT_ADDRESS_TAGS_PER_DAY = 100
  * other paged operation has 10,000 on every plan (Part A.3, facts §3.3).
  */
 const FREE_WINDOW_SHRINKS: ReadonlySet<Action> = new Set<Action>([
-  "txlist", "txlistinternal", "tokentx", "tokennfttx", "token1155tx", "getLogs", "tokenholderlist"
+  "txlist", "txlistinternal", "tokentx", "tokennfttx", "token1155tx", "getLogs", "tokenholderlist",
+  "getminedblocks", "txsBeaconWithdrawal"
 ])
 
 /** The largest `page × offset` a request may ask for; above it: "Result window is too large…". */

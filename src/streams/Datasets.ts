@@ -347,7 +347,15 @@ export const erc721Transfers = transfers("tokennfttx", "erc721Transfers", Schema
 export const erc1155Transfers = transfers("token1155tx", "erc1155Transfers", Schemas.Erc1155Transfer)
 
 /** The list operations a data set reads with one request, or page by page. */
-type ListName = "tokenholderlist" | "addresstokenbalance" | "addresstokennftbalance" | "topholders" | "dailygasused" | "dailytx" | "exportaddresstags"
+type ListName =
+  | "tokenholderlist"
+  | "addresstokenbalance"
+  | "addresstokennftbalance"
+  | "topholders"
+  | "dailygasused"
+  | "dailytx"
+  | "exportaddresstags"
+  | "getminedblocks"
 
 /**
  * A list source of one operation, its query checked: read page by page (holders, balances, NFT
@@ -409,3 +417,24 @@ export const dailyTxCount = (query: DailyQuery) =>
 /** Every name tag of a label (exportaddresstags, Pro Plus): the downloaded file's rows. */
 export const addressTags = (query: { readonly chainId?: number | undefined; readonly label: string }) =>
   listSource("exportaddresstags", "addressTags", Schemas.AddressTag, query, { label: query.label }, "one request")
+
+/**
+ * The blocks an address proposed (getminedblocks), with their rewards, newest first as the server lists
+ * them, page by page (the server takes no block range for it).
+ */
+export const minedBlocks = (query: { readonly chainId?: number | undefined; readonly address: string }) =>
+  listSource("getminedblocks", "minedBlocks", Schemas.MinedBlock, query, { address: query.address }, "pages")
+
+/** Consensus-layer withdrawals to an address (txsBeaconWithdrawal), every one exactly once, in block order. */
+export const beaconWithdrawals = (query: AddressQuery) =>
+  Effect.gen(function*() {
+    const { chainId, client } = yield* prepare("txsBeaconWithdrawal", query.chainId, { address: query.address, ...accountRange(query) })
+    return blockSource(client, {
+      dataset: "beaconWithdrawals",
+      name: "txsBeaconWithdrawal",
+      chainId,
+      query,
+      schema: Schemas.BeaconWithdrawal,
+      params: (r) => ({ chainId, address: query.address, ...accountPage(r) })
+    })
+  })

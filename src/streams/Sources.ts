@@ -40,6 +40,8 @@ export {
   topHolders,
   transactions
 } from "./Datasets.js"
+// issue 16: the list-shaped account operations
+export { beaconWithdrawals, minedBlocks } from "./Datasets.js"
 export type { AddressQuery, BlockRangeQuery, DailyQuery, InternalQuery, LogsQuery, TransfersQuery } from "./Datasets.js"
 
 /** Options every stream of a source takes. */

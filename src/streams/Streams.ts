@@ -75,3 +75,7 @@ export const dailyGasUsed = streamOf(Sources.dailyGasUsed)
 export const dailyTxCount = streamOf(Sources.dailyTxCount)
 /** The name tags of a label (exportaddresstags download, Pro Plus). */
 export const addressTags = streamOf(Sources.addressTags)
+/** Blocks an address proposed, newest first, with their rewards (getminedblocks). */
+export const minedBlocks = streamOf(Sources.minedBlocks)
+/** Consensus-layer withdrawals to an address, in block order (txsBeaconWithdrawal). */
+export const beaconWithdrawals = streamOf(Sources.beaconWithdrawals)

@@ -32,8 +32,6 @@ const recorded: ReadonlyArray<string> = [
 
 /** Recorded operations the simulator does not serve yet (the remainder of issue 16). */
 const NOT_YET_SERVED: ReadonlyArray<string> = [
-  "account.getminedblocks",
-  "account.txsBeaconWithdrawal",
   "block.getblockreward",
   "contract.getcontractcreation",
   "stats.chainsize",
@@ -103,6 +101,8 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("recorded opera
         "stats.tokensupply": client.tokensupply({ contractAddress: erc20 }),
         "transaction.getstatus": client.getstatus({ txHash: "0x" + "ab".repeat(32) }),
         "transaction.gettxreceiptstatus": client.gettxreceiptstatus({ txHash: "0x" + "ab".repeat(32) }),
+        "account.getminedblocks": client.getminedblocks({ address: c.soloValidator.address, page: 1, offset: 10 }),
+        "account.txsBeaconWithdrawal": client.txsBeaconWithdrawal({ address: c.staker.address, startBlock: 0 }),
         "proxy.eth_blockNumber": client.eth_blockNumber(),
         "proxy.eth_call": client.eth_call({ to: erc20, data: "0x18160ddd" }),
         "proxy.eth_estimateGas": client.eth_estimateGas({ to: wallet, value: "0x1" }),
