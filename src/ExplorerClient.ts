@@ -235,6 +235,42 @@ export declare namespace ExplorerClient {
     readonly getminedblocks: Method<"getminedblocks">
     /** account/txsBeaconWithdrawal: consensus-layer withdrawals to an address (amounts in gwei), in block order. */
     readonly txsBeaconWithdrawal: Method<"txsBeaconWithdrawal">
+    /** block/getblockreward: the proposer (miner) of a block and its reward. */
+    readonly getblockreward: Method<"getblockreward">
+    /** contract/getcontractcreation: creator and creating transaction of up to 5 contracts (unknown ones: `[]`). */
+    readonly getcontractcreation: Method<"getcontractcreation">
+    /** stats/tokensupplyhistory (PRO, 2/s): a token's raw total supply at `blockNo`. */
+    readonly tokensupplyhistory: Method<"tokensupplyhistory">
+    /** stats/chainsize: a node's chain data size per day (`clientType` geth/parity, `syncMode` default/archive). */
+    readonly chainsize: Method<"chainsize">
+    /** stats/dailyavgblocksize (PRO): average block size per day, one row per day. */
+    readonly dailyavgblocksize: Method<"dailyavgblocksize">
+    /** stats/dailyavgblocktime (PRO): average seconds between blocks per day, one row per day. */
+    readonly dailyavgblocktime: Method<"dailyavgblocktime">
+    /** stats/dailyavggaslimit (PRO): average block gas limit per day, one row per day. */
+    readonly dailyavggaslimit: Method<"dailyavggaslimit">
+    /** stats/dailyavggasprice (PRO): highest, lowest and average gas price per day, one row per day. */
+    readonly dailyavggasprice: Method<"dailyavggasprice">
+    /** stats/dailyavghashrate (PRO): network hash rate per day (GH/s; zero after the merge), one row per day. */
+    readonly dailyavghashrate: Method<"dailyavghashrate">
+    /** stats/dailyavgnetdifficulty (PRO): network difficulty per day (TH; zero after the merge), one row per day. */
+    readonly dailyavgnetdifficulty: Method<"dailyavgnetdifficulty">
+    /** stats/dailyblkcount (PRO): blocks and their rewards per day, one row per day. */
+    readonly dailyblkcount: Method<"dailyblkcount">
+    /** stats/dailyblockrewards (PRO): block rewards per day, one row per day. */
+    readonly dailyblockrewards: Method<"dailyblockrewards">
+    /** stats/dailynetutilization (PRO): gas used over the gas limit per day, one row per day. */
+    readonly dailynetutilization: Method<"dailynetutilization">
+    /** stats/dailynewaddress (PRO): new addresses per day, one row per day. */
+    readonly dailynewaddress: Method<"dailynewaddress">
+    /** stats/dailytxnfee (PRO): transaction fees per day, one row per day. */
+    readonly dailytxnfee: Method<"dailytxnfee">
+    /** stats/dailyuncleblkcount (PRO): uncle blocks and their rewards per day, one row per day. */
+    readonly dailyuncleblkcount: Method<"dailyuncleblkcount">
+    /** stats/ethdailymarketcap (PRO): ether supply, market cap and price per day, one row per day. */
+    readonly ethdailymarketcap: Method<"ethdailymarketcap">
+    /** stats/ethdailyprice (PRO): ether price per day, one row per day. */
+    readonly ethdailyprice: Method<"ethdailyprice">
     /** proxy/eth_blockNumber: the latest block number. */
     readonly eth_blockNumber: OptionalMethod<"eth_blockNumber">
     /** proxy/eth_getBlockByNumber: the block at `tag` (hashes, or whole transactions with `boolean: true`); `null` past the latest. */

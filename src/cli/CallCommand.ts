@@ -32,12 +32,15 @@ const renames: Readonly<Record<string, string>> = {
   txhash: "txHash",
   startdate: "startDate",
   enddate: "endDate",
-  gasprice: "gasPrice"
+  gasprice: "gasPrice",
+  contractaddresses: "contractAddresses",
+  clienttype: "clientType",
+  syncmode: "syncMode"
 }
 
 const numeric = new Set(["startBlock", "endBlock", "fromBlock", "toBlock", "blockNo", "page", "offset", "timestamp", "limit"])
 /** Parameters the API takes comma-separated and the client as a list (balancemulti's `address`). */
-const listValued: Readonly<Record<string, string>> = { balancemulti: "address" }
+const listValued: Readonly<Record<string, string>> = { balancemulti: "address", getcontractcreation: "contractAddresses" }
 
 /** Reserved: set by the client itself. */
 const reserved = new Set(["chainid", "module", "action", "apikey"])

@@ -51,6 +51,10 @@ const HexQuantityParam = withMessage(
   "must be a hex quantity (0x followed by hex digits)"
 )
 const HexDataParam = withMessage(Schema.String.pipe(Schema.pattern(/^0x(?:[0-9a-fA-F]{2})*$/)), "must be hex bytes (0x followed by pairs of hex digits)")
+const ContractListParam = withMessage(
+  Schema.Array(AddressParam).pipe(Schema.minItems(1), Schema.maxItems(5)),
+  "must be 1 to 5 contract addresses"
+)
 const FormatParam = withMessage(Schema.Literal("csv"), "must be \"csv\" (the only format the client can read)")
 
 /** Every call may name its chain; without it the client's `defaultChainId` is used. */
@@ -145,6 +149,28 @@ export const Params = {
     ...pagingFields
   }),
   txsBeaconWithdrawal: Schema.Struct({ ...chainField, address: AddressParam, ...blockRangeFields }),
+  getblockreward: Schema.Struct({ ...chainField, blockNo: BlockParam }),
+  getcontractcreation: Schema.Struct({ ...chainField, contractAddresses: ContractListParam }),
+  tokensupplyhistory: Schema.Struct({ ...chainField, contractAddress: AddressParam, blockNo: BlockParam }),
+  chainsize: Schema.Struct({
+    ...dailyFields,
+    clientType: Schema.optional(withMessage(Schema.Literal("geth", "parity"), "must be \"geth\" or \"parity\"")),
+    syncMode: Schema.optional(withMessage(Schema.Literal("default", "archive"), "must be \"default\" or \"archive\""))
+  }),
+  dailyavgblocksize: Schema.Struct(dailyFields),
+  dailyavgblocktime: Schema.Struct(dailyFields),
+  dailyavggaslimit: Schema.Struct(dailyFields),
+  dailyavggasprice: Schema.Struct(dailyFields),
+  dailyavghashrate: Schema.Struct(dailyFields),
+  dailyavgnetdifficulty: Schema.Struct(dailyFields),
+  dailyblkcount: Schema.Struct(dailyFields),
+  dailyblockrewards: Schema.Struct(dailyFields),
+  dailynetutilization: Schema.Struct(dailyFields),
+  dailynewaddress: Schema.Struct(dailyFields),
+  dailytxnfee: Schema.Struct(dailyFields),
+  dailyuncleblkcount: Schema.Struct(dailyFields),
+  ethdailymarketcap: Schema.Struct(dailyFields),
+  ethdailyprice: Schema.Struct(dailyFields),
   eth_blockNumber: Schema.Struct({ ...chainField }),
   eth_getBlockByNumber: Schema.Struct({ ...chainField, tag: TagParam, boolean: Schema.optional(Schema.Boolean) }),
   eth_getUncleByBlockNumberAndIndex: Schema.Struct({ ...chainField, tag: TagParam, index: HexQuantityParam }),
@@ -183,7 +209,10 @@ const WIRE_NAMES: Readonly<Record<string, string>> = {
   startDate: "startdate",
   endDate: "enddate",
   limit: "offset",
-  gasPrice: "gasprice"
+  gasPrice: "gasprice",
+  contractAddresses: "contractaddresses",
+  clientType: "clienttype",
+  syncMode: "syncmode"
 }
 
 /** The API's names and texts of checked parameters (`chainId` is sent as `chainid` by the transport). */

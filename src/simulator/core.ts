@@ -380,7 +380,12 @@ export class Core {
         }
       case "list": {
         if (o.rows.length === 0) {
-          return { _tag: "body", status: 200, contentType: JSON_TYPE, body: "{\"status\":\"0\",\"message\":\"" + o.emptyMessage + "\",\"result\":[]}" }
+          return {
+            _tag: "body",
+            status: 200,
+            contentType: JSON_TYPE,
+            body: "{\"status\":\"0\",\"message\":\"" + o.emptyMessage + "\",\"result\":" + (o.emptyResult ?? "[]") + "}"
+          }
         }
         this.stats.rowsServed += o.rows.length
         return ok("[" + o.rows.join(",") + "]", o.okMessage)

@@ -204,6 +204,17 @@ export interface Holder {
   readonly contract: boolean
 }
 
+/** How a contract was created: by an account's transaction, or by a factory inside one. */
+export interface Creation {
+  readonly block: number
+  /** The account that sent the creating transaction. */
+  readonly creator: string
+  readonly txHash: string
+  /** The creating contract, "" for a creation by an account. */
+  readonly factory: string
+  readonly bytecode: string
+}
+
 /** One addresstokenbalance / addresstokennftbalance row. */
 export interface Holding {
   readonly token: string
@@ -537,16 +548,42 @@ export class ChainData {
   }
 
   private readonly creations = lazy(() => {
-    const m = new Map<string, number>()
+    const m = new Map<string, Creation>()
     const w = this.world()
-    for (const t of w.txs) if (t.contractAddress !== "" && !t.isError) m.set(t.contractAddress, t.block)
-    for (const t of w.internals) if (t.contractAddress !== "" && !t.isError && !m.has(t.contractAddress)) m.set(t.contractAddress, t.block)
+    for (const t of w.txs) {
+      if (t.contractAddress !== "" && !t.isError) {
+        m.set(t.contractAddress, { block: t.block, creator: t.from, txHash: t.hash, factory: "", bytecode: t.input })
+      }
+    }
+    for (const t of w.internals) {
+      if (t.contractAddress === "" || t.isError || m.has(t.contractAddress)) continue
+      const parent = this.txByHash(t.hash)
+      m.set(t.contractAddress, {
+        block: t.block,
+        creator: parent?.from ?? t.from,
+        txHash: t.hash,
+        factory: t.from,
+        bytecode: "0x60806040" + t.contractAddress.slice(2) + "0033"
+      })
+    }
     return m
   })
 
   /** The block a contract of the regular activity was created in, if it is one. */
   createdAt(address: string): number | undefined {
+    return this.creations().get(address)?.block
+  }
+
+  /** How a contract of the regular activity was created (getcontractcreation), if it is one. */
+  creationOf(address: string): Creation | undefined {
     return this.creations().get(address)
+  }
+
+  /** A token's raw total supply at the end of `block`: the sum of its holders' balances then. */
+  totalSupplyAt(token: string, block: number): bigint {
+    let sum = 0n
+    for (const h of this.world().tokenHistory.get(token)?.values() ?? []) sum += balanceAt(h, block)
+    return sum
   }
 
   /** Internal transactions of one parent transaction. */

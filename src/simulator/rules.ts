@@ -33,6 +33,13 @@ export const modules: ReadonlySet<string> = new Set([
   "account", "contract", "transaction", "block", "logs", "token", "gastracker", "stats", "proxy", "nametag"
 ])
 
+/** The daily statistics beside dailytx and dailygasused (PRO, one answer per date range). */
+export const dailySeries = [
+  "dailyavgblocksize", "dailyavgblocktime", "dailyavggaslimit", "dailyavggasprice", "dailyavghashrate",
+  "dailyavgnetdifficulty", "dailyblkcount", "dailyblockrewards", "dailynetutilization", "dailynewaddress",
+  "dailytxnfee", "dailyuncleblkcount", "ethdailymarketcap", "ethdailyprice"
+] as const
+
 /** The actions the simulator serves, by module; any other action answers "Error! Missing Or invalid Action name". */
 const actionsByModule = {
   account: [
@@ -40,11 +47,14 @@ const actionsByModule = {
     "tokenbalancehistory", "addresstokenbalance", "addresstokennftbalance", "fundedby",
     "balancemulti", "tokenbalance", "getminedblocks", "txsBeaconWithdrawal"
   ],
-  contract: ["getsourcecode", "getabi"],
-  block: ["getblocknobytime", "getblockcountdown"],
+  contract: ["getsourcecode", "getabi", "getcontractcreation"],
+  block: ["getblocknobytime", "getblockcountdown", "getblockreward"],
   logs: ["getLogs"],
   token: ["tokeninfo", "topholders", "tokenholderlist"],
-  stats: ["ethsupply", "dailytx", "dailygasused", "tokensupply", "ethprice"],
+  stats: [
+    "ethsupply", "dailytx", "dailygasused", "tokensupply", "ethprice", "tokensupplyhistory", "chainsize",
+    ...dailySeries
+  ],
   gastracker: ["gasoracle", "gasestimate"],
   transaction: ["getstatus", "gettxreceiptstatus"],
   proxy: [
@@ -81,7 +91,7 @@ export const endpointOf = (module: string, action: string): Endpoint | undefined
 /** The PRO operations: standard and above (Part A.1). */
 const PRO: ReadonlySet<Action> = new Set<Action>([
   "tokeninfo", "tokenbalancehistory", "addresstokennftbalance", "topholders", "dailygasused", "balancehistory",
-  "addresstokenbalance", "fundedby", "tokenholderlist", "dailytx"
+  "addresstokenbalance", "fundedby", "tokenholderlist", "dailytx", "tokensupplyhistory", ...dailySeries
 ])
 
 /** The name-tag operations: Pro Plus, the highest plan modelled (Part A.1, facts §2.23–2.25). */
@@ -104,7 +114,7 @@ export const THROTTLED_PER_SECOND = 2
 /** The operations throttled to 2 calls/s on top of the plan's rate (Part A.2, facts §3.2). */
 const THROTTLED: ReadonlySet<Action> = new Set<Action>([
   "balancehistory", "tokenbalancehistory", "addresstokenbalance", "addresstokennftbalance", "tokeninfo", "topholders",
-  "fundedby", "getaddresstag", "exportaddresstags"
+  "fundedby", "getaddresstag", "exportaddresstags", "tokensupplyhistory"
 ])
 
 /** Whether an operation also counts against the shared 2/s window. */

@@ -74,7 +74,8 @@ layer(Simulator.layer({ seed: 11, enforceRateLimits: false }), { excludeTestServ
             expected: !Plan.atLeast(plan, op.minimumPlan)
           })), { concurrency: 8 })
         expect(answers.filter((a) => a.refused !== a.expected).map((a) => a.name)).toEqual([])
-        expect(answers.filter((a) => a.refused).length).toBe(10 * 2 + 3 * 5)
+        // 25 PRO operations (10 of the first scope, tokensupplyhistory, 14 daily series) and 3 Pro Plus ones
+        expect(answers.filter((a) => a.refused).length).toBe(25 * 2 + 3 * 5)
       }))
 
     it.effect("a free key on a paid-only chain: refused except getsourcecode and getabi", () =>
