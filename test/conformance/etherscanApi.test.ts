@@ -4,8 +4,7 @@
  * defaults (`endblock=latest` on the account lists, `tag=latest`). Every call it supports that the
  * simulator serves so far; the answers equal the simulator's own.
  *
- * Not yet covered (not served yet): getminedblocks, chainsize, nodecount, getblockreward,
- * getcontractcreation, checkverifystatus, getapilimit.
+ * Not yet covered (not served yet): nodecount, checkverifystatus, getapilimit.
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -137,5 +136,35 @@ layer(
       expect((got.revert as EtherscanError).message).toBe("execution reverted: Vault: withdrawals are paused")
       expect((got.revert as EtherscanError).result).toMatchObject({ code: 3 })
       expect((got.raw as EtherscanError).message).toBe("rlp: value size exceeds available input length")
+    }))
+
+  it.effect("getminedblocks, txsBeaconWithdrawal, getblockreward, getcontractcreation, chainsize", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const c = sim.dataset.chain(1)
+      const erc20 = c.erc20[0]?.address ?? ""
+      const q = { chainid: 1, apikey: sim.demoKeys.proplus }
+      const own = (params: Record<string, string | number>) => Effect.map(call(sim, { ...q, ...params }), (e) => e.result)
+      const api = clientFor(sim)
+      const got = yield* Effect.promise(async () => ({
+        mined: await api.account.getminedblocks(c.soloValidator.address),
+        withdrawals: await api.account.txsBeaconWithdrawal(c.staker.address),
+        none: await api.account.txsBeaconWithdrawal(c.wallets[0]?.address ?? ""),
+        reward: await api.block.getblockreward("", c.activity.toBlock),
+        creation: await api.contract.getcontractcreation([erc20, c.factory.address]),
+        size: await api.stats.chainsize("2025-09-01", "2025-09-03")
+      }))
+      expect(got.mined.result).toEqual(yield* own({ module: "account", action: "getminedblocks", address: c.soloValidator.address }))
+      expect(got.withdrawals.result).toEqual(
+        yield* own({ module: "account", action: "txsBeaconWithdrawal", address: c.staker.address, page: 1, offset: 100 })
+      )
+      expect(got.withdrawals.result).toHaveLength(100)
+      expect(got.none.result).toEqual([])
+      expect(got.reward.result).toEqual(yield* own({ module: "block", action: "getblockreward", blockno: c.activity.toBlock }))
+      expect(got.creation.result).toEqual(
+        yield* own({ module: "contract", action: "getcontractcreation", contractaddresses: `${erc20},${c.factory.address}` })
+      )
+      expect(got.creation.result).toHaveLength(2)
+      expect(got.size.result).toEqual(yield* own({ module: "stats", action: "chainsize", startdate: "2025-09-01", enddate: "2025-09-03" }))
     }))
 })
