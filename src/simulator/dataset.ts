@@ -119,7 +119,7 @@ export interface ChainDataset {
   readonly unverifiedContract: EntityRef
   /** A verified proxy whose implementation is the router. */
   readonly proxyContract: EntityRef
-  /** A factory whose calls create contracts through internal "create" traces. */
+  /** A factory whose calls create contracts through internal "create2" traces. */
   readonly factory: EntityRef
   /** Name tags of this chain. */
   readonly labels: ReadonlyArray<LabelRef>

@@ -46,7 +46,7 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("blocks and sta
       const deployments = (yield* client.txlist({ address: c.deployer.address, page: 1, offset: 100 })).filter((t) => t.contractAddress !== null)
       const deploy = deployments.find((t) => t.contractAddress === token.toLowerCase())
       if (deploy === undefined) throw new Error("no deployment of the token")
-      const children = (yield* client.txlistinternal({ address: c.factory.address })).filter((t) => t.type === "create" && !t.isError)
+      const children = (yield* client.txlistinternal({ address: c.factory.address })).filter((t) => t.type === "create2" && !t.isError)
       const child = children[0]
       if (child === undefined || child.contractAddress === null) throw new Error("the factory created nothing")
       const rows = yield* client.getcontractcreation({ contractAddresses: [token, child.contractAddress, "0x" + "12".repeat(20)] })

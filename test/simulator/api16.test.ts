@@ -131,4 +131,27 @@ layer(
       expect((yield* receipt("0x" + "ab".repeat(32))).result).toEqual({ status: "" })
       expect((yield* status("0x12")).result).toBe("Error! Missing or invalid parameter")
     }))
+
+  it.effect("internal transactions: path-like traceIds and create2, as real answers have them", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const c = sim.dataset.chain(1)
+      const q = { chainid: 1, apikey: sim.demoKeys.proplus, module: "account", action: "txlistinternal" }
+      const rowsOf = (address: string) =>
+        Effect.map(call(sim, { ...q, address }), (e) => e.result as ReadonlyArray<Record<string, string>>)
+      const factory = yield* rowsOf(c.factory.address)
+      expect(factory.length).toBeGreaterThan(0)
+      expect(factory.every((t) => t.type === "create2" && t.traceId === "0" && t.to === "" && t.contractAddress !== "")).toBe(true)
+      // the router's refunds follow its token transfer: the second subcall
+      const refunds = (yield* rowsOf(c.verifiedContract.address)).filter((t) => t.isError === "0")
+      expect(refunds.length).toBeGreaterThan(0)
+      expect(refunds.every((t) => t.type === "call" && t.traceId === "1")).toBe(true)
+      // the vault's failed sends are nested one level down
+      const vault = yield* rowsOf(c.unverifiedContract.address)
+      expect(vault.every((t) => t.traceId === "0_1" && t.isError === "1" && t.errCode === "execution reverted")).toBe(true)
+      // a create2 child has code from its creation block on
+      const child = factory[0]?.contractAddress ?? ""
+      const code = yield* call(sim, { chainid: 1, apikey: sim.demoKeys.free, module: "proxy", action: "eth_getCode", address: child })
+      expect((code as unknown as { result: string }).result).toMatch(/^0x6080/)
+    }))
 })
