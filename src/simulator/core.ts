@@ -270,6 +270,9 @@ export class Core {
         return { latencyMs, answer: notok(Texts.QUERY_TIMEOUT) }
       case "busy":
         return { latencyMs, answer: notok(Texts.SERVER_TOO_BUSY) }
+      case "freeUnavailable":
+        // the real service says it to free keys under load; injected, it is said to every key
+        return { latencyMs, answer: notok(Texts.FREE_TEMPORARILY_UNAVAILABLE) }
       case "rateLimit": {
         const plan = params.apikey === undefined ? undefined : this.keys.get(params.apikey)
         return { latencyMs, answer: notok(Texts.maxCallsPerSec(Rules.planRates[plan ?? "free"].perSecond)) }
