@@ -244,6 +244,14 @@ const beaconWithdrawals = Command.make("beacon-withdrawals", { address, ...range
   runExport(a, a, Effect.flatMap(parseRange("beacon-withdrawals", a), (r) => Sources.beaconWithdrawals({ ...r, address: a.address })))
 ).pipe(Command.withDescription("consensus-layer withdrawals to an address, amounts in gwei (txsBeaconWithdrawal)"))
 
+const statistic = Options.choice("stat", Object.keys(Sources.dailyStatistics) as [Sources.DailyStatistic, ...Array<Sources.DailyStatistic>]).pipe(
+  Options.withDescription("the daily statistic, by its API action")
+)
+
+const dailyStats = Command.make("daily-stats", { stat: statistic, ...dailyOptions }, (a) =>
+  runExport(a, a, Sources.dailyStatistic(a.stat, { chainId: a.chain, startDate: a.startDate, endDate: a.endDate, sort: a.sort }))
+).pipe(Command.withDescription("any other daily statistic: --stat dailyavggasprice, ethdailyprice, … (PRO)"))
+
 /** `explorer-etl export …` */
 export const exportCommand = Command.make("export").pipe(
   Command.withDescription("export a data set to a CSV or JSONL file, with a manifest beside it"),
@@ -262,6 +270,7 @@ export const exportCommand = Command.make("export").pipe(
     dailyTx,
     addressTags,
     minedBlocks,
-    beaconWithdrawals
+    beaconWithdrawals,
+    dailyStats
   ])
 )

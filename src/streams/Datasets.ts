@@ -356,6 +356,7 @@ type ListName =
   | "dailytx"
   | "exportaddresstags"
   | "getminedblocks"
+  | DailyStatistic
 
 /**
  * A list source of one operation, its query checked: read page by page (holders, balances, NFT
@@ -438,3 +439,35 @@ export const beaconWithdrawals = (query: AddressQuery) =>
       params: (r) => ({ chainId, address: query.address, ...accountPage(r) })
     })
   })
+
+/** The daily statistics beside dailytx and dailygasused, and the record of each (issue 16). */
+export const dailyStatistics = {
+  dailyavgblocksize: Schemas.DailyAvgBlockSize,
+  dailyavgblocktime: Schemas.DailyAvgBlockTime,
+  dailyavggaslimit: Schemas.DailyAvgGasLimit,
+  dailyavggasprice: Schemas.DailyAvgGasPrice,
+  dailyavghashrate: Schemas.DailyAvgHashRate,
+  dailyavgnetdifficulty: Schemas.DailyAvgNetDifficulty,
+  dailyblkcount: Schemas.DailyBlockCount,
+  dailyblockrewards: Schemas.DailyBlockRewards,
+  dailynetutilization: Schemas.DailyNetUtilization,
+  dailynewaddress: Schemas.DailyNewAddress,
+  dailytxnfee: Schemas.DailyTxnFee,
+  dailyuncleblkcount: Schemas.DailyUncleBlockCount,
+  ethdailymarketcap: Schemas.EthDailyMarketCap,
+  ethdailyprice: Schemas.EthDailyPrice
+} as const
+
+/** The name (the API's action) of one of {@link dailyStatistics}. */
+export type DailyStatistic = keyof typeof dailyStatistics
+
+/** One daily statistic between two dates (PRO), named by its action, e.g. `dailyStatistic("ethdailyprice", …)`. */
+export const dailyStatistic = <K extends DailyStatistic>(stat: K, query: DailyQuery) =>
+  listSource(
+    stat,
+    stat,
+    dailyStatistics[stat] as unknown as Schema.Schema<RecordOf<K>, Schema.Schema.Encoded<(typeof dailyStatistics)[K]>>,
+    query,
+    dailyParams(query),
+    "one request"
+  )

@@ -41,7 +41,8 @@ export {
   transactions
 } from "./Datasets.js"
 // issue 16: the list-shaped account operations
-export { beaconWithdrawals, minedBlocks } from "./Datasets.js"
+export { beaconWithdrawals, dailyStatistic, dailyStatistics, minedBlocks } from "./Datasets.js"
+export type { DailyStatistic } from "./Datasets.js"
 export type { AddressQuery, BlockRangeQuery, DailyQuery, InternalQuery, LogsQuery, TransfersQuery } from "./Datasets.js"
 
 /** Options every stream of a source takes. */

@@ -79,3 +79,6 @@ export const addressTags = streamOf(Sources.addressTags)
 export const minedBlocks = streamOf(Sources.minedBlocks)
 /** Consensus-layer withdrawals to an address, in block order (txsBeaconWithdrawal). */
 export const beaconWithdrawals = streamOf(Sources.beaconWithdrawals)
+/** One daily statistic between two dates, named by its action (PRO). */
+export const dailyStatistic = <K extends Sources.DailyStatistic>(stat: K, query: Sources.DailyQuery, options?: Sources.StreamOptions) =>
+  streamOf((q: Sources.DailyQuery) => Sources.dailyStatistic(stat, q))(query, options)

@@ -1,5 +1,5 @@
 /**
- * `explorer-etl export mined-blocks` and `export beacon-withdrawals` (issue 16) as subprocesses against
+ * `explorer-etl export mined-blocks`, `export beacon-withdrawals` and `export daily-stats` (issue 16) as subprocesses against
  * a simulator: the files hold exactly the oracle's rows (the server's text: decimal strings, the
  * withdrawals' lower-case `timestamp`), a block range narrows the withdrawals, and a flag of another
  * data set is refused before any request.
@@ -9,11 +9,12 @@ import { Effect } from "effect"
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import type * as Simulator from "../../src/simulator/index.js"
-import { madeUpKey, makeTempDir, removeDir, requestsWith, startSimulator, succeeded, Transcript } from "./helpers.js"
+import { failureOf, madeUpKey, makeTempDir, removeDir, requestsWith, startSimulator, succeeded, Transcript } from "./helpers.js"
 
 const TIMEOUT = 240_000
 const KEY = madeUpKey("account16")
 const OTHER = madeUpKey("account16flag")
+const PRO = madeUpKey("account16pro")
 
 const transcript = new Transcript()
 let sim: Simulator.Simulator.Service
@@ -22,7 +23,7 @@ let dir: string
 
 beforeAll(async () => {
   const started = await startSimulator({
-    keys: { [KEY]: "free", [OTHER]: "free" },
+    keys: { [KEY]: "free", [OTHER]: "free", [PRO]: "standard" },
     dataset: { chains: [1], busyWalletTransactions: 0, heavyContractLogs: 0 }
   })
   sim = started.sim
@@ -68,6 +69,25 @@ describe("export of the issue 16 account lists", () => {
       }))
       expect(lines).toEqual(oracle.map((r) => [r.withdrawalIndex, r.validatorIndex, r.address, r.amount, r.blockNumber, r.timestamp].join(",")))
       expect(lines.length).toBeGreaterThan(100)
+    }), TIMEOUT)
+
+  it.live("daily-stats --stat: any daily statistic, the oracle's rows in CSV (a free key is refused: PRO)", () =>
+    Effect.gen(function*() {
+      const out = join(dir, "prices.csv")
+      const dates = ["--start-date", "2025-09-01", "--end-date", "2025-09-04", "--sort", "desc"]
+      succeeded(yield* transcript.cli([
+        "export", "daily-stats", "--stat", "dailyavggasprice", ...dates, "--out", out,
+        "--base-url", sim.baseUrl, "--api-key", PRO, "--plan", "standard", "--quiet"
+      ]))
+      const [header, ...lines] = (yield* Effect.promise(() => readFile(out, "utf8"))).trimEnd().split("\n")
+      expect(header).toBe("UTCDate,unixTimeStamp,maxGasPrice_Wei,minGasPrice_Wei,avgGasPrice_Wei")
+      const oracle = yield* Effect.orDie(sim.oracle({
+        chainId: 1, module: "stats", action: "dailyavggasprice", params: { startdate: "2025-09-01", enddate: "2025-09-04", sort: "desc" }
+      }))
+      expect(lines).toEqual(oracle.map((r) => [r.UTCDate, r.unixTimeStamp, r.maxGasPrice_Wei, r.minGasPrice_Wei, r.avgGasPrice_Wei].join(",")))
+      expect(lines[0]?.startsWith("2025-09-04,")).toBe(true)
+      const refused = yield* transcript.cli(["export", "daily-stats", "--stat", "ethdailyprice", ...dates, "--out", join(dir, "p.csv"), ...api(KEY)])
+      expect(failureOf(refused, "PlanTierError")).toContain("stats/ethdailyprice")
     }), TIMEOUT)
 
   it.live("a flag of another data set is refused before any request", () =>
