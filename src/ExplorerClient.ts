@@ -271,6 +271,10 @@ export declare namespace ExplorerClient {
     readonly ethdailymarketcap: Method<"ethdailymarketcap">
     /** stats/ethdailyprice (PRO): ether price per day, one row per day. */
     readonly ethdailyprice: Method<"ethdailyprice">
+    /** stats/nodecount: the network's node count on the latest day. */
+    readonly nodecount: OptionalMethod<"nodecount">
+    /** getapilimit/getapilimit: the key's credits (calls) used and left today. */
+    readonly getapilimit: OptionalMethod<"getapilimit">
     /** proxy/eth_blockNumber: the latest block number. */
     readonly eth_blockNumber: OptionalMethod<"eth_blockNumber">
     /** proxy/eth_getBlockByNumber: the block at `tag` (hashes, or whole transactions with `boolean: true`); `null` past the latest. */

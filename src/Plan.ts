@@ -129,6 +129,8 @@ export const operations = {
   dailyuncleblkcount: op("stats", "dailyuncleblkcount", "standard", false, "none"),
   ethdailymarketcap: op("stats", "ethdailymarketcap", "standard", false, "none"),
   ethdailyprice: op("stats", "ethdailyprice", "standard", false, "none"),
+  nodecount: op("stats", "nodecount", "free", false, "none"),
+  getapilimit: op("getapilimit", "getapilimit", "free", false, "none"),
   eth_blockNumber: op("proxy", "eth_blockNumber", "free", false, "none"),
   eth_getBlockByNumber: op("proxy", "eth_getBlockByNumber", "free", false, "none"),
   eth_getUncleByBlockNumberAndIndex: op("proxy", "eth_getUncleByBlockNumberAndIndex", "free", false, "none"),

@@ -68,6 +68,8 @@ export const Results = {
   dailyuncleblkcount: Schema.Array(Schemas.DailyUncleBlockCount),
   ethdailymarketcap: Schema.Array(Schemas.EthDailyMarketCap),
   ethdailyprice: Schema.Array(Schemas.EthDailyPrice),
+  nodecount: Schemas.NodeCount,
+  getapilimit: Schemas.ApiLimit,
   eth_blockNumber: Schemas.BlockNumberHex,
   eth_getBlockByNumber: Schema.NullOr(Schemas.RpcBlock),
   eth_getUncleByBlockNumberAndIndex: Schema.NullOr(Schemas.RpcBlock),

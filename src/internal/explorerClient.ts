@@ -168,6 +168,8 @@ export const make = (
       dailyuncleblkcount: operation("dailyuncleblkcount"),
       ethdailymarketcap: operation("ethdailymarketcap"),
       ethdailyprice: operation("ethdailyprice"),
+      nodecount: operation("nodecount"),
+      getapilimit: operation("getapilimit"),
       eth_blockNumber: operation("eth_blockNumber"),
       eth_getBlockByNumber: operation("eth_getBlockByNumber"),
       eth_getUncleByBlockNumberAndIndex: operation("eth_getUncleByBlockNumberAndIndex"),

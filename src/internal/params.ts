@@ -171,6 +171,8 @@ export const Params = {
   dailyuncleblkcount: Schema.Struct(dailyFields),
   ethdailymarketcap: Schema.Struct(dailyFields),
   ethdailyprice: Schema.Struct(dailyFields),
+  nodecount: Schema.Struct({ ...chainField }),
+  getapilimit: Schema.Struct({ ...chainField }),
   eth_blockNumber: Schema.Struct({ ...chainField }),
   eth_getBlockByNumber: Schema.Struct({ ...chainField, tag: TagParam, boolean: Schema.optional(Schema.Boolean) }),
   eth_getUncleByBlockNumberAndIndex: Schema.Struct({ ...chainField, tag: TagParam, index: HexQuantityParam }),

@@ -226,3 +226,25 @@ export const EthDailyPrice = Schema.Struct({
 }).annotations({ identifier: "EthDailyPrice" })
 /** @see EthDailyPrice */
 export type EthDailyPrice = typeof EthDailyPrice.Type
+
+/** The `result` of `stats/nodecount`: the nodes of the network on the latest day. */
+export const NodeCount = Schema.Struct({
+  /** The day, `yyyy-MM-dd`. */
+  UTCDate: Schema.String,
+  TotalNodeCount: DecimalInt
+}).annotations({ identifier: "NodeCount" })
+/** @see NodeCount */
+export type NodeCount = typeof NodeCount.Type
+
+/** The `result` of `getapilimit`: the key's credits (calls) used and left in the current interval. */
+export const ApiLimit = Schema.Struct({
+  creditsUsed: JsonInt,
+  creditsAvailable: JsonInt,
+  creditLimit: JsonInt,
+  /** `"daily"`. */
+  limitInterval: Schema.String,
+  /** Time until the interval ends, `HH:MM:SS`. */
+  intervalExpiryTimespan: Schema.String
+}).annotations({ identifier: "ApiLimit" })
+/** @see ApiLimit */
+export type ApiLimit = typeof ApiLimit.Type

@@ -507,6 +507,9 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
       // recorded: an address the service knows no creation of answers "No data found" with a null result
       return { _tag: "list", rows, okMessage: "OK", emptyMessage: Texts.NO_DATA_FOUND, emptyResult: "null" }
     }
+    case "nodecount":
+      return value("{\"UTCDate\":" + str(formatDay(Math.floor(view.timestampOf(latest) / DAY))) + ",\"TotalNodeCount\":" +
+        str(4_000 + (hash2(c.root, 0x40de) % 4_000)) + "}")
     case "tokensupplyhistory": {
       const token = address(p, "contractaddress", Texts.INVALID_CONTRACT_ADDRESS)
       return value(str(c.totalSupplyAt(token, Math.min(uint(p, "blockno"), latest))))

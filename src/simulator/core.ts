@@ -335,6 +335,7 @@ export class Core {
         if (isExport) this.exportDaily.add(key, now)
       }
     }
+    if (op?.action === "getapilimit") return this.write({ _tag: "value", json: this.apiLimit(key, plan, now) }, now)
     const chainId = this.chainOf(p, repeatedChainId)
     if (chainId === undefined) return notok(Texts.UNSUPPORTED_CHAIN)
     if (module === undefined || !Rules.modules.has(module)) return notok(Texts.INVALID_MODULE)
@@ -343,6 +344,25 @@ export class Core {
     if (plan === "free" && Rules.refusedToFreeKeys(chainId, op.action)) return notok(Texts.FREE_NOT_SUPPORTED_FOR_CHAIN)
     if (!Rules.offeredOn(chainId, op.action)) return notok(Texts.CHAIN_NOT_SUPPORTED_FOR_ENDPOINT)
     return this.write(evaluate(this.dataset, chainId, op, p, { _tag: "request", plan }), now)
+  }
+
+  /**
+   * getapilimit (no chainid needed): the key's calls today (this one included) against its plan's daily
+   * cap, and the time left until the count starts again at midnight UTC.
+   */
+  private apiLimit(key: string, plan: Rules.PlanName, now: number): string {
+    const limit = this.dailyCaps?.[plan] ?? Rules.planRates[plan].perDay
+    const used = this.daily.get(key, now)
+    const left = Math.max(0, Math.ceil((86_400_000 - (now % 86_400_000)) / 1000))
+    const two = (n: number) => String(n).padStart(2, "0")
+    const span = `${two(Math.floor(left / 3600) % 24)}:${two(Math.floor(left / 60) % 60)}:${two(left % 60)}`
+    return JSON.stringify({
+      creditsUsed: used,
+      creditsAvailable: Math.max(0, limit - used),
+      creditLimit: limit,
+      limitInterval: "daily",
+      intervalExpiryTimespan: span
+    })
   }
 
   private chainOf(p: Params, repeated: boolean): number | undefined {

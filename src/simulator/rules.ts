@@ -30,7 +30,7 @@ export const planReaches = (plan: PlanName, minimum: PlanName): boolean => plans
 
 /** The modules the service knows; any other answers "Error! Missing Or invalid Module name". */
 export const modules: ReadonlySet<string> = new Set([
-  "account", "contract", "transaction", "block", "logs", "token", "gastracker", "stats", "proxy", "nametag"
+  "account", "contract", "transaction", "block", "logs", "token", "gastracker", "stats", "proxy", "nametag", "getapilimit"
 ])
 
 /** The daily statistics beside dailytx and dailygasused (PRO, one answer per date range). */
@@ -52,7 +52,7 @@ const actionsByModule = {
   logs: ["getLogs"],
   token: ["tokeninfo", "topholders", "tokenholderlist"],
   stats: [
-    "ethsupply", "dailytx", "dailygasused", "tokensupply", "ethprice", "tokensupplyhistory", "chainsize",
+    "ethsupply", "dailytx", "dailygasused", "tokensupply", "ethprice", "tokensupplyhistory", "chainsize", "nodecount",
     ...dailySeries
   ],
   gastracker: ["gasoracle", "gasestimate"],
@@ -63,7 +63,8 @@ const actionsByModule = {
     "eth_getTransactionCount", "eth_sendRawTransaction", "eth_getTransactionReceipt", "eth_call", "eth_getCode",
     "eth_getStorageAt", "eth_estimateGas"
   ],
-  nametag: ["getaddresstag", "exportaddresstags", "getlabelmasterlist"]
+  nametag: ["getaddresstag", "exportaddresstags", "getlabelmasterlist"],
+  getapilimit: ["getapilimit"]
 } as const
 
 /** An action the simulator serves (action names are unique across modules). */

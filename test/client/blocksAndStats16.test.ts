@@ -121,4 +121,26 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("blocks and sta
       expect(Number(cap?.marketCap)).toBeCloseTo((Number(cap?.supply) * Number(cap?.price)) / 1e6, 3)
       expect(typeof (yield* client.ethprice()).ethusd).toBe("string")
     }))
+
+  it.effect("nodecount on the latest day; getapilimit counts the key's calls against its plan's daily cap", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const client = yield* Client.ExplorerClient
+      const c = sim.dataset.chain(1)
+      const nodes = yield* client.nodecount()
+      expect(nodes.UTCDate).toBe(new Date(c.timestampOf(c.latestBlock) * 1000).toISOString().slice(0, 10))
+      expect(nodes.TotalNodeCount).toBeGreaterThan(0)
+      const first = yield* client.getapilimit()
+      const second = yield* client.getapilimit()
+      expect(second.creditsUsed).toBe(first.creditsUsed + 1)
+      expect(second.creditLimit).toBe(1_500_000)
+      expect(second.creditsAvailable).toBe(second.creditLimit - second.creditsUsed)
+      expect(second.limitInterval).toBe("daily")
+      expect(second.intervalExpiryTimespan).toMatch(/^\d{2}:\d{2}:\d{2}$/)
+      // the service takes getapilimit without chainid
+      const raw = yield* Effect.promise(() =>
+        fetch(`${sim.baseUrl}/v2/api?module=getapilimit&action=getapilimit&apikey=${sim.demoKeys.free}`).then((r) => r.json())
+      )
+      expect(raw).toMatchObject({ status: "1", message: "OK", result: { creditsUsed: 1, creditLimit: 100_000, limitInterval: "daily" } })
+    }))
 })

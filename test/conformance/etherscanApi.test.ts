@@ -4,7 +4,7 @@
  * defaults (`endblock=latest` on the account lists, `tag=latest`). Every call it supports that the
  * simulator serves so far; the answers equal the simulator's own.
  *
- * Not yet covered (not served yet): nodecount, checkverifystatus, getapilimit.
+ * Not yet covered (not served yet): checkverifystatus.
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -152,7 +152,9 @@ layer(
         none: await api.account.txsBeaconWithdrawal(c.wallets[0]?.address ?? ""),
         reward: await api.block.getblockreward("", c.activity.toBlock),
         creation: await api.contract.getcontractcreation([erc20, c.factory.address]),
-        size: await api.stats.chainsize("2025-09-01", "2025-09-03")
+        size: await api.stats.chainsize("2025-09-01", "2025-09-03"),
+        nodes: await api.stats.nodecount(),
+        limit: await api.usage.getapilimit()
       }))
       expect(got.mined.result).toEqual(yield* own({ module: "account", action: "getminedblocks", address: c.soloValidator.address }))
       expect(got.withdrawals.result).toEqual(
@@ -166,5 +168,7 @@ layer(
       )
       expect(got.creation.result).toHaveLength(2)
       expect(got.size.result).toEqual(yield* own({ module: "stats", action: "chainsize", startdate: "2025-09-01", enddate: "2025-09-03" }))
+      expect(got.nodes.result).toEqual(yield* own({ module: "stats", action: "nodecount" }))
+      expect(got.limit.result).toMatchObject({ creditLimit: 1_500_000, limitInterval: "daily" })
     }))
 })
