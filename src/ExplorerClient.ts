@@ -40,6 +40,7 @@ import type { Results } from "./internal/decode.js"
 import * as Internal from "./internal/explorerClient.js"
 import type * as Params from "./internal/params.js"
 import type * as Plan from "./Plan.js"
+import type * as Schemas from "./schemas/index.js"
 import * as Transport from "./internal/transport.js"
 
 /** The parameter schema of every operation, the getLogs topic operators, an operation's parameters. */
@@ -163,6 +164,11 @@ export declare namespace ExplorerClient {
       map: (records: ReadonlyArray<I>) => Either.Either<ReadonlyArray<B>, E>,
       options?: CallOptions
     ) => Effect.Effect<ReadonlyArray<B>, Errors.ExplorerError | E>
+    /**
+     * `GET /v2/chainlist`: the chains the explorer serves and their status (not a `/v2/api` call: no
+     * envelope; throttled and retried like a download). The library's own table is `Chain.chains`.
+     */
+    readonly chainlist: Effect.Effect<Schemas.ChainList, Errors.ExplorerError>
     /** proxy/eth_gasPrice: wei per gas (JSON-RPC hex → bigint). */
     readonly eth_gasPrice: OptionalMethod<"eth_gasPrice">
     /** token/tokeninfo (PRO, 2/s): the token's rows (one). */

@@ -6,10 +6,10 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type * as Schema from "effect/Schema"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as ExplorerConfig from "../Config.js"
-import type * as Errors from "../ExplorerError.js"
+import * as Errors from "../ExplorerError.js"
 import type {
   CallOptions,
   ExplorerClient,
@@ -19,6 +19,7 @@ import type {
   ResultOf
 } from "../ExplorerClient.js"
 import * as Plan from "../Plan.js"
+import * as Schemas from "../schemas/index.js"
 import * as CallChecks from "./callChecks.js"
 import type * as Classify from "./classify.js"
 import * as Decode from "./decode.js"
@@ -106,8 +107,23 @@ export const make = (
         })
       )
 
+    /** `GET {baseUrl}/v2/chainlist`: not a `/v2/api` call, read like a download of the API's origin. */
+    const chainlist = Effect.gen(function*() {
+      const call: Transport.Call = { chainId: config.defaultChainId, module: "chainlist", action: "chainlist", operation: undefined, wire: {} }
+      const ctx = Transport.contextOf(call)
+      const text = yield* transport.download(call, `${config.baseUrl}/v2/chainlist`, undefined)
+      const json = yield* Effect.try({
+        try: (): unknown => JSON.parse(text),
+        catch: () => new Errors.DecodeError({ ...ctx, transient: true, detail: "the chain list is not JSON" })
+      })
+      return yield* Schema.decodeUnknown(Schemas.ChainList, { onExcessProperty: "preserve" })(json).pipe(
+        Effect.mapError((error) => decoder.failure(ctx, "unexpected chain list", error))
+      )
+    }).pipe(Effect.withSpan("ExplorerClient.chainlist"))
+
     return {
       plan: config.plan,
+      chainlist,
       defaultChainId: config.defaultChainId,
       apiUrl: config.apiUrl,
       stats: transport.stats,

@@ -6,6 +6,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import * as Chain from "../../src/Chain.js"
 import * as Client from "../../src/ExplorerClient.js"
 import * as Simulator from "../../src/simulator/index.js"
 import { proplusOnSimulator } from "./helpers.js"
@@ -142,5 +143,18 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("blocks and sta
         fetch(`${sim.baseUrl}/v2/api?module=getapilimit&action=getapilimit&apikey=${sim.demoKeys.free}`).then((r) => r.json())
       )
       expect(raw).toMatchObject({ status: "1", message: "OK", result: { creditsUsed: 1, creditLimit: 100_000, limitInterval: "daily" } })
+    }))
+
+  it.effect("chainlist: the explorer's chain table, decoded (the library's Chain table names the same chains)", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const client = yield* Client.ExplorerClient
+      const before = (yield* client.stats).requests
+      const list = yield* client.chainlist
+      expect(list.totalcount).toBe(list.result.length)
+      expect(list.result.map((c) => Number(c.chainid)).sort((a, b) => a - b)).toEqual(Chain.chains.map((c) => c.id).sort((a, b) => a - b))
+      expect(list.result.find((c) => c.chainid === "1")).toMatchObject({ status: 1, apiurl: `${sim.baseUrl}/v2/api?chainid=1` })
+      // not a /v2/api request: the client's API counter does not move
+      expect((yield* client.stats).requests).toBe(before)
     }))
 })
