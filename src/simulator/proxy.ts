@@ -385,11 +385,11 @@ const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
         return action === "eth_call" ? ok("\"0x\"") : ok(qx(53_000 + calldataGas(data)))
       }
       const from = p.from === undefined ? ZERO_ADDRESS : addressParam(p, "from")
-      const run = execute(c, from, to, data, value, block)
-      if (run._tag === "revert") return revertAnswer(run.reason)
-      if (action === "eth_call") return ok(q(run.data))
+      const executed = execute(c, from, to, data, value, block)
+      if (executed._tag === "revert") return revertAnswer(executed.reason)
+      if (action === "eth_call") return ok(q(executed.data))
       const contract = hasCode(c, to, block)
-      return ok(qx(21_000 + calldataGas(data) + (contract ? 21_000 + run.gas + (hash2(c.root, hashString(to)) % 5_000) : 0)))
+      return ok(qx(21_000 + calldataGas(data) + (contract ? 21_000 + executed.gas + (hash2(c.root, hashString(to)) % 5_000) : 0)))
     }
     case "eth_sendRawTransaction": {
       const hex = p.hex
