@@ -81,6 +81,17 @@ export const RpcTransaction = Schema.Struct({
 /** @see RpcTransaction */
 export type RpcTransaction = typeof RpcTransaction.Type
 
+/** One withdrawal of a block (`eth_getBlockByNumber`, from Shanghai on). */
+export const RpcWithdrawal = Schema.Struct({
+  index: HexQuantity,
+  validatorIndex: HexQuantity,
+  address: RpcAddress,
+  /** Gwei. */
+  amount: HexQuantityBigInt
+}).annotations({ identifier: "RpcWithdrawal" })
+/** @see RpcWithdrawal */
+export type RpcWithdrawal = typeof RpcWithdrawal.Type
+
 /**
  * A block as JSON-RPC writes it (`eth_getBlockByNumber`; an uncle of `eth_getUncleByBlockNumberAndIndex`
  * has no `transactions`). `transactions` holds hashes, or whole {@link RpcTransaction}s when asked with
@@ -89,7 +100,11 @@ export type RpcTransaction = typeof RpcTransaction.Type
 export const RpcBlock = Schema.Struct({
   /** Absent before London. */
   baseFeePerGas: Schema.optional(HexQuantityBigInt),
+  /** From Cancun on. */
+  blobGasUsed: Schema.optional(HexQuantityBigInt),
   difficulty: HexQuantityBigInt,
+  /** From Cancun on. */
+  excessBlobGas: Schema.optional(HexQuantityBigInt),
   extraData: HexData,
   gasLimit: HexQuantityBigInt,
   gasUsed: HexQuantityBigInt,
@@ -101,6 +116,8 @@ export const RpcBlock = Schema.Struct({
   mixHash: Schema.optional(Hash32),
   nonce: Schema.optional(HexData),
   number: HexQuantity,
+  /** From Cancun on. */
+  parentBeaconBlockRoot: Schema.optional(Hash32),
   parentHash: Hash32,
   receiptsRoot: Hash32,
   sha3Uncles: Hash32,
@@ -111,7 +128,10 @@ export const RpcBlock = Schema.Struct({
   totalDifficulty: Schema.optional(HexQuantityBigInt),
   transactions: Schema.optional(Schema.Array(Schema.Union(Hash32, RpcTransaction))),
   transactionsRoot: Hash32,
-  uncles: Schema.Array(Hash32)
+  uncles: Schema.Array(Hash32),
+  /** The consensus-layer withdrawals of the block, from Shanghai on (`amount` in gwei). */
+  withdrawals: Schema.optional(Schema.Array(RpcWithdrawal)),
+  withdrawalsRoot: Schema.optional(Hash32)
 }).annotations({ identifier: "RpcBlock" })
 /** @see RpcBlock */
 export type RpcBlock = typeof RpcBlock.Type

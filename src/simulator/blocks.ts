@@ -163,3 +163,25 @@ export const withdrawnBy = (c: ChainData, block: number): bigint => {
   }
   return lo === 0 ? 0n : (prefixWei[lo - 1] as bigint)
 }
+
+const byBlock = new WeakMap<ChainData, ReadonlyMap<number, ReadonlyArray<Withdrawal>>>()
+
+/** The staker's withdrawals included in one block (the `withdrawals` of eth_getBlockByNumber). */
+export const withdrawalsIn = (c: ChainData, block: number): ReadonlyArray<Withdrawal> => {
+  let m = byBlock.get(c)
+  if (m === undefined) {
+    const built = new Map<number, Array<Withdrawal>>()
+    for (const w of withdrawals(c)) {
+      const a = built.get(w.block)
+      if (a === undefined) built.set(w.block, [w])
+      else a.push(w)
+    }
+    m = built
+    byBlock.set(c, m)
+  }
+  return m.get(block) ?? []
+}
+
+/** Unix seconds of the Shanghai fork (withdrawals) and of Cancun (blobs) on mainnet, used for every chain. */
+export const SHANGHAI_TIME = 1_681_338_455
+export const CANCUN_TIME = 1_710_338_135

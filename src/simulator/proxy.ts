@@ -11,7 +11,7 @@
  * malformed raw transaction `{code: -32000, message: "rlp: …"}`. A malformed parameter is refused with the
  * explorer's own NOTOK text, like every other module (our choice: the real service's answer is unknown).
  */
-import { baseFeeOf, GAS_LIMIT, gasUsedOf, minerOf } from "./blocks.js"
+import { baseFeeOf, CANCUN_TIME, GAS_LIMIT, gasUsedOf, minerOf, SHANGHAI_TIME, STAKER, withdrawalsIn } from "./blocks.js"
 import type { ChainData } from "./dataset.js"
 import { hash2, hash32Hex, hashString, hexWords, quantityHex, word } from "./hash.js"
 import { hexToBytes, keccakHex, logsBloom } from "./keccak.js"
@@ -158,20 +158,35 @@ const renderReceipt = (c: ChainData, tx: NormalTx): string => {
     ",\"transactionHash\":" + q(tx.hash) + ",\"transactionIndex\":" + qx(tx.index) + ",\"type\":\"0x2\"}"
 }
 
-/** A block (eth_getBlockByNumber): transaction hashes, or whole transactions with `full`. */
+/**
+ * A block (eth_getBlockByNumber): transaction hashes, or whole transactions with `full`; keys in geth's
+ * (alphabetical) order, with the blob fields and the beacon root from Cancun on and the withdrawals
+ * (the staker's of txsBeaconWithdrawal) from Shanghai on.
+ */
 const renderBlock = (c: ChainData, block: number, full: boolean): string => {
   const txs = c.txsInBlock(block)
   const h = hash2(c.root ^ 0x512e, block)
   const logs = txs.flatMap((t) => c.logsOfTx(t.hash))
-  return "{\"baseFeePerGas\":" + qx(baseFeeOf(c, block)) + ",\"difficulty\":\"0x0\",\"extraData\":" + q(EXTRA_DATA) +
+  const time = c.view.timestampOf(block)
+  const cancun = time >= CANCUN_TIME
+  const shanghai = time >= SHANGHAI_TIME
+  const staker = c.addr(STAKER)
+  const withdrawals = shanghai
+    ? ",\"withdrawals\":[" + withdrawalsIn(c, block).map((w) =>
+      "{\"index\":" + qx(w.index) + ",\"validatorIndex\":" + qx(w.validator) + ",\"address\":" + q(staker) + ",\"amount\":" + qx(w.amount) + "}"
+    ).join(",") + "],\"withdrawalsRoot\":" + q(hash32Hex(c.root, 0x3d7a, block))
+    : ""
+  return "{\"baseFeePerGas\":" + qx(baseFeeOf(c, block)) + (cancun ? ",\"blobGasUsed\":\"0x0\"" : "") +
+    ",\"difficulty\":\"0x0\"" + (cancun ? ",\"excessBlobGas\":\"0x0\"" : "") + ",\"extraData\":" + q(EXTRA_DATA) +
     ",\"gasLimit\":" + qx(GAS_LIMIT) + ",\"gasUsed\":" + qx(gasUsedOf(c, block)) + ",\"hash\":" + q(c.view.blockHashOf(block)) +
     ",\"logsBloom\":" + q(bloomOf(logs)) + ",\"miner\":" + q(minerOf(c, block)) + ",\"mixHash\":" +
-    q(hash32Hex(c.root, 0x7a4d, block)) + ",\"nonce\":\"0x0000000000000000\",\"number\":" + qx(block) + ",\"parentHash\":" +
+    q(hash32Hex(c.root, 0x7a4d, block)) + ",\"nonce\":\"0x0000000000000000\",\"number\":" + qx(block) +
+    (cancun ? ",\"parentBeaconBlockRoot\":" + q(hash32Hex(c.root, 0xbeac, block)) : "") + ",\"parentHash\":" +
     q(block === 0 ? "0x" + "0".repeat(64) : c.view.blockHashOf(block - 1)) + ",\"receiptsRoot\":" + q(hash32Hex(c.root, 0x7ec7, block)) +
     ",\"sha3Uncles\":" + q(EMPTY_UNCLES) + ",\"size\":" + qx(600 + (h % 200_000)) + ",\"stateRoot\":" +
     q(hash32Hex(c.root, 0x57a7, block)) + ",\"timestamp\":" + qx(c.view.timestampOf(block)) + ",\"transactions\":[" +
     txs.map((t) => (full ? renderTx(c, t) : q(t.hash))).join(",") + "],\"transactionsRoot\":" +
-    q(hash32Hex(c.root, 0x7a5e, block)) + ",\"uncles\":[]}"
+    q(hash32Hex(c.root, 0x7a5e, block)) + ",\"uncles\":[]" + withdrawals + "}"
 }
 
 // ---- execution: the few calls the data set can answer ---------------------------------------------

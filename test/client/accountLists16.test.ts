@@ -73,6 +73,16 @@ layer(on("free"), { timeout: 120_000, excludeTestServices: true })("mined blocks
       const gwei = all.reduce((sum, w) => sum + w.amount, 0n)
       expect(yield* client.balance({ address: staker })).toBe(gwei * 1_000_000_000n)
       const middle = all[Math.floor(all.length / 2)]!
+      // the withdrawal is in its block, as eth_getBlockByNumber lists withdrawals (post-Shanghai, post-Cancun fields)
+      const block = yield* client.eth_getBlockByNumber({ tag: "0x" + middle.blockNumber.toString(16) })
+      expect(block?.withdrawals).toContainEqual({
+        index: middle.withdrawalIndex,
+        validatorIndex: middle.validatorIndex,
+        address: staker,
+        amount: middle.amount
+      })
+      expect(block?.blobGasUsed).toBe(0n)
+      expect(block?.parentBeaconBlockRoot).toMatch(/^0x[0-9a-f]{64}$/)
       const desc = yield* client.txsBeaconWithdrawal({ address: staker, sort: "desc", page: 1, offset: 5 })
       expect(desc).toEqual([...all].reverse().slice(0, 5))
       expect(yield* client.txsBeaconWithdrawal({ address: c.wallets[0]!.address })).toEqual([])
