@@ -93,7 +93,7 @@ const pipeline = Pipeline.make({
           topic0: target.topic0,
           fromBlock: target.fromBlock ?? config.fromBlock
         })
-      ))
+      ), { concurrency: context.concurrency })
 })
 
 export default pipeline

@@ -86,7 +86,7 @@ const pipeline = Pipeline.make({
           context.export(file("token-balances.csv"), Sources.tokenBalances({ chainId, address })),
           context.export(file("nft-holdings.csv"), Sources.nftHoldings({ chainId, address }))
         ])
-      }),
+      }, { concurrency: context.concurrency }),
       (perWallet) => perWallet.flat()
     )
 })

@@ -61,6 +61,22 @@ export interface RetryPolicy {
    * per call (`{ retryQueryTimeout: false }`) and split the block range instead.
    */
   readonly queryTimeout: boolean
+  /** Told of every retry before its wait (a progress display prints it); not called when quiet. */
+  readonly onRetry?: ((notice: RetryNotice) => void) | undefined
+}
+
+/** One retry about to happen: which call, which retry of how many, after what wait, and why. */
+export interface RetryNotice {
+  readonly chainId: number
+  readonly module: string
+  readonly action: string
+  /** 1 for the first retry. */
+  readonly retry: number
+  /** Retries allowed for the call. */
+  readonly of: number
+  readonly delay: Duration.Duration
+  /** The failure retried: its tag and its words (never the key or the URL). */
+  readonly error: { readonly _tag: string; readonly detail: string }
 }
 
 /** Rate settings; by default the plan's calls/s and the 2 calls/s of the throttled operations. */
@@ -102,6 +118,8 @@ export interface Options {
     readonly baseDelay?: Duration.DurationInput | undefined
     readonly maxDelay?: Duration.DurationInput | undefined
     readonly queryTimeout?: boolean | undefined
+    /** Called before each retry's wait, e.g. to print `retry 2/6 in 1.0 s: connection refused`. */
+    readonly onRetry?: ((notice: RetryNotice) => void) | undefined
   } | undefined
   /** Rate overrides (e.g. a dedicated plan, or a slower share of the key). */
   readonly rate?: {
@@ -183,7 +201,8 @@ export const resolve = (options: Options = {}): Either.Either<ExplorerConfig, st
     times,
     baseDelay: Duration.decode(options.retry?.baseDelay ?? DEFAULT_RETRY.baseDelay),
     maxDelay: Duration.decode(options.retry?.maxDelay ?? DEFAULT_RETRY.maxDelay),
-    queryTimeout: options.retry?.queryTimeout ?? DEFAULT_RETRY.queryTimeout
+    queryTimeout: options.retry?.queryTimeout ?? DEFAULT_RETRY.queryTimeout,
+    onRetry: options.retry?.onRetry
   }
   const callsPerSecond = options.rate?.callsPerSecond ?? Plan.limits[plan].callsPerSecond
   const throttledPerSecond = options.rate?.throttledPerSecond ?? Plan.THROTTLED_CALLS_PER_SECOND

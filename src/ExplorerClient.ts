@@ -69,6 +69,11 @@ export interface CallOptions {
   readonly retryQueryTimeout?: boolean | undefined
   /** Retries of this call (default: the client's `retry.times`); `0` = a single attempt. */
   readonly retries?: number | undefined
+  /**
+   * Told the latency of each attempt that got an answer: milliseconds from its slot at the key's
+   * limiter to the answer's last byte (what a partitioned export sizes its requests in flight by).
+   */
+  readonly onAnswer?: ((millis: number) => void) | undefined
 }
 
 /** Arguments of the escape hatch {@link ExplorerClient.Service.request}. */

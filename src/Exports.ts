@@ -49,8 +49,18 @@ export interface ToFileOptions {
   readonly progressOutput?: Reporter.ProgressOutput | undefined
   /** Interval of progress lines when the output is not a TTY (default 5 seconds). */
   readonly progressEvery?: Duration.DurationInput | undefined
-  /** Minimum interval between checkpoints (default 1 second; the last one is always committed). */
+  /**
+   * Minimum interval between checkpoints (default 0: a checkpoint is committed as soon as the previous
+   * one is, covering every page written meanwhile, so a crash loses at most the pages in flight; the
+   * last one is always committed).
+   */
   readonly checkpointEvery?: Duration.DurationInput | undefined
+  /**
+   * Block-ordered library sources are read in partitions, in parallel, with as many requests in
+   * flight as the measured latency calls for to fill the key's rate (see README, "Requests in
+   * flight"). This caps the partitions read at once; 1 reads with one cursor. Default: no cap.
+   */
+  readonly concurrency?: number | undefined
 }
 
 const isBlockNumber = (n: number): boolean => Number.isSafeInteger(n) && n >= 0
@@ -72,6 +82,9 @@ const check = <A, I, E, R>(
     )
     if (name.length === 0 || name === "." || name === "..") return yield* invalid(out, "the output is not a file name", "out")
     const confirmations = options.confirmations ?? 0
+    if (options.concurrency !== undefined && !(Number.isSafeInteger(options.concurrency) && options.concurrency >= 1)) {
+      return yield* invalid(out, `concurrency must be a whole number ≥ 1, got ${options.concurrency}`, "concurrency")
+    }
     if (!isBlockNumber(confirmations)) {
       return yield* invalid(out, `confirmations must be a whole number ≥ 0, got ${confirmations}`, "confirmations")
     }
@@ -95,7 +108,8 @@ const check = <A, I, E, R>(
       quiet: options.quiet,
       progressOutput: options.progressOutput,
       progressEvery: options.progressEvery,
-      checkpointEvery: Duration.toMillis(Duration.decode(options.checkpointEvery ?? Duration.seconds(1)))
+      checkpointEvery: Duration.toMillis(Duration.decode(options.checkpointEvery ?? Duration.zero)),
+      concurrency: options.concurrency
     }
   })
 

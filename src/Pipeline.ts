@@ -41,6 +41,7 @@ import type { ExplorerClient } from "./ExplorerClient.js"
 import { InvalidInputError, type StreamError } from "./ExplorerError.js"
 import { DemoData } from "./DemoData.js"
 import * as Exports from "./Exports.js"
+import type * as Reporter from "./sinks/Reporter.js"
 import * as Plan from "./Plan.js"
 import * as Simulator from "./simulator/index.js"
 import { report } from "./cli/Errors.js"
@@ -59,6 +60,12 @@ export interface PipelineContext {
     source: Sources.Source<A, I> | Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>,
     options?: { readonly allowPartial?: boolean; readonly confirmations?: number }
   ) => Effect.Effect<Exports.ExportSummary, StreamError | Exports.ExportError, ExplorerClient | FileSystem.FileSystem | Path.Path>
+  /**
+   * How many exports a pipeline should run at once (`Effect.forEach(targets, f, { concurrency })`):
+   * exports through one client share its partition pool, so several small targets fill the key's
+   * budget together (README, "Requests in flight"). Their progress is then printed as plain lines.
+   */
+  readonly concurrency: number
 }
 
 /** A ready pipeline. */
@@ -127,6 +134,8 @@ export interface RunOptions {
   readonly quiet?: boolean | undefined
   /** Keep the newest N blocks out until final (default 0). */
   readonly confirmations?: number | undefined
+  /** Exports a pipeline runs at once (`PipelineContext.concurrency`, default 4). */
+  readonly concurrency?: number | undefined
 }
 
 const invalid = (detail: string, parameter?: string) =>
@@ -157,6 +166,9 @@ export const loadConfig = <C, I>(
     )
   })
 
+/** Progress as plain lines on stderr, even on a terminal. */
+const plainStderr: Reporter.ProgressOutput = { isTTY: false, write: (text) => void process.stderr.write(text) }
+
 /** Runs a pipeline once with the client in context. */
 export const run = <C, I>(
   pipeline: Pipeline<C, I>,
@@ -166,8 +178,10 @@ export const run = <C, I>(
   Effect.gen(function*() {
     const path = yield* Path.Path
     const outDir = path.join(options.outDir ?? "out", pipeline.name)
+    const concurrency = Math.max(1, Math.floor(options.concurrency ?? 4))
     const context: PipelineContext = {
       outDir,
+      concurrency,
       export: (file, source, exportOptions) =>
         Effect.flatMap(Effect.isEffect(source) ? source : Effect.succeed(source), (s) =>
           Exports.toFile(s, {
@@ -175,7 +189,9 @@ export const run = <C, I>(
             resume: true,
             confirmations: exportOptions?.confirmations ?? options.confirmations ?? 0,
             allowPartial: exportOptions?.allowPartial,
-            quiet: options.quiet
+            quiet: options.quiet,
+            // Several exports at once cannot each redraw one terminal line.
+            ...(concurrency > 1 ? { progressOutput: plainStderr } : {})
           }))
     }
     return yield* pipeline.run(config, context)

@@ -36,6 +36,10 @@ export * as Schemas from "./schemas/index.js"
 export * as Streams from "./streams/Streams.js"
 /** The data sets as sources: what to ask, how to page it, which schema writes it. */
 export * as Sources from "./streams/Sources.js"
+/** Logs decoded by an ABI: the decoder, its `Stream` operator, and ABI fetching with an on-disk cache. */
+export * as Events from "./streams/Events.js"
+/** Readable amounts: exact scaling by a token's decimals and ISO times (`Sources.withDecimals`). */
+export * as Readable from "./streams/Readable.js"
 /** Progress of a stream (pages, calls, rows, block position) as a SubscriptionRef. */
 export * as Progress from "./streams/Progress.js"
 /** The block-cursor paging engine, for data sets the library does not name. */

@@ -7,6 +7,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as ExplorerConfig from "../Config.js"
@@ -39,10 +40,11 @@ export const demoCommand = Command.make("demo", { outDir }, (a) =>
         chain: 1,
         apiKey: Option.none(),
         baseUrl: "https://api.etherscan.io",
-        plan: "proplus",
+        plan: Option.some("proplus"),
         simulator: true,
         quiet: true,
-        retries: ExplorerConfig.DEFAULT_RETRY.times
+        retries: ExplorerConfig.DEFAULT_RETRY.times,
+        timeout: Duration.toSeconds(ExplorerConfig.DEFAULT_REQUEST_TIMEOUT)
       })
     ),
     Effect.provide(NodeContext.layer)

@@ -5,18 +5,21 @@
  * the chosen plan; otherwise the key comes from `--api-key`, then EXPLORER_API_KEY, then ETHERSCAN_API_KEY.
  */
 import * as Options from "@effect/cli/Options"
+import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
 import * as Chain from "../Chain.js"
 import * as ExplorerConfig from "../Config.js"
 import type { DemoData } from "../DemoData.js"
 import type * as Client from "../ExplorerClient.js"
-import { type InvalidInputError, UnsupportedChainError } from "../ExplorerError.js"
+import { InvalidApiKeyError, type InvalidInputError, UnsupportedChainError } from "../ExplorerError.js"
 import * as Pipeline from "../Pipeline.js"
 import * as Plan from "../Plan.js"
+import * as Reporter from "../sinks/Reporter.js"
 import type * as Simulator from "../simulator/index.js"
 import * as Chains from "./Chains.js"
 import { badFlag } from "./Errors.js"
@@ -41,10 +44,14 @@ export const baseUrl = Options.text("base-url").pipe(
   Options.withDescription("API base URL; /v2/api is appended")
 )
 
-/** `--plan <plan>` (default free). */
+/** `--plan <plan>`, else EXPLORER_PLAN, else free (proplus with `--simulator`: every data set runs). */
 export const plan = Options.choice("plan", Plan.plans).pipe(
-  Options.withDefault("free" as Plan.Plan),
-  Options.withDescription("your API plan: sets the rate, the PRO operations and the result window")
+  Options.withDescription(
+    "your API plan: sets the rate, the PRO operations and the result window (default: env EXPLORER_PLAN, " +
+      "else free; proplus with --simulator)"
+  ),
+  Options.withFallbackConfig(Config.literal(...Plan.plans)("EXPLORER_PLAN")),
+  Options.optional
 )
 
 /** `--simulator`: start the embedded simulator and use its demo key for the plan. */
@@ -61,19 +68,36 @@ export const retries = Options.integer("retries").pipe(
   Options.withDescription(`retries of a call after a transient failure (default ${ExplorerConfig.DEFAULT_RETRY.times}; 0 = none)`)
 )
 
+/** `--timeout <seconds>` (default 30): how long one attempt may wait for its answer. */
+export const timeout = Options.float("timeout").pipe(
+  Options.withDefault(Duration.toSeconds(ExplorerConfig.DEFAULT_REQUEST_TIMEOUT)),
+  Options.withDescription(
+    `seconds one attempt may wait for the whole answer before it is retried (default ${Duration.toSeconds(ExplorerConfig.DEFAULT_REQUEST_TIMEOUT)})`
+  )
+)
+
 /** The API options, as one record (spread into every command that talks to an API). */
-export const apiOptions = { chain, apiKey, baseUrl, plan, simulator, quiet, retries }
+export const apiOptions = { chain, apiKey, baseUrl, plan, simulator, quiet, retries, timeout }
 
 /** Parsed API options. */
 export interface ApiOptions {
   readonly chain: number
   readonly apiKey: Option.Option<Redacted.Redacted<string>>
   readonly baseUrl: string
-  readonly plan: Plan.Plan
+  /** `--plan` or EXPLORER_PLAN; none given: see {@link planOf}. */
+  readonly plan: Option.Option<Plan.Plan>
   readonly simulator: boolean
   readonly quiet: boolean
   readonly retries: number
+  readonly timeout: number
 }
+
+/**
+ * The plan the command runs with: the one given, else free against a real API, and Pro Plus on the
+ * simulator (its demo key of that plan runs every data set, PRO and Pro Plus ones included).
+ */
+export const planOf = (options: Pick<ApiOptions, "plan" | "simulator">): Plan.Plan =>
+  Option.getOrElse(options.plan, () => (options.simulator ? "proplus" : "free"))
 
 /**
  * The client for these options (built once for the whole command: one limiter per key). With
@@ -89,17 +113,41 @@ export const clientLayer = (
       {
         apiKey: Option.getOrUndefined(options.apiKey),
         baseUrl: options.baseUrl,
-        plan: options.plan,
+        plan: planOf(options),
         defaultChainId: options.chain,
-        retry: { times: options.retries }
+        requestTimeout: Duration.seconds(options.timeout),
+        // Each retry is a line of its own on stderr (erasing the progress line on a terminal), unless --quiet.
+        retry: {
+          times: options.retries,
+          onRetry: options.quiet ? undefined : (notice) => Reporter.notice(Reporter.stderr, Reporter.retryLine(notice))
+        }
       },
       options.simulator ? simulatorOptions : undefined
     )
   ))
 
-/** The flags are checked before anything starts: a chain the API serves, a base URL that parses. */
-export const check = (options: ApiOptions): Effect.Effect<void, UnsupportedChainError | InvalidInputError> => {
+/**
+ * The flags are checked before anything starts: a key to send (unless `--simulator`), a chain the API
+ * serves, a base URL that parses.
+ */
+export const check = (
+  options: ApiOptions
+): Effect.Effect<void, UnsupportedChainError | InvalidInputError | InvalidApiKeyError> => {
   if (options.retries < 0) return Effect.fail(badFlag("cli", "--retries", "must be ≥ 0", options.chain))
+  if (!(options.timeout > 0 && Number.isFinite(options.timeout))) {
+    return Effect.fail(badFlag("cli", "--timeout", "must be a positive number of seconds", options.chain))
+  }
+  if (!options.simulator && !Option.exists(options.apiKey, (key) => Redacted.value(key).trim() !== "")) {
+    return Effect.fail(
+      new InvalidApiKeyError({
+        chainId: options.chain,
+        module: "cli",
+        action: "--api-key",
+        detail: "no API key: pass --api-key <key>, or set EXPLORER_API_KEY (or ETHERSCAN_API_KEY); " +
+          "--simulator runs without one"
+      })
+    )
+  }
   if (!Chain.isSupported(options.chain)) {
     return Effect.fail(
       new UnsupportedChainError({

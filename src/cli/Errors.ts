@@ -7,7 +7,14 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { InvalidInputError } from "../ExplorerError.js"
+import {
+  type ExplorerError,
+  InvalidApiKeyError,
+  InvalidInputError,
+  isExplorerError,
+  PlanTierError
+} from "../ExplorerError.js"
+import * as Plan from "../Plan.js"
 import type { SinkError } from "../sinks/SinkError.js"
 
 /** A flag or argument the CLI refuses before any request is sent. */
@@ -17,7 +24,8 @@ export const badFlag = (command: string, parameter: string, detail: string, chai
 /** The export options the CLI takes from flags, and how it words their refusal (as it always has). */
 const optionFlags = {
   out: { flag: "--out", detail: (detail: string) => detail },
-  confirmations: { flag: "--confirmations", detail: () => "must be ≥ 0" }
+  confirmations: { flag: "--confirmations", detail: () => "must be ≥ 0" },
+  concurrency: { flag: "--concurrency", detail: () => "must be ≥ 1" }
 } as const
 
 /**
@@ -32,6 +40,59 @@ export const refusedFlag = (command: string, chainId: number, flags: ReadonlyArr
       ? badFlag(command, optionFlags[option].flag, optionFlags[option].detail(error.detail), chainId)
       : error
   )
+}
+
+/**
+ * The same error (its class, tag and other fields) with other context: an explorer-etl error's message
+ * is made from its fields, so it reads with the new ones.
+ */
+const relabelled = <E extends ExplorerError>(
+  error: E,
+  context: { readonly module: string; readonly action: string; readonly detail: string }
+): E => Object.assign(Object.create(Object.getPrototypeOf(error) as object) as E, error, context)
+
+/**
+ * An error told in the terms of what the user asked for (`command`: `export txs`, `call account
+ * balance`):
+ * - a failure of an export while it resolved `--to-block latest` (block/getblocknobytime, a call the user
+ *   never named) is told as the export's (`export/txs on chain 1: while resolving 'latest' …`), a
+ *   rejected key there as `API key rejected by the server (plan check while resolving 'latest')`;
+ * - a PRO operation the server refused although `--plan` allows it says which plan the key seems to
+ *   have, and one the client refused for `--plan` says how to set the plan (`--plan`, `EXPLORER_PLAN`).
+ * Any other error is returned as it is.
+ */
+export const inUserTerms = (command: string) => (error: unknown): unknown => {
+  if (isExplorerError(error) && error.action === "getblocknobytime" && command.startsWith("export ")) {
+    const [module = "export", ...rest] = command.split(" ")
+    return relabelled(error, {
+      module,
+      action: rest.join(" "),
+      detail: error instanceof InvalidApiKeyError
+        ? `API key rejected by the server (plan check while resolving 'latest'): ${error.detail}`
+        : `while resolving 'latest' (block/getblocknobytime): ${error.detail}`
+    })
+  }
+  if (error instanceof PlanTierError && error.requiredPlan !== undefined && error.plan !== undefined) {
+    const required = error.requiredPlan as Plan.Plan
+    const configured = error.plan as Plan.Plan
+    if (!Plan.plans.includes(required) || !Plan.plans.includes(configured)) return error
+    const fields = { chainId: error.chainId, module: error.module, action: error.action }
+    if (Plan.atLeast(configured, required)) {
+      const below = Plan.plans.filter((p) => !Plan.atLeast(p, required))
+      return new PlanTierError({
+        ...fields,
+        detail: `${error.detail.trim()} (the server refused a ${required} operation: the key seems to be on ` +
+          `${below.join(" or ")}, not on ${configured} as --plan (or EXPLORER_PLAN) says; set it to the key's plan)`
+      })
+    }
+    return new PlanTierError({
+      ...fields,
+      detail: `${error.detail.trim()}: it needs plan ${required} or above, and the plan is ${configured} ` +
+        `(--plan, else EXPLORER_PLAN, else free); if your key is on ${required} or above, pass --plan ${required} ` +
+        `or set EXPLORER_PLAN=${required}`
+    })
+  }
+  return error
 }
 
 /** The `<ErrorTag>: <message>` of any failure. */

@@ -5,6 +5,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -14,9 +15,12 @@ import * as Exports from "../Exports.js"
 import type { ExplorerClient } from "../ExplorerClient.js"
 import * as Checkpoint from "../sinks/Checkpoint.js"
 import * as Reporter from "../sinks/Reporter.js"
+import * as Events from "../streams/Events.js"
 import * as Sources from "../streams/Sources.js"
 import * as Environment from "./Environment.js"
 import { badFlag, refusedFlag } from "./Errors.js"
+import { homedir } from "node:os"
+import { join } from "node:path"
 
 const out = Options.text("out").pipe(Options.withAlias("o"), Options.withDescription("output file (.csv, .jsonl or .ndjson)"))
 const format = Options.choice("format", ["csv", "jsonl"]).pipe(
@@ -52,12 +56,28 @@ const toBlock = Options.text("to-block").pipe(
   Options.withDefault("latest"),
   Options.withDescription("last block: a number or latest (default latest)")
 )
-const range = { fromBlock, toBlock }
+const concurrency = Options.integer("concurrency").pipe(
+  Options.optional,
+  Options.withDescription("at most N block ranges read at once (default: as many as the latency calls for; 1 = one cursor)")
+)
+const range = { fromBlock, toBlock, concurrency }
 const topic = (n: number) => Options.text(`topic${n}`).pipe(Options.optional, Options.withDescription(`topic${n} filter (32-byte hex)`))
 const topicOp = Options.text("topic-op").pipe(
   Options.repeated,
   Options.withDescription("operator between two topics, e.g. 0_1=or (default and); repeatable")
 )
+const decimals = Options.boolean("decimals").pipe(
+  Options.withDescription("add the amount scaled by the token's decimals (exact decimal text) and, for transfers, the time as ISO-8601 UTC")
+)
+
+/** The source, with readable amounts when `--decimals` asks for them (Sources.withDecimals). */
+const readable = <A, I>(
+  on: boolean,
+  make: Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>
+): Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient> =>
+  // The rows gain columns; the runner writes what the source's schema says, so the row type can stay.
+  on ? Effect.flatMap(make, (source) => Sources.withDecimals(source) as unknown as Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>) : make
+
 const limit = Options.integer("limit").pipe(Options.withDefault(1000), Options.withDescription("number of holders, ≤ 1000"))
 const date = (name: string) => Options.text(name).pipe(Options.withDescription("yyyy-MM-dd"))
 const sort = Options.choice("sort", ["asc", "desc"]).pipe(Options.withDefault("asc" as const))
@@ -71,6 +91,7 @@ type FileFlags = {
   readonly allowPartial: boolean
   readonly noFormulaGuard: boolean
   readonly force: boolean
+  readonly concurrency?: Option.Option<number>
 }
 
 const some = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
@@ -119,9 +140,10 @@ const runExport = <A, I>(
       allowPartial: flags.allowPartial,
       formulaGuard: !flags.noFormulaGuard,
       force: flags.force,
+      concurrency: flags.concurrency === undefined ? undefined : some(flags.concurrency),
       quiet: api.quiet
     }).pipe(
-      Effect.catchTag("SinkError", refusedFlag("export", api.chain, ["out", "confirmations"])),
+      Effect.catchTag("SinkError", refusedFlag("export", api.chain, ["out", "confirmations", "concurrency"])),
       Effect.onInterrupt(() => interrupted(flags.out))
     )
   }).pipe(Effect.provide(Environment.clientLayer(api)), Effect.provide(NodeContext.layer))
@@ -168,6 +190,90 @@ const logs = Command.make(
     )
 ).pipe(Command.withDescription("event logs by contract address and/or topics (getLogs)"))
 
+const abiOption = Options.text("abi").pipe(
+  Options.optional,
+  Options.withDescription("auto (getsourcecode/getabi, a proxy followed to its implementation, cached) or a JSON ABI file (default auto)")
+)
+const eventOption = Options.text("event").pipe(
+  Options.optional,
+  Options.withDescription("an event of the ABI by name, or a full signature \"Transfer(address indexed from,address indexed to,uint256 value)\" (default every event)")
+)
+const abiCache = Options.text("abi-cache").pipe(
+  Options.optional,
+  Options.withDescription("folder of fetched ABIs (default $XDG_CACHE_HOME/explorer-etl/abi, else ~/.cache/explorer-etl/abi)")
+)
+
+/** Where `--abi auto` keeps the ABIs it fetched, unless `--abi-cache` says. */
+const defaultAbiCache = (): string => {
+  const base = process.env.XDG_CACHE_HOME
+  return join(base !== undefined && base !== "" ? base : join(homedir(), ".cache"), "explorer-etl", "abi")
+}
+
+/** The ABI `--abi` names: fetched (auto, cached), or read from a JSON file; none for a full signature alone. */
+const abiOf = (
+  a: { readonly chain: number; readonly address: string; readonly abi: Option.Option<string>; readonly event: Option.Option<string>; readonly abiCache: Option.Option<string> }
+) =>
+  Effect.gen(function*() {
+    const given = some(a.abi)
+    if (given === undefined && some(a.event)?.includes("(") === true) return [] as ReadonlyArray<unknown>
+    if (given === undefined || given === "auto") {
+      const dir = some(a.abiCache) ?? defaultAbiCache()
+      return (yield* Events.cachedAbi({ chainId: a.chain, address: a.address, dir })).abi
+    }
+    const fs = yield* FileSystem.FileSystem
+    return yield* fs.readFileString(given).pipe(
+      Effect.mapError((e) => badFlag("events", "--abi", `cannot read ${given}: ${e.message}`, a.chain))
+    )
+  }).pipe(Effect.provide(NodeContext.layer))
+
+const events = Command.make(
+  "events",
+  {
+    address,
+    abi: abiOption,
+    event: eventOption,
+    abiCache,
+    topic0: topic(0),
+    topic1: topic(1),
+    topic2: topic(2),
+    topic3: topic(3),
+    topicOp,
+    ...range,
+    ...fileOptions,
+    ...Environment.apiOptions
+  },
+  (a) => {
+    let made: Events.EventsSource | undefined
+    const counts = Effect.suspend(() => made === undefined || a.quiet ? Effect.void : Effect.flatMap(made.counts, (c) =>
+      Effect.sync(() =>
+        void process.stderr.write(
+          `events: ${Reporter.count(c.decoded)} decoded, ${Reporter.count(c.undecoded)} kept undecoded (empty event, raw topics and data)\n`
+        )
+      )))
+    return runExport(
+      a,
+      a,
+      Effect.gen(function*() {
+        const blocks = yield* parseRange("events", a)
+        const topicOperators = yield* parseTopicOps(a.chain, a.topicOp)
+        const abi = yield* abiOf(a)
+        made = yield* Sources.events({
+          ...blocks,
+          address: a.address,
+          abi,
+          event: some(a.event),
+          topic0: some(a.topic0),
+          topic1: some(a.topic1),
+          topic2: some(a.topic2),
+          topic3: some(a.topic3),
+          ...(Object.keys(topicOperators).length > 0 ? { topicOperators } : {})
+        })
+        return made
+      })
+    ).pipe(Effect.tap(() => counts))
+  }
+).pipe(Command.withDescription("event logs of a contract decoded by its ABI (getLogs + getsourcecode/getabi)"))
+
 const txs = Command.make(
   "txs",
   { address, ...range, ...fileOptions, ...Environment.apiOptions },
@@ -194,8 +300,8 @@ const transferOptions = { address: optionalAddress, contract: optionalContract, 
 const transferQuery = (command: string, a: { readonly chain: number; readonly fromBlock: number; readonly toBlock: string; readonly address: Option.Option<string>; readonly contract: Option.Option<string> }) =>
   Effect.map(parseRange(command, a), (r) => ({ ...r, address: some(a.address), contractAddress: some(a.contract) }))
 
-const erc20 = Command.make("erc20-transfers", transferOptions, (a) =>
-  runExport(a, a, Effect.flatMap(transferQuery("erc20-transfers", a), Sources.erc20Transfers))
+const erc20 = Command.make("erc20-transfers", { ...transferOptions, decimals }, (a) =>
+  runExport(a, a, readable(a.decimals, Effect.flatMap(transferQuery("erc20-transfers", a), Sources.erc20Transfers)))
 ).pipe(Command.withDescription("ERC-20 transfers by --address and/or --contract (tokentx)"))
 
 const erc721 = Command.make("erc721-transfers", transferOptions, (a) =>
@@ -206,20 +312,20 @@ const erc1155 = Command.make("erc1155-transfers", transferOptions, (a) =>
   runExport(a, a, Effect.flatMap(transferQuery("erc1155-transfers", a), Sources.erc1155Transfers))
 ).pipe(Command.withDescription("ERC-1155 transfers by --address and/or --contract (token1155tx)"))
 
-const holders = Command.make("holders", { contract, ...fileOptions, ...Environment.apiOptions }, (a) =>
-  runExport(a, a, Sources.tokenHolders({ chainId: a.chain, contractAddress: a.contract }))
+const holders = Command.make("holders", { contract, decimals, ...fileOptions, ...Environment.apiOptions }, (a) =>
+  runExport(a, a, readable(a.decimals, Sources.tokenHolders({ chainId: a.chain, contractAddress: a.contract })))
 ).pipe(Command.withDescription("every holder of a token with its raw quantity (tokenholderlist, PRO)"))
 
-const topHolders = Command.make("top-holders", { contract, limit, ...fileOptions, ...Environment.apiOptions }, (a) =>
-  runExport(a, a, Sources.topHolders({ chainId: a.chain, contractAddress: a.contract, limit: a.limit }))
+const topHolders = Command.make("top-holders", { contract, limit, decimals, ...fileOptions, ...Environment.apiOptions }, (a) =>
+  runExport(a, a, readable(a.decimals, Sources.topHolders({ chainId: a.chain, contractAddress: a.contract, limit: a.limit })))
 ).pipe(Command.withDescription("the largest holders of a token, --limit ≤ 1000 (topholders, PRO)"))
 
 const nftHoldings = Command.make("nft-holdings", { address, ...fileOptions, ...Environment.apiOptions }, (a) =>
   runExport(a, a, Sources.nftHoldings({ chainId: a.chain, address: a.address }))
 ).pipe(Command.withDescription("NFT holdings of an address (addresstokennftbalance, PRO)"))
 
-const tokenBalances = Command.make("token-balances", { address, ...fileOptions, ...Environment.apiOptions }, (a) =>
-  runExport(a, a, Sources.tokenBalances({ chainId: a.chain, address: a.address }))
+const tokenBalances = Command.make("token-balances", { address, decimals, ...fileOptions, ...Environment.apiOptions }, (a) =>
+  runExport(a, a, readable(a.decimals, Sources.tokenBalances({ chainId: a.chain, address: a.address })))
 ).pipe(Command.withDescription("ERC-20 balances of an address (addresstokenbalance, PRO)"))
 
 const dailyOptions = { startDate: date("start-date"), endDate: date("end-date"), sort, ...fileOptions, ...Environment.apiOptions }
@@ -257,6 +363,7 @@ export const exportCommand = Command.make("export").pipe(
   Command.withDescription("export a data set to a CSV or JSONL file, with a manifest beside it"),
   Command.withSubcommands([
     logs,
+    events,
     txs,
     internalTxs,
     erc20,

@@ -4,6 +4,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Simulator from "../simulator/index.js"
@@ -28,6 +29,36 @@ const heavyLogs = Options.integer("heavy-contract-logs").pipe(
   Options.withDescription("logs of each chain's heavy contract (default 20,000)")
 )
 
+/**
+ * What a newcomer needs beside the demo keys: an address of each kind that has data on chain 1, and one
+ * export command that runs as printed (free demo key, this simulator's URL).
+ */
+export const samples = (service: Simulator.SimulatorService): string => {
+  const chain = service.dataset.chain(1)
+  const wallet = chain.wallets[0]?.address ?? chain.busyWallet.address
+  const token = chain.erc20[0] ?? chain.airdropToken
+  const contract = chain.verifiedContract.address
+  return [
+    "  sample data on chain 1:",
+    `    wallet    ${wallet}  (transactions, ERC-20 transfers)`,
+    `    token     ${token.address}  (${token.symbol}, ERC-20: transfers)`,
+    `    contract  ${contract}  (verified: source code and ABI)`,
+    "  try (free demo key; --simulator instead of --base-url/--api-key runs its own simulator in-process):",
+    `    npx explorer-etl export txs --address ${wallet} --base-url ${service.baseUrl} --api-key ${service.demoKeys.free} --out txs.csv`
+  ].join("\n")
+}
+
+/** Serves until interrupted: the banner (base URL, demo keys), then the sample data and a ready command. */
+const serve = (options: Simulator.SimulatorOptions) =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const service = yield* Simulator.make(options)
+      // One write: a reader waiting for the banner's last line gets the samples with it.
+      yield* Console.log(`${Simulator.banner(service)}\n${samples(service)}`)
+      return yield* Effect.never
+    })
+  )
+
 /** `explorer-etl simulator …` */
 export const simulatorCommand = Command.make(
   "simulator",
@@ -42,7 +73,7 @@ export const simulatorCommand = Command.make(
           onRight: Effect.succeed
         })
       yield* servingUntilSignal
-      return yield* Simulator.serve({
+      return yield* serve({
         port: a.port,
         host: a.host,
         seed: a.seed,
@@ -54,4 +85,6 @@ export const simulatorCommand = Command.make(
         }
       })
     })
-).pipe(Command.withDescription("serve the local explorer simulator; prints its base URL and demo keys"))
+).pipe(Command.withDescription(
+  "serve the local explorer simulator; prints its base URL, demo keys, sample addresses with data and a ready export command"
+))

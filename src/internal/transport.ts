@@ -8,6 +8,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -17,6 +18,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
+import * as Intervals from "effect/ScheduleIntervals"
 import type * as Scope from "effect/Scope"
 import type * as Chain from "../Chain.js"
 import * as ExplorerConfig from "../Config.js"
@@ -191,9 +193,16 @@ export const make = (
      * client (`transformResponse`): the timeout must start once the slot is granted and cover the whole
      * body, which is read after a response transform has returned.
      */
-    const sendOnce = <S>(call: Call, throttled: boolean, attempt: number, slices: SliceReader<S> | undefined) =>
+    const sendOnce = <S>(
+      call: Call,
+      throttled: boolean,
+      attempt: number,
+      slices: SliceReader<S> | undefined,
+      onAnswer: ((millis: number) => void) | undefined
+    ) =>
       Effect.gen(function*() {
         yield* throttle.acquire(throttled)
+        const slot = yield* Clock.currentTimeMillis
         yield* Ref.update(counters, (s) => ({ ...s, requests: s.requests + 1 }))
         yield* Metric.increment(metrics.requests)
         const request = HttpClientRequest.get(ExplorerConfig.API_PATH).pipe(
@@ -201,6 +210,7 @@ export const make = (
           HttpClientRequest.acceptJson
         )
         const raw = yield* readText(api, request, call, "")
+        if (onAnswer !== undefined) onAnswer((yield* Clock.currentTimeMillis) - slot)
         yield* Effect.annotateCurrentSpan("http.response.status_code", raw.status)
         if (slices !== undefined && raw.status >= 200 && raw.status < 300) {
           const sliced = slices(raw.body)
@@ -244,6 +254,36 @@ export const make = (
         Schedule.intersect(Schedule.recurs(times))
       )
 
+    /**
+     * The retry schedule of one call, telling `config.retry.onRetry` of each retry it decides (the
+     * failure is one `retryable` accepts) with the wait it chose.
+     */
+    const announced = (call: Call, times: number, retryable: (error: Errors.ExplorerError) => boolean) => {
+      const onRetry = config.retry.onRetry
+      const schedule = retrySchedule(times)
+      if (onRetry === undefined) return schedule
+      let last: Errors.ExplorerError | undefined
+      let retry = 0
+      return schedule.pipe(
+        Schedule.tapInput((error: Errors.ExplorerError) => Effect.sync(() => void (last = error))),
+        Schedule.onDecision((_, decision) =>
+          Effect.map(Clock.currentTimeMillis, (now) => {
+            if (decision._tag !== "Continue" || last === undefined || !retryable(last)) return
+            retry += 1
+            onRetry({
+              chainId: call.chainId,
+              module: call.module,
+              action: call.action,
+              retry,
+              of: times,
+              delay: Duration.millis(Math.max(0, Intervals.start(decision.intervals) - now)),
+              error: { _tag: last._tag, detail: last.detail }
+            })
+          })
+        )
+      )
+    }
+
     const send = <S = never>(
       call: Call,
       options: CallOptions | undefined,
@@ -253,6 +293,8 @@ export const make = (
         const throttled = call.operation?.throttled ?? false
         const retryQueryTimeout = options?.retryQueryTimeout ?? config.retry.queryTimeout
         const times = options?.retries ?? config.retry.times
+        const retryable = (error: Errors.ExplorerError) =>
+          Errors.isTransient(error) && (error._tag !== "QueryTimeoutError" || retryQueryTimeout)
         const attempts = yield* Ref.make(0)
         const attempt = Effect.gen(function*() {
           const n = yield* Ref.getAndUpdate(attempts, (i) => i + 1)
@@ -260,7 +302,7 @@ export const make = (
             yield* Ref.update(counters, (s) => ({ ...s, retries: s.retries + 1 }))
             yield* Metric.increment(metrics.retries)
           }
-          return yield* sendOnce(call, throttled, n + 1, slices)
+          return yield* sendOnce(call, throttled, n + 1, slices, options?.onAnswer)
         })
         return yield* attempt.pipe(
           Effect.tapError((error) =>
@@ -271,9 +313,8 @@ export const make = (
               : Effect.void
           ),
           Effect.retry({
-            schedule: retrySchedule(Math.max(0, times)),
-            while: (error) =>
-              Errors.isTransient(error) && (error._tag !== "QueryTimeoutError" || retryQueryTimeout)
+            schedule: announced(call, Math.max(0, times), retryable),
+            while: retryable
           })
         )
       })
@@ -303,7 +344,7 @@ export const make = (
         }).pipe(Effect.withSpan("ExplorerClient.download", { kind: "client", attributes: { "explorer.action": call.action } }))
         return yield* once.pipe(
           Effect.retry({
-            schedule: retrySchedule(Math.max(0, options?.retries ?? config.retry.times)),
+            schedule: announced(call, Math.max(0, options?.retries ?? config.retry.times), Errors.isTransient),
             while: Errors.isTransient
           })
         )

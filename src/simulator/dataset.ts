@@ -40,6 +40,7 @@ import {
   ERC1155_DEF,
   ERC20_DEFS,
   ERC721_DEF,
+  EXTRA_ERC20_DEFS,
   type Funding,
   names,
   type Verified,
@@ -119,6 +120,14 @@ export interface ChainDataset {
   readonly unverifiedContract: EntityRef
   /** A verified proxy whose implementation is the router. */
   readonly proxyContract: EntityRef
+  /** An ERC-20 of 0 decimals (verified; transfers to wallets 0..3 and from wallet 0 to 1). */
+  readonly wholeToken: TokenRef
+  /**
+   * An ERC-20 of 24 decimals behind an upgradeable proxy (getsourcecode says Proxy, its implementation
+   * verified apart): its logs mix Transfer, Approval and the proxy's Upgraded with logs its ABI cannot
+   * decode (a Transfer with 3 indexed topics, a Paused event no ABI declares).
+   */
+  readonly proxyToken: TokenRef & { readonly implementation: string }
   /** A factory whose calls create contracts through internal "create2" traces. */
   readonly factory: EntityRef
   /** Name tags of this chain. */
@@ -762,6 +771,7 @@ export class ChainData {
       standard
     })
     const erc20 = ERC20_DEFS.map((d) => token(names.erc20(d.symbol), d.name, d.symbol, d.decimals, "erc20"))
+    const extra = EXTRA_ERC20_DEFS.map((d) => token(names.erc20(d.symbol), d.name, d.symbol, d.decimals, "erc20"))
     const busy = this.busyPlan
     const heavy = this.heavyPlan
     const p = this.profile
@@ -785,6 +795,8 @@ export class ChainData {
       verifiedContract: w(names.router),
       unverifiedContract: w(names.vault),
       proxyContract: w(names.proxy),
+      wholeToken: extra[0] as TokenRef,
+      proxyToken: { ...(extra[1] as TokenRef), implementation: this.addr(names.tokenImplementation) },
       factory: w(names.factory),
       labels: this.labels,
       builders: proposerNames.builders.map((n) => w(n)),

@@ -19,6 +19,11 @@ export const TRANSFER_SINGLE_TOPIC = "0xc3d58168c5ae7397731d063d5bbf3d6578544273
 /** Topic0 of Uniswap-V2-style `PairCreated(address,address,address,uint256)`. */
 export const PAIR_CREATED_TOPIC = "0x0d3648bd0f6ba80134a33ba9275ac585d9d315f0ad8355cddefde31afa28d0e9"
 
+/** Topic0 of EIP-1967 `Upgraded(address)`, emitted by a proxy when its implementation is set. */
+export const UPGRADED_TOPIC = "0xbc7cd75a20ee27fd9adebab32041f755214dbc6bffa90cc0225b39da2e5c2d3b"
+/** Topic0 of `Paused(address)`: an event no ABI of the data set declares (an undecodable log). */
+export const PAUSED_TOPIC = "0x62e78cea01bee320cd4e420270b5ea74000d11b0c9f74754ebdbfc544b05a258"
+
 /** The zero address (mint source). */
 export const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
 
@@ -38,6 +43,16 @@ export const ERC20_DEFS: ReadonlyArray<Erc20Def> = [
   { name: "Simulated USD", symbol: "SUSD", decimals: 6, supply: 2_000_000_000n, priceUsd: "0.999800000000000000" },
   { name: "Wrapped Sim Ether", symbol: "WSETH", decimals: 18, supply: 5_000_000n, priceUsd: "4120.550000000000000000" },
   { name: "Sim Governance", symbol: "SGOV", decimals: 18, supply: 1_000_000_000n, priceUsd: "0.043190000000000000" }
+]
+/**
+ * Two more ERC-20s of every chain, played after the main activity with their own random numbers (so
+ * the rest of the world is as it was): a token of 0 decimals, and one of 24 decimals behind an
+ * upgradeable proxy whose logs mix decodable events (Transfer, Approval, the proxy's Upgraded) with
+ * logs its ABI cannot decode (an ERC-721-shaped Transfer with 3 indexed topics, an unknown Paused).
+ */
+export const EXTRA_ERC20_DEFS: ReadonlyArray<Erc20Def> = [
+  { name: "Sim Whole", symbol: "SWHL", decimals: 0, supply: 1_000_000n, priceUsd: "2.500000000000000000" },
+  { name: "Sim Yocto", symbol: "SYOC", decimals: 24, supply: 1_000_000n, priceUsd: "0.000001000000000000" }
 ]
 /** The ERC-721 collection of every chain. */
 export const ERC721_DEF = { name: "Sim Punks", symbol: "SPUNK" } as const
@@ -62,6 +77,8 @@ export const names = {
   vault: "vault",
   factory: "factory",
   proxy: "proxy",
+  /** The implementation behind the 24-decimal token's proxy. */
+  tokenImplementation: "erc20-SYOC-implementation",
   heavy: "heavy-pool",
   airdrop: (i: number) => `airdrop-${i}`
 } as const
@@ -580,6 +597,51 @@ export const buildWorld = (seed: number, profile: ChainProfile): World => {
       // A call to the router that reverts, with an internal call that failed.
       const tx = sendTx(block, { from, to: router, fn: fns.swap, input: fns.swap.id + word(1n) + word(128n) + addrWord(from) + word(0n), gasUsed: 31_000 + rng.int(9_000), isError: true })
       internal(tx, { from: router, to: susd.address, value: 0n, contractAddress: "", input: "", type: "call", gas: 60_000, gasUsed: 60_000, traceId: "0", isError: true, errCode: "Out of gas" })
+    }
+  }
+
+  // ---- the extra ERC-20s (EXTRA_ERC20_DEFS): own random numbers, after everything else -------------
+  {
+    const xrng = new Prng(hash2(root, 0xdec1))
+    const implementation = addr(names.tokenImplementation)
+    for (const def of EXTRA_ERC20_DEFS) {
+      const t: TokenMeta = { address: addr(names.erc20(def.symbol)), name: def.name, symbol: def.symbol, decimals: def.decimals, standard: "erc20" }
+      tokens.set(t.address, t)
+      erc20Defs.set(t.address, def)
+      const proxied = def.decimals === 24
+      const unit = 10n ** BigInt(def.decimals)
+      block += 1
+      const created = deploy(block, deployer, t.address, 1_200_000 + xrng.int(300_000))
+      totalSupply.set(t.address, 0n)
+      if (proxied) {
+        deploy(block, deployer, implementation, 1_500_000)
+        verified.set(implementation, { contractName: "SimYoctoImplementation", kind: "erc20", implementation: "" })
+        verified.set(t.address, { contractName: "TransparentUpgradeableProxy", kind: "proxy", implementation })
+        emit(created, t.address, [UPGRADED_TOPIC, addressTopic(implementation)], "0x")
+      } else {
+        verified.set(t.address, { contractName: def.name.replace(/\s+/g, ""), kind: "erc20", implementation: "" })
+      }
+      erc20Transfer(created, t, ZERO_ADDRESS, deployer, def.supply * unit)
+      block += 1
+      for (const w of wallets.slice(0, 4)) {
+        const amount = BigInt(xrng.range(1, 5_000)) * unit + (unit > 1n ? BigInt(xrng.next()) % unit : 0n)
+        const tx = sendTx(block, { from: deployer, to: t.address, fn: fns.transfer, input: fns.transfer.id + addrWord(w) + word(amount), gasUsed: 40_000 + xrng.int(9_000) })
+        erc20Transfer(tx, t, deployer, w, amount)
+      }
+      const [a, b] = wallets as [string, string]
+      const approval = sendTx(block, { from: a, to: t.address, fn: fns.approve, input: fns.approve.id + addrWord(router) + word(unit), gasUsed: 46_000 })
+      emit(approval, t.address, [APPROVAL_TOPIC, addressTopic(a), addressTopic(router)], "0x" + word(unit))
+      if (proxied) {
+        // Logs the token's ABI cannot decode: a Transfer with a third indexed topic, and an unknown event.
+        block += 1
+        const odd = sendTx(block, { from: deployer, to: t.address, fn: fns.nftTransfer, input: fns.nftTransfer.id + addrWord(a) + addrWord(b) + word(7n), gasUsed: 52_000 })
+        emit(odd, t.address, [TRANSFER_TOPIC, addressTopic(a), addressTopic(b), uintTopic(7n)], "0x")
+        emit(odd, t.address, [PAUSED_TOPIC], "0x" + addrWord(deployer))
+      }
+      block += 1
+      const amount = tokenBalance(t.address, a) / 3n
+      const tx = sendTx(block, { from: a, to: t.address, fn: fns.transfer, input: fns.transfer.id + addrWord(b) + word(amount), gasUsed: 36_000 })
+      erc20Transfer(tx, t, a, b, amount)
     }
   }
 

@@ -10,6 +10,8 @@
  *
  * - `phase: "writing"`: the temporary file holds the export so far; its first `bytes` bytes are durable
  *   and hold exactly the `rows` rows of blocks `fromBlock..completeThrough` (plus the CSV header).
+ *   A partitioned export also lists its `partitions`: later block ranges whose rows wait in spool
+ *   files (`.<name>.partial.p<N>`) beside it, each with its own durable length and position.
  * - `phase: "publishing"`: the temporary file is complete and fsynced (`contentHash` set); it is being
  *   renamed over the output.
  * - `phase: "published"`: the output is that file (`bytes`, `contentHash`): the export finished, and a
@@ -33,6 +35,22 @@ export const Phase = Schema.Literal("writing", "publishing", "published")
 /** @see Phase */
 export type Phase = typeof Phase.Type
 
+/**
+ * A partition of a partitioned export whose rows wait in a spool file beside the temporary file, to be
+ * appended to it once every block before `fromBlock` is there: its first `spoolBytes` bytes are durable
+ * and hold exactly the `rows` rows of blocks `fromBlock..completeThrough`; it ends at `toBlock`.
+ */
+export const Partition = Schema.Struct({
+  fromBlock: Schema.Number,
+  toBlock: Schema.Number,
+  completeThrough: Schema.Number,
+  spoolFile: Schema.String,
+  spoolBytes: Schema.Number,
+  rows: Schema.Number
+}).annotations({ identifier: "ExportPartition" })
+/** @see Partition */
+export type Partition = typeof Partition.Type
+
 /** The content of `<out>.state.json`. */
 export const State = Schema.Struct({
   version: Schema.Literal(1),
@@ -54,6 +72,12 @@ export const State = Schema.Struct({
   completeThrough: Schema.Number,
   /** `sha256:<hex>` of the complete file (phases `publishing` and `published`). */
   contentHash: Schema.optional(Schema.String),
+  /**
+   * Phase `writing` of a partitioned export: the partitions read ahead of the temporary file,
+   * ascending and contiguous. The temporary file's own reading continues from `completeThrough + 1`
+   * to the first partition's `fromBlock − 1`. Absent: one cursor, from `completeThrough + 1`.
+   */
+  partitions: Schema.optional(Schema.Array(Partition)),
   updatedAt: Schema.String
 }).annotations({ identifier: "ExportState" })
 /** @see State */
@@ -75,10 +99,27 @@ export interface Identity {
 }
 
 /**
- * A JSON value with object keys sorted, bigints as decimal strings and `undefined` members dropped: the
- * same query always hashes the same, whatever the order its keys were written in.
+ * A JSON value with object keys sorted, bigints as decimal strings, addresses in lower case and
+ * `undefined` members dropped: the same query always hashes the same, whatever the order its keys were
+ * written in or the letter case of its addresses (manifests store it so too).
  */
 export const canonical = (value: unknown): unknown => {
+  const lower = canonicalAs(value, true)
+  // The form with addresses as typed, for the fingerprint such a query had before (see `fingerprint`).
+  if (lower !== null && typeof lower === "object") asTyped.set(lower, canonicalAs(value, false))
+  return lower
+}
+
+/** A 20-byte address (0x + 40 hex digits), in any letter case. */
+const isAddress = (value: string): boolean => /^0x[0-9a-fA-F]{40}$/.test(value)
+
+/** The canonical objects `canonical` returned → the same value with its addresses as typed. */
+const asTyped = new WeakMap<object, unknown>()
+
+const canonicalAs = (value: unknown, lowerAddresses: boolean): unknown => {
+  // Addresses are case-insensitive (EIP-55 case is only a checksum): one export, whatever the case typed.
+  if (lowerAddresses && typeof value === "string" && isAddress(value)) return value.toLowerCase()
+  const canonical = (v: unknown) => canonicalAs(v, lowerAddresses)
   if (typeof value === "bigint") return value.toString()
   if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : canonical(v)))
   if (value !== null && typeof value === "object") {
@@ -92,11 +133,28 @@ export const canonical = (value: unknown): unknown => {
   return value
 }
 
-/** `sha256:<hex>` of an export's identity. */
-export const fingerprint = (identity: Identity): string =>
-  `sha256:${
-    createHash("sha256").update(JSON.stringify(canonical({ version: 1, ...identity }))).digest("hex")
-  }`
+const hashOf = (identity: unknown, lowerAddresses: boolean): string =>
+  `sha256:${createHash("sha256").update(JSON.stringify(canonicalAs(identity, lowerAddresses))).digest("hex")}`
+
+/** A fingerprint → the one the same export had before addresses were lower-cased (when it differs). */
+const legacyFingerprints = new Map<string, string>()
+
+/**
+ * `sha256:<hex>` of an export's identity, its addresses in lower case. The fingerprint the same
+ * identity had before (addresses as typed) is remembered, so `sameExport` accepts a checkpoint written
+ * then with the same letter case.
+ */
+export const fingerprint = (identity: Identity): string => {
+  const current = hashOf({ version: 1, ...identity }, true)
+  const query = identity.query !== null && typeof identity.query === "object" ? asTyped.get(identity.query) : undefined
+  const legacy = hashOf({ version: 1, ...identity, query: query ?? identity.query }, false)
+  if (legacy !== current) legacyFingerprints.set(current, legacy)
+  return current
+}
+
+/** Whether a checkpoint's fingerprint `found` is that of the export `fingerprint` (or its legacy form). */
+export const sameExport = (found: string, fingerprint: string): boolean =>
+  found === fingerprint || legacyFingerprints.get(fingerprint) === found
 
 /** `<out>.state.json`. */
 export const statePath = (out: string): string => `${out}.state.json`

@@ -10,11 +10,13 @@
  * - `<out>.manifest.json`: what the published file holds, see `Manifest`.
  *
  * Two kinds of source:
- * - block-ordered (logs, transactions, transfers…): batches over a block range. Resumable and
- *   incremental. The checkpoint is committed at most once per `checkpointEvery` and at the end, each
- *   time after an fsync of the rows it counts. When such an export fails or is interrupted, a last
- *   checkpoint is committed and `.<name>.partial` + state are kept so `resume` can continue (a SIGKILL
- *   keeps the last periodic checkpoint; resume cuts any torn tail written after it).
+ * - block-ordered (logs, transactions, transfers…): batches over a block range, read in partitions
+ *   at once when the source allows it (`Partitioned`, with spool files `.<name>.partial.p<N>`).
+ *   Resumable and incremental. The checkpoint is committed as soon as the previous one ends (at most
+ *   once per `checkpointEvery`) and at the end, each time after an fsync of the rows it counts. When
+ *   such an export fails or is interrupted, a last checkpoint is committed and `.<name>.partial`,
+ *   spools and state are kept so `resume` can continue (a SIGKILL keeps the last checkpoint; resume
+ *   cuts any torn tail written after it).
  * - rows (holders, balances, any stream of records): written atomically. A failed or interrupted
  *   export removes its temporary file; a re-run rewrites the whole file. `resume` does not apply.
  *
@@ -28,17 +30,16 @@ import * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Fiber from "effect/Fiber"
-import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
-import type { BlockBatch } from "../streams/BlockCursor.js"
+import * as Plan from "../Plan.js"
 import * as Progress from "../streams/Progress.js"
 import { type BlockRange, type BlockSource, chainIdsOf, type RowSource, type Source } from "../streams/Sources.js"
 import * as Checkpoint from "./Checkpoint.js"
-import { openData, publish, removeQuietly } from "./Files.js"
+import { type DataFile, openData, publish, removeQuietly } from "./Files.js"
 import * as Format from "./Format.js"
 import * as Manifest from "./Manifest.js"
+import * as Partitioned from "./Partitioned.js"
 import * as Reporter from "./Reporter.js"
 import * as Resume from "./Resume.js"
 import { fileSystemError, SinkError } from "./SinkError.js"
@@ -60,6 +61,8 @@ export interface Settings {
   readonly progressEvery: Duration.DurationInput | undefined
   /** Minimum interval between two checkpoints, in milliseconds. */
   readonly checkpointEvery: number
+  /** Block-ordered sources that read in parallel: at most this many partitions at once (default: by latency). */
+  readonly concurrency: number | undefined
 }
 
 /** What an export did. */
@@ -97,37 +100,13 @@ interface Run {
   readonly encoder: Format.RowEncoder<unknown>
   readonly progress: Progress.ProgressRef
   /** What the display shows: rows written by this run, and the block position. */
-  readonly live: { rows: number; block: number | undefined; fraction: number | undefined }
+  readonly live: { rows: number; block: number | undefined; fraction: number | undefined; running: number }
   readonly started: number
   /** Why the stream stopped early, when its progress says it did. */
   readonly truncation: Effect.Effect<string | undefined>
   /** Writes the manifest and prints the summary line: the run's last step. */
   readonly finish: (outcome: Outcome) => Effect.Effect<ExportSummary, SinkError, FileSystem.FileSystem | Path.Path>
 }
-
-/**
- * Runs `f` on every element of `stream`, one element read ahead: the next batch is read (its request on
- * the wire, the server busy with it, its answer parsed) while `f` writes this one, and no further, so at
- * most two pages are held. The limiter still spaces every request.
- */
-const forEachReadingAhead = <A, E, R, E2, R2>(
-  stream: Stream.Stream<A, E, R>,
-  f: (a: A) => Effect.Effect<void, E2, R2>
-): Effect.Effect<void, E | E2, R | R2> =>
-  Effect.scoped(Effect.gen(function*() {
-    const pull = yield* Stream.toPull(stream)
-    const next = Effect.forkScoped(Effect.catchAll(pull, Option.match({
-      onNone: () => Effect.succeed(undefined),
-      onSome: (e: E) => Effect.fail(e)
-    })))
-    let ahead = yield* next
-    while (true) {
-      const chunk = yield* Fiber.join(ahead)
-      if (chunk === undefined) return
-      ahead = yield* next
-      for (const a of chunk) yield* f(a)
-    }
-  }))
 
 const plural = (n: number, word: string): string => `${Reporter.count(n)} ${word}${n === 1 ? "" : "s"}`
 
@@ -188,7 +167,13 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
       Effect.mapError(fileSystemError(settings.folder, "creating the folder"))
     )
     const started = yield* Clock.currentTimeMillis
-    const live: Run["live"] = { rows: 0, block: undefined, fraction: undefined }
+    const live: Run["live"] = { rows: 0, block: undefined, fraction: undefined, running: 0 }
+    // The rate this export's calls get: its operation's (a throttled one's 2/s), else its plan's.
+    const callsPerSecondLimit = source._tag === "Blocks" && source.parallel !== undefined
+      ? source.parallel.callsPerSecond
+      : (Plan.plans as ReadonlyArray<string>).includes(source.plan)
+      ? Plan.limits[source.plan as Plan.Plan].callsPerSecond
+      : undefined
     const snapshot = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const p = yield* SubscriptionRef.get(progress)
@@ -198,7 +183,9 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
         calls: p.calls,
         elapsedMs: now - started,
         block: live.block,
-        fraction: live.fraction ?? Progress.fraction(p)
+        fraction: live.fraction ?? Progress.fraction(p),
+        callsPerSecondLimit,
+        partitions: live.running
       } satisfies Reporter.Snapshot
     })
     const reporter = yield* Reporter.start({
@@ -317,13 +304,15 @@ const completenessOf = (run: Run, goal: Goal, completeThrough: number) =>
   })
 
 /**
- * Writes the blocks of `range` after where the run starts, committing checkpoints on the way (and a
- * last one when it fails or is interrupted, so `resume` continues from there). Ends with the file
- * complete, fsynced and its state "publishing".
+ * Writes the blocks of `range` after where the run starts, in partitions read in parallel when the
+ * source allows it (`Partitioned`), committing checkpoints on the way (and a last one when it fails or
+ * is interrupted, so `resume` continues from there). Ends with the file complete, fsynced and its state
+ * "publishing".
  */
 const writeRange = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run, start: Resume.Start, range: BlockRange) =>
   Effect.gen(function*() {
     const { encoder, files, live, settings } = run
+    if (start._tag === "Fresh") yield* Partitioned.removeSpools(settings.folder, files.tempName)
     const { base, file } = yield* Resume.open(start, files, encoder.header, {
       version: 1,
       fingerprint: run.fingerprint,
@@ -338,52 +327,59 @@ const writeRange = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run, start
       completeThrough: source.fromBlock - 1,
       updatedAt: new Date(run.started).toISOString()
     })
-    const at = { rows: base.rows, completeThrough: base.completeThrough }
-    const track = () => {
-      live.block = at.completeThrough
-      const span = range.toBlock - range.fromBlock + 1
-      live.fraction = span <= 0 ? 1 : Math.max(0, Math.min(1, (at.completeThrough - range.fromBlock + 1) / span))
-    }
-    track()
-    const commit = (phase: Checkpoint.Phase, contentHash?: string) => Resume.commit(files, base, file, at, phase, contentHash)
-    if (start._tag === "Fresh") yield* commit("writing")
-    let lastCommit = yield* Clock.currentTimeMillis
-    if (range.fromBlock <= range.toBlock) {
-      // Lines are written as they are; decoded rows are encoded first.
-      const lineBatches = source.lineBatches
-      const batches: Stream.Stream<BlockBatch<unknown>, E | SinkError, R> = lineBatches !== undefined
-        ? lineBatches(range, encoder.lines, { progress: run.progress })
-        : source.batches(range, { progress: run.progress })
-      const write = (rows: ReadonlyArray<unknown>): Effect.Effect<void, SinkError> =>
-        lineBatches !== undefined
-          ? file.append((rows as ReadonlyArray<string>).join(""))
-          : Effect.flatMap(encoder.encode(rows), file.append)
-      yield* forEachReadingAhead(batches, (batch) =>
+    const resumed = start._tag === "Resume" ? start.state.partitions ?? [] : []
+    // A resumed export reads at least to where its partitions were to end.
+    const toBlock = Math.max(range.toBlock, ...resumed.map((p) => p.toBlock))
+    const snapshotAt = (snapshot: Partitioned.Snapshot) =>
+      Resume.write(files, base, "writing", { ...snapshot.main, partitions: snapshot.partitions })
+    live.block = base.completeThrough
+    if (start._tag === "Fresh") yield* snapshotAt({ main: { bytes: file.bytes(), rows: 0, completeThrough: base.completeThrough }, partitions: [] })
+    // Lines are written as they are; decoded rows are encoded first. Written `rowsChunk` rows at a
+    // time: the text of a 10,000-row page (and its bytes) need not all be held at once.
+    const lineBatches = source.lineBatches
+    const writeSlice = (target: DataFile, rows: ReadonlyArray<unknown>): Effect.Effect<void, SinkError> =>
+      lineBatches !== undefined
+        ? target.append((rows as ReadonlyArray<string>).join(""))
+        : Effect.flatMap(encoder.encode(rows), target.append)
+    const position = yield* Partitioned.run({
+      folder: settings.folder,
+      tempName: files.tempName,
+      main: file,
+      at: { rows: base.rows, completeThrough: base.completeThrough },
+      toBlock,
+      resumed,
+      read: (blocks, bound, onAnswer) => {
+        const options = { progress: run.progress, bound, onAnswer }
+        return lineBatches !== undefined
+          ? lineBatches(blocks, encoder.lines, options)
+          : source.batches(blocks, options)
+      },
+      write: (target, rows) =>
         Effect.gen(function*() {
-          // Written `rowsChunk` rows at a time: the text of a 10,000-row page (and its bytes) need not
-          // all be held at once.
-          for (let i = 0; i < batch.rows.length; i += rowsChunk) {
-            yield* write(batch.rows.length <= rowsChunk ? batch.rows : batch.rows.slice(i, i + rowsChunk))
+          for (let i = 0; i < rows.length; i += rowsChunk) {
+            yield* writeSlice(target, rows.length <= rowsChunk ? rows : rows.slice(i, i + rowsChunk))
           }
-          at.rows += batch.rows.length
-          live.rows += batch.rows.length
-          // A batch never un-completes blocks, nor completes blocks it was not asked for.
-          at.completeThrough = Math.max(at.completeThrough, Math.min(batch.completeThrough, range.toBlock))
-          track()
-          const now = yield* Clock.currentTimeMillis
-          if (now - lastCommit >= settings.checkpointEvery) {
-            yield* commit("writing")
-            lastCommit = now
-          }
-        })).pipe(
-          // Failed or interrupted: keep what is durable so `resume` continues from here.
-          Effect.onError(() => commit("writing").pipe(Effect.ignore))
-        )
-    }
+        }),
+      parallel: source.parallel,
+      concurrency: settings.concurrency,
+      checkpointEvery: settings.checkpointEvery,
+      commit: snapshotAt,
+      onProgress: (view) => {
+        live.rows = view.rows
+        live.block = view.completeThrough
+        live.fraction = view.fraction
+        live.running = view.running
+      }
+    }).pipe(
+      // Failed or interrupted: the last committed checkpoint stands (it counts only fsynced rows), and
+      // `resume` continues from there.
+      Effect.scoped
+    )
     yield* file.sync
     const contentHash = file.contentHash()
-    yield* commit("publishing", contentHash)
-    return { bytes: file.bytes(), rows: at.rows, completeThrough: at.completeThrough, contentHash, base }
+    yield* Resume.write(files, base, "publishing", { ...position, contentHash })
+    yield* Partitioned.removeSpools(settings.folder, files.tempName)
+    return { bytes: position.bytes, rows: position.rows, completeThrough: position.completeThrough, contentHash, base }
   }).pipe(Effect.scoped)
 
 /** A block-ordered source: from where `Resume` decides, up to the last final block, then published. */

@@ -32,6 +32,8 @@ export interface DataFile {
   /** Bytes appended so far, including the buffered ones. */
   readonly bytes: () => number
   readonly append: (text: string) => Effect.Effect<void, SinkError>
+  /** Appends bytes as they are (a spool's content copied into the file). */
+  readonly appendBytes: (chunk: Uint8Array) => Effect.Effect<void, SinkError>
   /** Writes the buffer out (no fsync). */
   readonly flush: Effect.Effect<void, SinkError>
   /** Writes the buffer out and fsyncs the file. */
@@ -83,21 +85,22 @@ export const openData = (
         Effect.tapError((e) => Effect.sync(() => (broken = e)))
       )
     }).pipe(Effect.uninterruptible)
-    const append = (text: string): Effect.Effect<void, SinkError> =>
+    const appendBytes = (chunk: Uint8Array): Effect.Effect<void, SinkError> =>
       Effect.suspend(() => {
-        if (text.length === 0) return Effect.void
-        const chunk = textEncoder.encode(text)
+        if (chunk.byteLength === 0) return Effect.void
         hash.update(chunk)
         pending.push(chunk)
         pendingBytes += chunk.byteLength
         bytes += chunk.byteLength
         return pendingBytes >= bufferLimit ? flush : Effect.void
       })
+    const append = (text: string): Effect.Effect<void, SinkError> =>
+      text.length === 0 ? Effect.void : appendBytes(textEncoder.encode(text))
     const sync = flush.pipe(
       Effect.zipRight(file.sync.pipe(Effect.mapError(fileSystemError(path, "fsync")))),
       Effect.uninterruptible
     )
-    return { path, bytes: () => bytes, append, flush, sync, contentHash: () => hashText(hash.copy()) }
+    return { path, bytes: () => bytes, append, appendBytes, flush, sync, contentHash: () => hashText(hash.copy()) }
   })
 
 /**
@@ -178,7 +181,10 @@ export const writeAtomic = (
       yield* file.sync
     }).pipe(Effect.scoped, Effect.mapError(fileSystemError(temp, "writing")))
     yield* publish(temp, target)
-  })
+  }).pipe(
+    // Small and quick: an interruption waits for it rather than leave the temporary file behind.
+    Effect.uninterruptible
+  )
 
 /** Removes a file if it exists; failures are ignored (cleanup after a failure must not hide the failure). */
 export const removeQuietly = (path: string): Effect.Effect<void, never, FileSystem.FileSystem> =>

@@ -1,6 +1,7 @@
 /**
- * The progress display of an export on stderr: rows, rows/s, calls, block position as a percentage and
- * an ETA. On a TTY one line is redrawn in place (`\r`, erase to end of line) four times a second; on a
+ * The progress display of an export on stderr: rows, rows/s, calls, calls/s against the plan's rate,
+ * block position, and a percentage and an ETA when the fraction done is known. A retry prints a line of
+ * its own (`notice`, `retryLine`). On a TTY one line is redrawn in place (`\r`, erase to end of line) four times a second; on a
  * pipe or a log file a plain line is printed every few seconds. `quiet` prints nothing at all. A
  * one-line summary ends every successful export:
  *
@@ -12,6 +13,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
+import type { RetryNotice } from "../Config.js"
 
 /** Where progress goes: a text writer, and whether it is a terminal (redraw in place) or not. */
 export interface ProgressOutput {
@@ -42,10 +44,21 @@ export interface Snapshot {
   readonly rows: number
   readonly calls: number
   readonly elapsedMs: number
+  /**
+   * Rows per second now (e.g. over the last seconds); default: `rows` over `elapsedMs`, the run's
+   * average.
+   */
+  readonly rowsPerSecond?: number | undefined
+  /** Calls per second now; default: `calls` over `elapsedMs`. */
+  readonly callsPerSecond?: number | undefined
+  /** The plan's calls per second for this key, shown beside the rate (`4.8/5 calls/s`). */
+  readonly callsPerSecondLimit?: number | undefined
   /** Fraction of the block range done, 0..1 (block-ordered exports). */
   readonly fraction?: number | undefined
   /** Every row up to this block is written. */
   readonly block?: number | undefined
+  /** Block ranges being read at once (partitioned exports); shown when more than one. */
+  readonly partitions?: number | undefined
 }
 
 /** A whole number with thousands separators (`12,345`), the same on every locale. */
@@ -62,12 +75,31 @@ export const duration = (ms: number): string => {
   return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`
 }
 
-/** One progress line (without line ending). */
+/** A rate for people: `4.8`, `12`, `1,250`. */
+const rate = (perSecond: number): string => perSecond < 10 ? perSecond.toFixed(1) : count(perSecond)
+
+/**
+ * One progress line (without line ending): label, rows, rows/s, calls and calls/s (against the plan's
+ * rate when known), block, and — only when the fraction done is known — percent and ETA:
+ *
+ *     logs chain 1 · 12,345 rows · 2,469 rows/s · 17 calls · 3.4/5 calls/s · block 19,000,000 · 42.0% · ETA 6.9 s
+ */
 export const line = (s: Snapshot): string => {
   const parts = [s.label, `${count(s.rows)} rows`]
-  if (s.elapsedMs > 0) parts.push(`${count((s.rows * 1000) / s.elapsedMs)} rows/s`)
+  const rowsPerSecond = s.rowsPerSecond ?? (s.elapsedMs > 0 ? (s.rows * 1000) / s.elapsedMs : undefined)
+  if (rowsPerSecond !== undefined) parts.push(`${count(rowsPerSecond)} rows/s`)
   parts.push(`${count(s.calls)} calls`)
-  if (s.block !== undefined) parts.push(`block ${count(s.block)}`)
+  const callsPerSecond = s.callsPerSecond ?? (s.elapsedMs > 0 ? (s.calls * 1000) / s.elapsedMs : undefined)
+  if (callsPerSecond !== undefined) {
+    parts.push(
+      s.callsPerSecondLimit === undefined
+        ? `${rate(callsPerSecond)} calls/s`
+        : `${rate(callsPerSecond)}/${Number.isInteger(s.callsPerSecondLimit) ? count(s.callsPerSecondLimit) : rate(s.callsPerSecondLimit)} calls/s`
+    )
+  }
+  if (s.partitions !== undefined && s.partitions > 1) parts.push(`${count(s.partitions)} ranges`)
+  // A block below 0 means no block is done yet.
+  if (s.block !== undefined && s.block >= 0) parts.push(`block ${count(s.block)}`)
   if (s.fraction !== undefined) {
     parts.push(`${(s.fraction * 100).toFixed(1)}%`)
     if (s.fraction > 0 && s.fraction < 1 && s.elapsedMs > 0) {
@@ -76,6 +108,16 @@ export const line = (s: Snapshot): string => {
   }
   return parts.join(" · ")
 }
+
+/** A line among the progress (a retry): on a TTY the progress line is erased first; its next redraw brings it back. */
+export const notice = (output: ProgressOutput, text: string): void => {
+  output.write(output.isTTY ? `\r\x1b[K${text}\n` : `${text}\n`)
+}
+
+/** The line of one retry: `retry 2/6 in 1.0 s: connection refused (account/txlist, TransportError)`. */
+export const retryLine = (n: RetryNotice): string =>
+  `retry ${n.retry}/${n.of} in ${duration(Duration.toMillis(n.delay))}: ${n.error.detail.replace(/\s*\n\s*/g, " ")} ` +
+  `(${n.module}/${n.action}, ${n.error._tag})`
 
 /** What the reporter needs. */
 export interface ReporterOptions {

@@ -110,7 +110,7 @@ export const decide = (
       return yield* mismatch(files.statePath, `the state file cannot be read (${found.unreadable}); run without resume to start over`)
     }
     if (!resume) return { _tag: "Fresh", staleState: found.phase !== "published" } as const
-    if (found.fingerprint !== fingerprint) {
+    if (!Checkpoint.sameExport(found.fingerprint, fingerprint)) {
       return yield* mismatch(
         files.statePath,
         `the checkpoint belongs to another export (${found.dataset} on chain ${found.chainIds.join(",")}, ` +
@@ -172,7 +172,11 @@ export const write = (
   files: Files,
   base: Checkpoint.State,
   phase: Checkpoint.Phase,
-  at: Position & { readonly bytes: number; readonly contentHash?: string | undefined }
+  at: Position & {
+    readonly bytes: number
+    readonly contentHash?: string | undefined
+    readonly partitions?: ReadonlyArray<Checkpoint.Partition> | undefined
+  }
 ): Effect.Effect<void, SinkError, FileSystem.FileSystem | Path.Path> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) =>
     Checkpoint.write(files.out, {
@@ -182,6 +186,7 @@ export const write = (
       rows: at.rows,
       completeThrough: at.completeThrough,
       contentHash: at.contentHash,
+      partitions: at.partitions === undefined || at.partitions.length === 0 ? undefined : at.partitions,
       updatedAt: new Date(now).toISOString()
     }))
 

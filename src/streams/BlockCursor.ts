@@ -45,6 +45,32 @@ export interface BlockPageRequest {
 export interface BlockBatch<A> {
   readonly rows: ReadonlyArray<A>
   readonly completeThrough: number
+  /** The block of the first row, when the batch has rows and the engine knows it (progress uses it). */
+  readonly firstBlock?: number | undefined
+}
+
+/**
+ * The end of a range being read, which a partitioned export may lower while the engine runs (it
+ * hands the upper part of the range to another cursor). The engine never emits a row past `end`, ends
+ * once it has emitted every row up to it, and records in `claimed` the last block whose rows it has
+ * already taken to emit: `end` may only be lowered to a block ≥ `claimed` (see {@link lower}).
+ */
+export interface Bound {
+  end: number
+  claimed: number
+}
+
+/** A bound for a range ending at `end`, nothing claimed before `fromBlock`. */
+export const bound = (fromBlock: number, end: number): Bound => ({ end, claimed: fromBlock - 1 })
+
+/**
+ * Lowers a bound to `end` if the engine has not taken rows past it: true when lowered. Synchronous:
+ * the engine reads the bound and claims blocks without yielding in between, so the two never race.
+ */
+export const lower = (b: Bound, end: number): boolean => {
+  if (end < b.claimed || end >= b.end) return false
+  b.end = end
+  return true
 }
 
 /** What the engine needs to page one block-ordered query. */
@@ -68,6 +94,8 @@ export interface BlockCursorOptions<A, E> {
   /** Split the block range on `QueryTimeoutError` (default true). */
   readonly splitOnTimeout?: boolean
   readonly progress?: Progress.ProgressRef | undefined
+  /** The range's end as a partitioned export may lower it (default: `toBlock`, fixed). */
+  readonly bound?: Bound | undefined
 }
 
 interface State<A> {
@@ -136,73 +164,94 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
     return Effect.void
   }
 
+  const limit = options.bound ?? bound(options.fromBlock, options.toBlock)
+  // A bounded engine is one partition of an export: the export keeps the block position of the whole.
+  const blockFields = options.bound === undefined
+  const done: readonly [Chunk.Chunk<BlockBatch<A>>, Option.Option<State<A>>] = [Chunk.empty(), Option.none()]
+
   const step = (
     state: State<A>
   ): Effect.Effect<readonly [Chunk.Chunk<BlockBatch<A>>, Option.Option<State<A>>], E | StreamError> =>
     Effect.gen(function*() {
-      const [rows, at] = yield* fetchPage(state)
+      // The end may have been lowered since the last page: ask no further than it.
+      if (state.cursor > limit.end) return done
+      const [rows, at] = yield* fetchPage(state.subEnd > limit.end ? { ...state, subEnd: limit.end } : state)
       yield* checkOrder(rows, at)
+      // From here to the batch nothing yields: the end read now is the one the rows are cut at, and
+      // the blocks claimed are recorded before anyone can lower the end again.
+      const end = limit.end
+      const read = at.carry.length === 0 ? rows : [...at.carry, ...rows]
+      const upTo = (last: number) => read.length === 0 || blockOf(read[read.length - 1] as A) <= last
+        ? read
+        : read.filter((row) => blockOf(row) <= last)
       let emit: ReadonlyArray<A>
       let completeThrough: number
       let next: Option.Option<State<A>>
       if (rows.length < cap) {
-        // The sub-range is exhausted: everything read is complete.
-        emit = at.carry.length === 0 ? rows : [...at.carry, ...rows]
-        completeThrough = at.subEnd
-        if (at.subEnd >= options.toBlock) {
+        // The sub-range is exhausted: everything read is complete (up to the end, if it was lowered
+        // while the page was on the wire).
+        completeThrough = Math.min(at.subEnd, end)
+        emit = upTo(completeThrough)
+        if (completeThrough >= end) {
           next = Option.none()
         } else {
           const span = Math.min(at.span * 2, total)
-          const cursor = at.subEnd + 1
-          next = Option.some({
-            cursor,
-            subEnd: Math.min(options.toBlock, cursor + span - 1),
-            span,
-            page: 1,
-            carry: []
-          })
+          const cursor = completeThrough + 1
+          next = Option.some({ cursor, subEnd: Math.min(end, cursor + span - 1), span, page: 1, carry: [] })
         }
       } else {
         // A full page holds `cap` ≥ 1 rows, so the last one exists.
         const last = blockOf(rows[rows.length - 1] as A)
-        if (last > at.cursor) {
+        if (last > end) {
+          // The end was lowered to before the page's last block: every row up to it is in the page.
+          emit = upTo(end)
+          completeThrough = end
+          next = Option.none()
+        } else if (last > at.cursor) {
           // Drop the rows of the last block: the next request restarts there and reads it whole.
-          const kept = rows.filter((row) => blockOf(row) < last)
-          emit = at.carry.length === 0 ? kept : [...at.carry, ...kept]
+          emit = upTo(last - 1)
           completeThrough = last - 1
-          next = Option.some({ cursor: last, subEnd: at.subEnd, span: at.span, page: 1, carry: [] })
+          next = Option.some({ cursor: last, subEnd: Math.min(at.subEnd, end), span: at.span, page: 1, carry: [] })
         } else {
           // The whole page is the cursor's block: page inside it while the window allows.
-          const carry = [...at.carry, ...rows]
           if ((at.page + 1) * cap > window) {
             return yield* new DenseBlockError({
               ...where,
               blockNumber: at.cursor,
-              rowsSeen: carry.length,
+              rowsSeen: read.length,
               detail: `paging stopped at the result window of ${window} rows (page × offset); ` +
                 `the block cannot be proven complete, so the export stops rather than drop rows`
             })
           }
           emit = []
           completeThrough = at.cursor - 1
-          next = Option.some({ ...at, page: at.page + 1, carry })
+          next = Option.some({ ...at, page: at.page + 1, carry: read })
         }
       }
+      limit.claimed = Math.max(limit.claimed, completeThrough)
       yield* tick((p) => ({
         ...p,
         pages: p.pages + 1,
         rows: p.rows + emit.length,
-        completeThrough: Math.max(p.completeThrough ?? completeThrough, completeThrough),
-        completeness: Option.isNone(next) ? "complete" : p.completeness
+        ...(blockFields
+          ? {
+            completeThrough: Math.max(p.completeThrough ?? completeThrough, completeThrough),
+            completeness: Option.isNone(next) ? "complete" as const : p.completeness
+          }
+          : {})
       }))
-      const batch: BlockBatch<A> = { rows: emit, completeThrough }
+      const batch: BlockBatch<A> = emit.length === 0
+        ? { rows: emit, completeThrough }
+        : { rows: emit, completeThrough, firstBlock: blockOf(emit[0] as A) }
       return [Chunk.of(batch), next] as const
     })
 
   if (options.toBlock < options.fromBlock) {
-    return Stream.fromEffect(
-      tick((p) => ({ ...p, fromBlock: options.fromBlock, targetBlock: options.toBlock, completeness: "complete" }))
-    ).pipe(Stream.drain)
+    return blockFields
+      ? Stream.fromEffect(
+        tick((p) => ({ ...p, fromBlock: options.fromBlock, targetBlock: options.toBlock, completeness: "complete" }))
+      ).pipe(Stream.drain)
+      : Stream.empty
   }
   const initial: State<A> = {
     cursor: options.fromBlock,
@@ -211,9 +260,12 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
     page: 1,
     carry: []
   }
-  return Stream.fromEffect(
-    tick((p) => ({ ...p, fromBlock: options.fromBlock, targetBlock: options.toBlock, completeThrough: options.fromBlock - 1 }))
-  ).pipe(Stream.drain, Stream.concat(Stream.paginateChunkEffect(initial, step)))
+  const pages = Stream.paginateChunkEffect(initial, step)
+  return blockFields
+    ? Stream.fromEffect(
+      tick((p) => ({ ...p, fromBlock: options.fromBlock, targetBlock: options.toBlock, completeThrough: options.fromBlock - 1 }))
+    ).pipe(Stream.drain, Stream.concat(pages))
+    : pages
 }
 
 /** The engine as a stream of rows, each exactly once, in ascending block order. */

@@ -17,6 +17,7 @@ import * as Plan from "../Plan.js"
 import * as Schemas from "../schemas/index.js"
 import * as BlockCursor from "./BlockCursor.js"
 import * as PageNumbers from "./PageNumbers.js"
+import * as Partitions from "./Partitions.js"
 import * as Progress from "./Progress.js"
 import type { BlockRange, BlockSource, RowSource, StreamOptions } from "./Sources.js"
 
@@ -119,6 +120,16 @@ interface BlockLine {
   readonly text: string
 }
 
+/** One partition pool per client: the exports of a client share its requests in flight. */
+const pools = new WeakMap<ExplorerClient.Service, Partitions.Pool>()
+const poolOf = (client: ExplorerClient.Service): Partitions.Pool => {
+  const found = pools.get(client)
+  if (found !== undefined) return found
+  const made = Partitions.pool()
+  pools.set(client, made)
+  return made
+}
+
 /** Builds a block-ordered source over one list operation. */
 const blockSource = <K extends ListOperationName, I extends { readonly blockNumber: string }>(
   client: ExplorerClient.Service,
@@ -151,8 +162,14 @@ const blockSource = <K extends ListOperationName, I extends { readonly blockNumb
       window: Plan.resultWindow(client.plan, operation),
       blockOf,
       fetch,
-      progress: options?.progress
+      progress: options?.progress,
+      bound: options?.bound
     })
+  const callOptions = (r: BlockCursor.BlockPageRequest, options: StreamOptions | undefined): CallOptions => ({
+    ...timeoutPolicy(r),
+    onAnswer: options?.onAnswer
+  })
+  const limits = Plan.limits[client.plan]
   return {
     _tag: "Blocks",
     dataset: args.dataset,
@@ -161,6 +178,11 @@ const blockSource = <K extends ListOperationName, I extends { readonly blockNumb
     query: plain({ chainId, ...args.query }),
     schema: args.schema,
     ...rangeOf(args.query),
+    parallel: {
+      callsPerSecond: operation.throttled ? Plan.THROTTLED_CALLS_PER_SECOND : limits.callsPerSecond,
+      rowsPerCall: Plan.rowsPerRequest(client.plan, operation),
+      pool: poolOf(client)
+    },
     latestBlock: (options) =>
       Progress.update(options?.progress, (p) => ({ ...p, calls: p.calls + 1 })).pipe(
         Effect.zipRight(Clock.currentTimeMillis),
@@ -168,7 +190,7 @@ const blockSource = <K extends ListOperationName, I extends { readonly blockNumb
       ),
     batches: (range, options) =>
       cursor(range, options, (row: RecordOf<K>) => (row as { readonly blockNumber: number }).blockNumber, (r) =>
-        method(args.params(r), timeoutPolicy(r))),
+        method(args.params(r), callOptions(r, options))),
     // The cursor pages over each row's line and block. Block numbers of a file row are decimal text
     // (DecimalInt) in every block-ordered file schema.
     lineBatches: <E>(
@@ -179,8 +201,12 @@ const blockSource = <K extends ListOperationName, I extends { readonly blockNumb
       cursor(range, options, (row: BlockLine) => row.block, (r) =>
         client.fileRecordsMapped(name, args.params(r), args.schema, (rows) =>
           Either.map(lines(rows), (texts) =>
-            texts.map((text, i): BlockLine => ({ block: Number((rows[i] as I).blockNumber), text }))), timeoutPolicy(r))).pipe(
-          Stream.map((batch) => ({ rows: batch.rows.map((row) => row.text), completeThrough: batch.completeThrough }))
+            texts.map((text, i): BlockLine => ({ block: Number((rows[i] as I).blockNumber), text }))), callOptions(r, options))).pipe(
+          Stream.map((batch) => ({
+            rows: batch.rows.map((row) => row.text),
+            completeThrough: batch.completeThrough,
+            firstBlock: batch.firstBlock
+          }))
         )
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Groundwork of partitioned exports (issue 14): how a block range splits into disjoint partitions, and
  * how many requests to keep in flight for a key's rate and a measured latency (Little's law). Pure
- * functions; no export uses them yet.
+ * functions, used by partitioned exports (`sinks/Partitioned.ts`).
  *
  * @example
  * Partitions.split({ fromBlock: 0, toBlock: 99 }, 4)
@@ -44,7 +44,7 @@ export interface ConcurrencyInput {
   /** Multiplier over Little's law, for latency jitter (default 1.5). */
   readonly headroom?: number
   /** User cap (`--concurrency N`); default none. */
-  readonly cap?: number
+  readonly cap?: number | undefined
   /**
    * Mean time a call waited at the limiter before it was sent, in milliseconds (default 0). Calls that
    * queue there are requests the limiter cannot send yet: that many fewer are needed in flight.
@@ -69,3 +69,16 @@ export const concurrencyFor = (input: ConcurrencyInput): number => {
 /** An exponentially weighted mean of measured latencies (ms): `alpha` the weight of a new sample. */
 export const ewma = (previous: number | undefined, sample: number, alpha = 0.2): number =>
   previous === undefined ? sample : previous + alpha * (sample - previous)
+
+/**
+ * What the partitioned exports of one key share: the partitions being read by all of them and the
+ * latency they measure, so exports running at once (a pipeline's targets, merged streams) size their
+ * requests in flight together, not each for the whole rate.
+ */
+export interface Pool {
+  running: number
+  latency: number | undefined
+}
+
+/** A pool with nothing running. */
+export const pool = (): Pool => ({ running: 0, latency: undefined })

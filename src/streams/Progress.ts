@@ -33,6 +33,10 @@ export interface Progress {
   readonly completeness: Completeness
   /** Why a truncated stream stopped. */
   readonly truncatedReason?: string
+  /** Decoded events (`Sources.events`): rows the ABI decoded. */
+  readonly decodedRows?: number
+  /** Decoded events (`Sources.events`): rows kept raw (an empty event name), as the ABI could not decode them. */
+  readonly undecodedRows?: number
 }
 
 /** A progress cell: a `SubscriptionRef` of `Progress`. */

@@ -21,7 +21,8 @@ import type * as Either from "effect/Either"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { StreamError } from "../ExplorerError.js"
-import type { BlockBatch } from "./BlockCursor.js"
+import type { BlockBatch, Bound } from "./BlockCursor.js"
+import type { Pool } from "./Partitions.js"
 import type * as Progress from "./Progress.js"
 
 export {
@@ -44,6 +45,9 @@ export {
 export { beaconWithdrawals, dailyStatistic, dailyStatistics, minedBlocks } from "./Datasets.js"
 export type { DailyStatistic } from "./Datasets.js"
 export type { AddressQuery, BlockRangeQuery, DailyQuery, InternalQuery, LogsQuery, TransfersQuery } from "./Datasets.js"
+export { events } from "./Events.js"
+export type { EventsQuery, EventsSource } from "./Events.js"
+export { withDecimals } from "./Readable.js"
 
 /** Options every stream of a source takes. */
 export interface StreamOptions {
@@ -54,6 +58,13 @@ export interface StreamOptions {
    * read so far (progress says "truncated") instead of failing with `ResultWindowError`.
    */
   readonly allowPartial?: boolean | undefined
+  /**
+   * Block-ordered sources that read in parallel (`parallel`): the range's end as a partitioned export
+   * may lower it while the stream runs (see `BlockCursor.Bound`).
+   */
+  readonly bound?: Bound | undefined
+  /** Told the latency of each answered request, in ms (see `CallOptions.onAnswer`). */
+  readonly onAnswer?: ((millis: number) => void) | undefined
 }
 
 /** A range of blocks, both ends included. */
@@ -88,6 +99,19 @@ export interface BlockSource<A, I = unknown, E = StreamError, R = never> extends
   readonly fromBlock: number
   /** The last block, or `latest` (resolved with `latestBlock` at every run). */
   readonly toBlock: number | "latest"
+  /**
+   * Present when several ranges may be read at once, each stream honouring `options.bound` (a lowered
+   * end): exports then split the range into partitions read in parallel, keeping enough requests in
+   * flight for `callsPerSecond`, the rate the key's limiter lets these requests through at;
+   * `rowsPerCall` is the most rows one request returns (a range expected to hold fewer than two
+   * requests' worth is not cut). Exports of sources with one `pool` running at once share it.
+   */
+  readonly parallel?: {
+    readonly callsPerSecond: number
+    readonly rowsPerCall: number
+    /** Shared by the sources of one key (the library's: one per client), see `Partitions.Pool`. */
+    readonly pool?: Pool | undefined
+  } | undefined
   /** The chain's latest block (the library's: one getblocknobytime call, counted in `progress`). */
   readonly latestBlock: (options?: StreamOptions) => Effect.Effect<number, E, R>
   /** The rows of a block range, in batches that each end on a complete block. */
@@ -143,7 +167,9 @@ export const fromStream = <A, I, E = never, R = never>(args: SourceInfo<A, I> & 
 /**
  * A block-ordered data set of your own (paged with `BlockCursor.batches`, say) as a source: exports
  * of it checkpoint, resume and extend exactly as the library's do. Every batch promises that each row
- * of a block up to its `completeThrough` has been emitted.
+ * of a block up to its `completeThrough` has been emitted. With `parallel`, exports read it in
+ * partitions at once: `batches` must then honour `options.bound` (pass it to `BlockCursor.batches`)
+ * and may report latencies to `options.onAnswer`.
  *
  * @example
  * Sources.fromBlocks({ dataset: "swaps", chainId: 1, plan: "standard", query: { pool }, schema: Swap,
@@ -155,6 +181,7 @@ export const fromBlocks = <A, I, E = never, R = never>(args: SourceInfo<A, I> & 
   readonly toBlock: number | "latest"
   readonly latestBlock: Effect.Effect<number, E, R>
   readonly batches: (range: BlockRange, options: StreamOptions) => Stream.Stream<BlockBatch<A>, E, R>
+  readonly parallel?: BlockSource<A, I, E, R>["parallel"]
 }): BlockSource<A, I, E, R> => {
   const { batches, latestBlock, ...info } = args
   return { _tag: "Blocks", ...info, latestBlock: () => latestBlock, batches: (range, options = {}) => batches(range, options) }

@@ -100,10 +100,14 @@ describe.concurrent("errors", () => {
     Effect.gen(function*() {
       const out = join(dir, "unknown-key.csv")
       const wallet = sim.dataset.chain(1).wallets[0]?.address ?? ""
-      failureOf(
+      // --to-block latest (the default) is resolved first: the message names the user's export, not
+      // block/getblocknobytime, a call they never asked for.
+      const message = failureOf(
         yield* transcript.cli(["export", "txs", "--address", wallet, "--out", out, "--quiet", ...api(unknownKey, "free")]),
         "InvalidApiKeyError"
       )
+      expect(message).toMatch(/^export\/txs on chain 1: API key rejected by the server \(plan check while resolving 'latest'\)/)
+      expect(message).not.toMatch(/getblocknobytime/)
       expect(existsSync(out)).toBe(false)
       expect(yield* requestsWith(sim, unknownKey)).toBeGreaterThan(0)
     }), TIMEOUT)
@@ -117,8 +121,16 @@ describe.concurrent("errors", () => {
         yield* transcript.cli(["export", "txs", "--address", wallet, "--out", out, "--base-url", sim.baseUrl]),
         "InvalidApiKeyError"
       )
-      expect(message).toMatch(/no API key/)
+      expect(message).toMatch(/no API key: pass --api-key <key>, or set EXPLORER_API_KEY \(or ETHERSCAN_API_KEY\)/)
+      expect(message).not.toMatch(/getblocknobytime|txlist/)
       expect(existsSync(out)).toBe(false)
+      expect((yield* sim.stats).byKey["(none)"] ?? 0).toBe(before)
+      // The same for a single call.
+      const call = failureOf(
+        yield* transcript.cli(["call", "stats", "ethsupply", "--base-url", sim.baseUrl]),
+        "InvalidApiKeyError"
+      )
+      expect(call).toMatch(/no API key/)
       expect((yield* sim.stats).byKey["(none)"] ?? 0).toBe(before)
     }), TIMEOUT)
 
@@ -162,10 +174,12 @@ describe.concurrent("errors", () => {
     Effect.gen(function*() {
       const out = join(dir, "transport.csv")
       const wallet = sim.dataset.chain(1).wallets[0]?.address ?? ""
-      failureOf(
+      const message = failureOf(
         yield* transcript.cli(["export", "txs", "--address", wallet, "--out", out, "--quiet", "--retries", "0", ...api(transportKey, "free", closedUrl)]),
         "TransportError"
       )
+      // The first call resolves --to-block latest: the error is told as the export's.
+      expect(message).toMatch(/^export\/txs on chain 1: while resolving 'latest' \(block\/getblocknobytime\): /)
       expect(existsSync(out)).toBe(false)
     }), TIMEOUT)
 
@@ -245,7 +259,30 @@ describe.concurrent("errors", () => {
         plantierKey,
         "PlanTierError"
       )
-      expect(message).toMatch(/standard/)
+      expect(message).toContain("if your key is on standard or above, pass --plan standard or set EXPLORER_PLAN=standard")
+    }), TIMEOUT)
+
+  const freeAsStandardKey = key("freeasstandard", "free")
+  it.live("PlanTierError: a free key with --plan standard says which plan the key seems to have", () =>
+    Effect.gen(function*() {
+      const out = join(dir, "holders-free-as-standard.csv")
+      const token = sim.dataset.chain(1).airdropToken.address
+      const message = failureOf(
+        yield* transcript.cli(["export", "holders", "--contract", token, "--out", out, "--quiet", ...api(freeAsStandardKey, "standard")]),
+        "PlanTierError"
+      )
+      expect(message).toContain("the key seems to be on free or lite, not on standard as --plan (or EXPLORER_PLAN) says")
+      expect(message).not.toMatch(/needs plan standard, have standard/)
+      expect(existsSync(out)).toBe(false)
+      // EXPLORER_PLAN is read as --plan is.
+      const fromEnv = failureOf(
+        yield* transcript.cli(
+          ["export", "holders", "--contract", token, "--out", out, "--quiet", "--base-url", sim.baseUrl, "--api-key", freeAsStandardKey],
+          { env: { EXPLORER_PLAN: "standard" } }
+        ),
+        "PlanTierError"
+      )
+      expect(fromEnv).toContain("not on standard as --plan (or EXPLORER_PLAN) says")
     }), TIMEOUT)
 
   const baseKey = key("base", "free")

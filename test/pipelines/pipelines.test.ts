@@ -253,7 +253,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ready pipelin
       expect(Exit.isFailure(bad)).toBe(true)
       // The erased pipeline checks the config it is given against its schema.
       const run = yield* Effect.flip(
-        Pipeline.any(tokenActivity).run({ token: 42 }, { outDir: "unused", export: () => Effect.die("no export expected") })
+        Pipeline.any(tokenActivity).run({ token: 42 }, { outDir: "unused", concurrency: 1, export: () => Effect.die("no export expected") })
       )
       expect(run._tag).toBe("InvalidInputError")
       expect((yield* sim.stats).requests).toBe(before)

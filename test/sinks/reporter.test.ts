@@ -2,7 +2,7 @@
  * The progress line's content and the TTY redraw rules, on TestClock.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Duration, Effect, TestClock } from "effect"
 import * as Reporter from "../../src/sinks/Reporter.js"
 
 const snapshot: Reporter.Snapshot = {
@@ -15,17 +15,80 @@ const snapshot: Reporter.Snapshot = {
 }
 
 describe("progress line", () => {
-  it("shows rows, rows/s, calls, block, percentage and ETA", () => {
+  it("shows rows, rows/s, calls, calls/s, block, percentage and ETA", () => {
     expect(Reporter.line(snapshot)).toBe(
-      "logs chain 1 · 12,345 rows · 1,235 rows/s · 17 calls · block 1,234,567 · 25.0% · ETA 30.0 s"
+      "logs chain 1 · 12,345 rows · 1,235 rows/s · 17 calls · 1.7 calls/s · block 1,234,567 · 25.0% · ETA 30.0 s"
     )
   })
+
+  it("shows calls/s against the plan's rate, and the current rates when given", () => {
+    expect(Reporter.line({ ...snapshot, callsPerSecondLimit: 5, callsPerSecond: 4.8, rowsPerSecond: 48_000 })).toBe(
+      "logs chain 1 · 12,345 rows · 48,000 rows/s · 17 calls · 4.8/5 calls/s · block 1,234,567 · 25.0% · ETA 30.0 s"
+    )
+  })
+
+  it("hides percent and ETA when the fraction done is unknown", () => {
+    const { fraction: _, ...unknown } = snapshot
+    expect(Reporter.line(unknown)).toBe("logs chain 1 · 12,345 rows · 1,235 rows/s · 17 calls · 1.7 calls/s · block 1,234,567")
+  })
+
+  it("words a retry: which, of how many, after what wait, why", () => {
+    expect(
+      Reporter.retryLine({
+        chainId: 1,
+        module: "account",
+        action: "txlist",
+        retry: 2,
+        of: 6,
+        delay: Duration.millis(1000),
+        error: { _tag: "TransportError", detail: "connection refused" }
+      })
+    ).toBe("retry 2/6 in 1.0 s: connection refused (account/txlist, TransportError)")
+  })
+
+  it("a notice on a TTY erases the progress line first; piped it is a plain line", () => {
+    const writes: Array<string> = []
+    Reporter.notice({ isTTY: true, write: (t) => void writes.push(t) }, "retry 1/6 in 250 ms: x")
+    Reporter.notice({ isTTY: false, write: (t) => void writes.push(t) }, "retry 1/6 in 250 ms: x")
+    expect(writes).toEqual(["\r\x1b[Kretry 1/6 in 250 ms: x\n", "retry 1/6 in 250 ms: x\n"])
+  })
+
+  it.scoped("piped: a plain line every interval, no carriage return, no escape codes", () =>
+    Effect.gen(function*() {
+      const writes: Array<string> = []
+      const reporter = yield* Reporter.start({
+        output: { isTTY: false, write: (t) => void writes.push(t) },
+        snapshot: Effect.succeed(snapshot),
+        every: "5 seconds"
+      })
+      yield* TestClock.adjust("4 seconds")
+      expect(writes).toEqual([])
+      yield* TestClock.adjust("11 seconds")
+      expect(writes.length).toBe(3)
+      yield* reporter.finish("done")
+      expect(writes.join("")).not.toMatch(/\r|\x1b/)
+      expect(writes.at(-1)).toBe("done\n")
+    }))
+
+  it.scoped("quiet: nothing at all, not even the summary", () =>
+    Effect.gen(function*() {
+      const writes: Array<string> = []
+      const reporter = yield* Reporter.start({
+        output: { isTTY: true, write: (t) => void writes.push(t) },
+        quiet: true,
+        snapshot: Effect.succeed(snapshot)
+      })
+      yield* TestClock.adjust("10 seconds")
+      yield* reporter.finish("done")
+      expect(writes).toEqual([])
+    }))
 
   it("leaves out what it cannot know", () => {
     expect(Reporter.line({ label: "holders chain 1", rows: 0, calls: 0, elapsedMs: 0 })).toBe(
       "holders chain 1 · 0 rows · 0 calls"
     )
     expect(Reporter.line({ ...snapshot, fraction: 1 })).not.toContain("ETA")
+    expect(Reporter.line({ ...snapshot, block: -1 })).not.toContain("block")
   })
 
   it("formats durations for people", () => {

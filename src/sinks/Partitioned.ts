@@ -1,0 +1,471 @@
+/**
+ * The block range of an export read by several cursors at once, written in block order.
+ *
+ * The range is cut into partitions, disjoint and contiguous. The first one (the head) writes into the
+ * temporary file; every later one writes into a spool file of its own beside it
+ * (`.<name>.partial.p<N>`), so rows read ahead wait on disk, not in memory. When the head has read
+ * its last block, the next partition's spool is appended to the temporary file and that partition
+ * writes there from then on: the file grows in block order and ends byte-identical to the file one
+ * cursor writes (a row's text does not depend on where it is written).
+ *
+ * - **How many at once.** Enough requests in flight to keep the key's limiter busy, and no more:
+ *   Little's law, in flight ≈ rate × latency × 1.5 (`Partitions.concurrencyFor`), the latency measured
+ *   from the limiter's slot to the answer's last byte (time spent waiting at the limiter does not
+ *   count, so a full limiter does not make the export ask for more). Until the first answer, one
+ *   cursor: a range that one short page answers costs one call. `concurrency` caps it (1 = one cursor),
+ *   and so does memory: pages in flight hold at most 70,000 rows in all (6 partitions of 10,000-row
+ *   pages, 69 of 1,000-row ones).
+ *   Exports of one key running at once (a source's `parallel.pool`: the library's sources share one
+ *   per client) count their partitions together against that target, each reading at least one.
+ * - **Where to cut.** A partition is cut only once it has returned a full page (evidence of more rows
+ *   than one call returns) and when both halves can expect a full page; the range with the most rows
+ *   expected is halved and the upper half becomes a new partition, until enough are running (work
+ *   stealing: a cursor that finishes takes half of the busiest one left, so a dense stretch never
+ *   becomes the tail). A cut lowers the running cursor's end
+ *   (`BlockCursor.Bound`): it never emits a row past it, so no row is read twice or lost.
+ * - **Checkpoints.** A group commit: the spools and the temporary file are fsynced, then the state
+ *   records the file's position and every partition's range, position and spool length (see
+ *   `Checkpoint.Partition`), at most once per `checkpointEvery`. A merged spool is deleted once a
+ *   committed state no longer names it. After a SIGKILL, resume cuts every file to its recorded length
+ *   and continues every partition from its own position.
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { createHash } from "node:crypto"
+import * as BlockCursor from "../streams/BlockCursor.js"
+import type { BlockBatch } from "../streams/BlockCursor.js"
+import * as Partitions from "../streams/Partitions.js"
+import type { BlockRange } from "../streams/Sources.js"
+import type * as Checkpoint from "./Checkpoint.js"
+import { type DataFile, openData, removeQuietly, sizeOf } from "./Files.js"
+import { fileSystemError, type SinkError } from "./SinkError.js"
+
+/** Where the temporary file stands: its durable length, its rows, its last complete block. */
+export interface Position {
+  readonly bytes: number
+  readonly rows: number
+  readonly completeThrough: number
+}
+
+/** What a checkpoint records of a partitioned export. */
+export interface Snapshot {
+  readonly main: Position
+  readonly partitions: ReadonlyArray<Checkpoint.Partition>
+}
+
+/** What the display shows of a partitioned export. */
+export interface View {
+  /** Rows written by this run (in the file or waiting in spools). */
+  readonly rows: number
+  /** Every row up to this block is in the temporary file. */
+  readonly completeThrough: number
+  /** Share of the blocks from the first one with data to the end that are read, when known. */
+  readonly fraction: number | undefined
+  /** Partitions being read. */
+  readonly running: number
+}
+
+/** What `run` needs. */
+export interface Options<E, R> {
+  readonly folder: string
+  /** `.<name>.partial`: spools are named `<tempName>.p<N>` beside it. */
+  readonly tempName: string
+  /** The temporary file, open at its durable length. */
+  readonly main: DataFile
+  /** What the temporary file holds. */
+  readonly at: { readonly rows: number; readonly completeThrough: number }
+  /** The last block to read. */
+  readonly toBlock: number
+  /** The partitions of the checkpoint being resumed (none for a fresh or extended run). */
+  readonly resumed: ReadonlyArray<Checkpoint.Partition>
+  /** The batches of a range; `bound` and `onAnswer` are honoured when the source reads in parallel. */
+  readonly read: (
+    range: BlockRange,
+    bound: BlockCursor.Bound,
+    onAnswer: (millis: number) => void
+  ) => Stream.Stream<BlockBatch<unknown>, E, R>
+  /** Appends a batch's rows to a file. */
+  readonly write: (file: DataFile, rows: ReadonlyArray<unknown>) => Effect.Effect<void, SinkError>
+  /** Present when the source reads in parallel: the rate its requests get, and the rows one returns at most. */
+  readonly parallel: {
+    readonly callsPerSecond: number
+    readonly rowsPerCall: number
+    readonly pool?: Partitions.Pool | undefined
+  } | undefined
+  /** At most this many partitions at once (default: as many as the latency calls for). */
+  readonly concurrency: number | undefined
+  /** Minimum interval between two checkpoints, in ms. */
+  readonly checkpointEvery: number
+  /** Commits a checkpoint (the files it counts are fsynced by then). */
+  readonly commit: (snapshot: Snapshot) => Effect.Effect<void, SinkError, FileSystem.FileSystem | Path.Path>
+  /** Told after every batch written. */
+  readonly onProgress: (view: View) => void
+}
+
+interface Part {
+  readonly fromBlock: number
+  readonly bound: BlockCursor.Bound
+  /** Rows of `fromBlock..completeThrough` are written (counted at batch boundaries). */
+  completeThrough: number
+  rows: number
+  spoolBytes: number
+  /** The spool; undefined once the partition writes into the temporary file (the head). */
+  spool: DataFile | undefined
+  readonly spoolName: string | undefined
+  /** A full page was seen in (or before) this range: worth cutting. */
+  dense: boolean
+  /** Rows this partition has read (into its spool or the file), for its density. */
+  read: number
+  /** Rows per block where nothing is read yet: the density of the range it was cut from. */
+  readonly inherited: number
+  state: "waiting" | "running" | "done"
+  readonly lock: Effect.Semaphore
+}
+
+/** Rows the partitions of one export may hold in memory at once (pages being read or written). */
+const rowsHeld = 70_000
+
+/** Blocks a range must have left to be cut in two. */
+const minCut = 2
+
+/** The spool files of an export (any left by an earlier run too), by the temporary file's name. */
+export const removeSpools = (folder: string, tempName: string): Effect.Effect<void, never, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const names = yield* fs.readDirectory(folder)
+    const prefix = `${tempName}.p`
+    for (const name of names) {
+      if (name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length))) yield* removeQuietly(path.join(folder, name))
+    }
+  }).pipe(Effect.ignore)
+
+/**
+ * Reads `toBlock` − `at.completeThrough` blocks into `main` in partitions (see the module header).
+ * Returns when every row is in `main` (not yet fsynced). Spool files live as long as `Scope`.
+ */
+export const run = <E, R>(
+  options: Options<E, R>
+): Effect.Effect<Position, E | SinkError, R | FileSystem.FileSystem | Path.Path | Scope.Scope> =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const { main } = options
+    const mainLock = yield* Effect.makeSemaphore(1)
+    const at = { rows: options.at.rows, completeThrough: options.at.completeThrough, bytes: main.bytes() }
+    const spoolPrefix = `${options.tempName}.p`
+    let nextId = 1 + Math.max(0, ...options.resumed.map((p) => Number(p.spoolFile.slice(spoolPrefix.length)) || 0))
+    const spoolPath = (name: string) => path.join(options.folder, name)
+    // Each partition holds a page (the first one two: it reads ahead): at most `rowsHeld` rows in
+    // memory in all, so 10,000-row pages allow 6 partitions and 1,000-row pages 60.
+    const memoryCap = options.parallel === undefined ? 1 : Math.max(1, Math.floor(rowsHeld / options.parallel.rowsPerCall) - 1)
+    const cap = Math.min(options.concurrency ?? Number.POSITIVE_INFINITY, memoryCap)
+    // Shared with the other exports of the source's key running at once, if it has a pool.
+    const shared = options.parallel?.pool ?? Partitions.pool()
+    let firstData: number | undefined
+    let rowsWritten = 0
+    const runStart = at.completeThrough + 1
+    /** Spools merged into `main` since the last snapshot, deleted after the next commit. */
+    const retired: Array<string> = []
+    const wake = yield* Queue.sliding<void>(1)
+    const dirty = yield* Queue.sliding<void>(1)
+    const failed = yield* Deferred.make<never, E | SinkError>()
+
+    const makePart = (
+      fromBlock: number,
+      end: number,
+      spool: { readonly file: DataFile; readonly name: string } | undefined,
+      dense: boolean,
+      inherited = 0
+    ): Part => ({
+      fromBlock,
+      bound: BlockCursor.bound(fromBlock, end),
+      completeThrough: fromBlock - 1,
+      rows: 0,
+      spoolBytes: spool?.file.bytes() ?? 0,
+      spool: spool?.file,
+      spoolName: spool?.name,
+      dense,
+      read: 0,
+      inherited,
+      state: fromBlock > end ? "done" : "waiting",
+      lock: Effect.unsafeMakeSemaphore(1)
+    })
+
+    /** A new, empty spool (its hash is never read: a spool is copied, not published). */
+    const newSpool = Effect.gen(function*() {
+      const name = `${spoolPrefix}${nextId++}`
+      return { name, file: yield* openData(spoolPath(name), 0, createHash("sha256")) }
+    })
+
+    // The head continues the temporary file; the checkpoint's partitions continue their spools (a spool
+    // gone or shorter than its record is read again from its first block).
+    const parts: Array<Part> = []
+    const firstResumed = options.resumed[0]
+    parts.push(makePart(runStart, firstResumed === undefined ? options.toBlock : firstResumed.fromBlock - 1, undefined, false))
+    for (const [i, p] of options.resumed.entries()) {
+      const end = i === options.resumed.length - 1 ? Math.max(p.toBlock, options.toBlock) : p.toBlock
+      const size = yield* sizeOf(spoolPath(p.spoolFile))
+      const intact = size !== undefined && size >= p.spoolBytes
+      const file = yield* openData(spoolPath(p.spoolFile), intact ? p.spoolBytes : 0, createHash("sha256"))
+      const part = makePart(p.fromBlock, end, { file, name: p.spoolFile }, false)
+      if (intact) {
+        part.completeThrough = p.completeThrough
+        part.rows = p.rows
+        part.spoolBytes = p.spoolBytes
+        part.bound.claimed = p.completeThrough
+        if (p.completeThrough >= end) part.state = "done"
+      }
+      parts.push(part)
+    }
+
+    const view = (): View => {
+      let fraction: number | undefined
+      if (parts.length === 0) fraction = 1
+      else if (firstData !== undefined) {
+        const lo = Math.max(runStart, firstData)
+        const span = options.toBlock - lo + 1
+        let covered = Math.max(0, at.completeThrough - lo + 1)
+        for (const p of parts) {
+          if (p.spool !== undefined) covered += Math.max(0, p.completeThrough - Math.max(p.fromBlock, lo) + 1)
+        }
+        fraction = span <= 0 ? 1 : Math.max(0, Math.min(1, covered / span))
+      }
+      return {
+        rows: rowsWritten,
+        completeThrough: at.completeThrough,
+        fraction,
+        running: parts.filter((p) => p.state === "running").length
+      }
+    }
+
+    const writeBatch = (part: Part, batch: BlockBatch<unknown>) =>
+      part.lock.withPermits(1)(Effect.gen(function*() {
+        const completeThrough = Math.min(batch.completeThrough, part.bound.end)
+        const n = batch.rows.length
+        const spool = part.spool
+        if (spool === undefined) {
+          yield* mainLock.withPermits(1)(Effect.gen(function*() {
+            if (n > 0) yield* options.write(main, batch.rows)
+            at.rows += n
+            at.bytes = main.bytes()
+            at.completeThrough = Math.max(at.completeThrough, completeThrough)
+          }))
+        } else {
+          if (n > 0) yield* options.write(spool, batch.rows)
+          part.rows += n
+          part.spoolBytes = spool.bytes()
+        }
+        part.completeThrough = Math.max(part.completeThrough, completeThrough)
+        part.read += n
+        if (completeThrough < part.bound.end) part.dense = true
+        // A source that does not say where its rows start is measured from the run's first block.
+        const first = batch.firstBlock ?? (n > 0 ? runStart : undefined)
+        if (first !== undefined && (firstData === undefined || first < firstData)) firstData = first
+        rowsWritten += n
+        options.onProgress(view())
+      })).pipe(Effect.zipRight(Queue.offer(dirty, undefined)), Effect.zipRight(Queue.offer(wake, undefined)))
+
+    /** The rest of a partition's range, from where it stands to its end, and the rows expected there. */
+    const remaining = (p: Part) => {
+      const from = Math.max(p.bound.claimed, p.completeThrough) + 1
+      const width = p.bound.end - from + 1
+      const covered = p.completeThrough - p.fromBlock + 1
+      const density = covered > 0 && p.read > 0 ? p.read / covered : p.inherited
+      return { from, width, density, rows: density * width }
+    }
+    // A range is cut when both halves can expect at least a full page: a cut costs a short last page.
+    const rowsPerCall = options.parallel?.rowsPerCall ?? 1
+
+    const readPart = (part: Part) =>
+      Effect.gen(function*() {
+        const onAnswer = (millis: number) => {
+          shared.latency = Partitions.ewma(shared.latency, millis)
+        }
+        const range = { fromBlock: part.completeThrough + 1, toBlock: part.bound.end }
+        const batches = options.read(range, part.bound, onAnswer)
+        // The first partition reads a page ahead (alone, it keeps its request in flight while it
+        // writes); the others do not: other partitions keep the limiter busy meanwhile, and each page
+        // held costs memory.
+        yield* part.spool === undefined
+          ? forEachReadingAhead(batches, (batch) => writeBatch(part, batch))
+          : Stream.runForEach(batches, (batch) => writeBatch(part, batch))
+        // Ended: every row up to its (possibly lowered) end is written.
+        yield* part.lock.withPermits(1)(Effect.sync(() => {
+          part.completeThrough = part.bound.end
+          part.state = "done"
+          if (part.spool === undefined) at.completeThrough = Math.max(at.completeThrough, part.bound.end)
+        }))
+        options.onProgress(view())
+        yield* Queue.offer(dirty, undefined)
+        yield* Queue.offer(wake, undefined)
+      })
+
+    /**
+     * Cuts in two the range left with the most rows expected (a range that has returned a full page:
+     * the rows it read so far over the blocks it covered, times the blocks left); the upper half is a
+     * new partition (not started).
+     */
+    const cut = Effect.gen(function*() {
+      const widest = () => {
+        let best: Part | undefined
+        let bestRows = 0
+        for (const p of parts) {
+          if (p.state === "done" || !p.dense) continue
+          const left = remaining(p)
+          if (left.width >= minCut && left.rows >= 2 * rowsPerCall && left.rows > bestRows) {
+            best = p
+            bestRows = left.rows
+          }
+        }
+        return best
+      }
+      if (widest() === undefined) return undefined
+      const spool = yield* newSpool
+      // Chosen again after the spool is open: the cursors moved meanwhile. From here nothing yields.
+      const best = widest()
+      const left = best === undefined ? undefined : remaining(best)
+      if (best === undefined || left === undefined) {
+        yield* removeQuietly(spoolPath(spool.name))
+        return undefined
+      }
+      const oldEnd = best.bound.end
+      const mid = left.from + Math.floor(left.width / 2) - 1
+      if (!BlockCursor.lower(best.bound, mid)) {
+        yield* removeQuietly(spoolPath(spool.name))
+        return undefined
+      }
+      const part = makePart(mid + 1, oldEnd, spool, true, left.density)
+      parts.splice(parts.indexOf(best) + 1, 0, part)
+      return part
+    })
+
+    /** Appends the spools of the partitions after a finished head, in order; the next one becomes the head. */
+    const advance = Effect.gen(function*() {
+      while (parts.length > 0 && parts[0]?.state === "done") {
+        parts.shift()
+        const next = parts[0]
+        if (next === undefined) break
+        yield* next.lock.withPermits(1)(mainLock.withPermits(1)(Effect.gen(function*() {
+          const spool = next.spool
+          if (spool !== undefined && next.spoolName !== undefined) {
+            yield* spool.flush
+            const fs = yield* FileSystem.FileSystem
+            yield* fs.stream(spool.path).pipe(
+              Stream.runForEach((chunk) => main.appendBytes(chunk)),
+              Effect.mapError(fileSystemError(spool.path, "reading the spool"))
+            )
+            at.rows += next.rows
+            at.bytes = main.bytes()
+            next.spool = undefined
+            retired.push(next.spoolName)
+          }
+          at.completeThrough = Math.max(at.completeThrough, next.completeThrough)
+        })))
+        options.onProgress(view())
+        yield* Queue.offer(dirty, undefined)
+      }
+    })
+
+    const commitOnce = Effect.gen(function*() {
+      // Taken at once: every position was counted at a batch boundary.
+      const snapshot: Snapshot = {
+        main: { ...at },
+        partitions: parts.flatMap((p) =>
+          p.spool === undefined || p.spoolName === undefined ? [] : [{
+            fromBlock: p.fromBlock,
+            toBlock: p.bound.end,
+            completeThrough: p.completeThrough,
+            spoolFile: p.spoolName,
+            spoolBytes: p.spoolBytes,
+            rows: p.rows
+          }]
+        )
+      }
+      const spools = parts.flatMap((p) => (p.spool === undefined ? [] : [[p, p.spool] as const]))
+      const gone = retired.splice(0)
+      for (const [p, file] of spools) yield* p.lock.withPermits(1)(file.sync)
+      yield* mainLock.withPermits(1)(main.sync)
+      yield* options.commit(snapshot)
+      for (const name of gone) yield* removeQuietly(spoolPath(name))
+    })
+
+    const committer = Effect.gen(function*() {
+      while (true) {
+        yield* Queue.take(dirty)
+        yield* commitOnce
+        if (options.checkpointEvery > 0) yield* Effect.sleep(options.checkpointEvery)
+      }
+    })
+
+    /** Partitions the key's exports should read at once, all of them together. */
+    const target = () =>
+      shared.latency === undefined || options.parallel === undefined
+        ? 1
+        : Partitions.concurrencyFor({ callsPerSecond: options.parallel.callsPerSecond, latencyMs: shared.latency })
+
+    yield* Effect.scoped(Effect.gen(function*() {
+      yield* Effect.forkScoped(Effect.catchAll(committer, (e) => Deferred.fail(failed, e)))
+      const start = (part: Part) => {
+        part.state = "running"
+        shared.running++
+        return Effect.forkScoped(
+          readPart(part).pipe(
+            Effect.catchAllCause((cause) => Deferred.failCause(failed, cause)),
+            Effect.ensuring(Effect.sync(() => void shared.running--))
+          )
+        )
+      }
+      while (true) {
+        yield* advance
+        if (parts.length === 0) break
+        let running = parts.filter((p) => p.state === "running").length
+        // Every export reads at least one partition; more while the key's exports together read fewer
+        // than the target, and this one fewer than its cap (the user's, or what its memory allows).
+        while (running === 0 || (shared.running < target() && running < cap)) {
+          const waiting = parts.find((p) => p.state === "waiting")
+          const next = waiting ?? (cap === 1 ? undefined : yield* cut)
+          if (next === undefined) break
+          yield* start(next)
+          running++
+        }
+        yield* Effect.raceFirst(Queue.take(wake), Deferred.await(failed))
+      }
+    })).pipe(
+      // Failed or interrupted: once every cursor has stopped, a last checkpoint of what was written, so
+      // `resume` continues from there.
+      Effect.onError(() => Effect.ignore(commitOnce))
+    )
+    // Every row is in the file; the runner's last checkpoint follows, then it removes the spools.
+    return { bytes: at.bytes, rows: at.rows, completeThrough: at.completeThrough }
+  })
+
+/**
+ * Runs `f` on every element of `stream`, one element read ahead: the next batch is read (its request on
+ * the wire, the server busy with it, its answer parsed) while `f` writes this one, and no further, so at
+ * most two pages are held. The limiter still spaces every request.
+ */
+export const forEachReadingAhead = <A, E, R, E2, R2>(
+  stream: Stream.Stream<A, E, R>,
+  f: (a: A) => Effect.Effect<void, E2, R2>
+): Effect.Effect<void, E | E2, R | R2> =>
+  Effect.scoped(Effect.gen(function*() {
+    const pull = yield* Stream.toPull(stream)
+    const next = Effect.forkScoped(Effect.catchAll(pull, Option.match({
+      onNone: () => Effect.succeed(undefined),
+      onSome: (e: E) => Effect.fail(e)
+    })))
+    let ahead = yield* next
+    while (true) {
+      const chunk = yield* Fiber.join(ahead)
+      if (chunk === undefined) return
+      ahead = yield* next
+      for (const a of chunk) yield* f(a)
+    }
+  }))

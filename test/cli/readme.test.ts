@@ -1,0 +1,132 @@
+/**
+ * Every `npx explorer-etl …` command line in the README's fenced shell blocks, run as a user would
+ * (issue 17), so the README cannot drift from the CLI. Each runs against the embedded simulator:
+ * - a command already written with `--simulator` runs as written;
+ * - a command written for the real API (no `--simulator`: it needs a real key) runs with `--simulator`
+ *   added, which uses the simulator's demo key of the plan the command names — none is skipped
+ *   (`chains` and `export` alone need no API and run as written);
+ * - a `0x…` placeholder is replaced by an address of the simulator's data set that has rows for that
+ *   data set (`placeholders` below: a new example with a placeholder not listed there fails this test);
+ * - `--out`/`--out-dir` go to a temporary folder, not the repository;
+ * - `run … --every` (it runs until interrupted) is stopped with SIGINT after its first run.
+ * Lines that are not explorer-etl commands (`npm install`, `npx tsx …`, `export VAR=…`) are not run here.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import * as Simulator from "../../src/simulator/index.js"
+import { exited, makeTempDir, removeDir, repoRoot, spawnCli, startSimulator, succeeded, Transcript } from "./helpers.js"
+
+const TIMEOUT = 400_000
+const transcript = new Transcript()
+
+/** The README's CLI command lines: fenced sh blocks, lines starting `npx explorer-etl`, comments dropped. */
+const readmeCommands = (): ReadonlyArray<string> => {
+  const lines: Array<string> = []
+  let fenced = false
+  for (const line of readFileSync(join(repoRoot, "README.md"), "utf8").split("\n")) {
+    if (/^```(sh|bash|shell)\s*$/.test(line)) fenced = true
+    else if (line.startsWith("```")) fenced = false
+    else if (fenced && line.startsWith("npx explorer-etl ")) lines.push(line.replace(/\s+#.*$/, "").trim())
+  }
+  return lines
+}
+
+/** Shell words: spaces split, double or single quotes group. */
+const words = (line: string): Array<string> =>
+  [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? "")
+
+// The in-process simulator has the embedded one's data set (same default options): the same addresses.
+let sim: Simulator.Simulator.Service
+let close: () => Promise<void>
+let dir: string
+
+beforeAll(async () => {
+  const started = await startSimulator({})
+  sim = started.sim
+  close = started.close
+  dir = await makeTempDir("cli-readme-")
+})
+
+afterAll(async () => {
+  await close?.()
+  if (dir !== undefined) await removeDir(dir)
+})
+
+/** What a `0x…` placeholder after `flag` stands for in `dataset` on `chainId`. */
+const placeholders: Record<string, (chainId: number) => string | undefined> = {
+  "txs --address": (c) => sim.dataset.chain(c).wallets[0]?.address,
+  "logs --address": (c) => sim.dataset.chain(c).erc20[0]?.address,
+  "logs --topic0": () => Simulator.TRANSFER_TOPIC,
+  "erc20-transfers --contract": (c) => sim.dataset.chain(c).erc20[0]?.address,
+  "holders --contract": (c) => sim.dataset.chain(c).airdropToken.address
+}
+
+/** The command as the test runs it (see the module header). */
+const prepared = (line: string, index: number): Array<string> => {
+  const args = words(line).slice(2)
+  const chainAt = args.indexOf("--chain")
+  const chainId = chainAt === -1 ? 1 : Number(args[chainAt + 1])
+  const dataset = args[0] === "export" ? args[1] : args[0]
+  for (let i = 1; i < args.length; i++) {
+    const value = args[i] as string
+    if (!value.includes("…")) continue
+    const fill = placeholders[`${dataset} ${args[i - 1]}`]
+    const address = fill?.(chainId)
+    if (address === undefined) throw new Error(`README: no test value for ${args[i - 1]} ${value} in "${line}"`)
+    args[i] = address
+  }
+  const outAt = args.indexOf("--out")
+  if (outAt !== -1) args[outAt + 1] = join(dir, `${index}-${args[outAt + 1]}`)
+  if (args[0] === "run") args.push("--out-dir", join(dir, `${index}-out`))
+  // Only the commands that talk to an API take --simulator (not `chains`, nor `export` alone, which lists the data sets).
+  const api = args[0] === "call" || args[0] === "run" || (args[0] === "export" && args.length > 1)
+  if (api && !args.includes("--simulator")) args.push("--simulator")
+  return args
+}
+
+describe("README commands", () => {
+  const commands = readmeCommands()
+
+  it("the README has CLI examples to run", () => {
+    expect(commands.length).toBeGreaterThanOrEqual(5)
+    for (const line of commands) expect(line).not.toMatch(/--simulator.*--simulator/)
+  })
+
+  describe.concurrent("each runs", () => {
+    commands.forEach((line, index) => {
+      if (/ --every /.test(line)) {
+        it.scopedLive(`${line} (stopped after its first run)`, () =>
+          Effect.gen(function*() {
+            const args = prepared(line, index)
+            const { child, output } = spawnCli(args)
+            yield* Effect.addFinalizer(() => Effect.sync(() => void child.kill("SIGKILL")))
+            // The first run prints one line per file written: `<path>\t<rows> rows\t<status>`.
+            yield* Effect.async<void, string>((resume) => {
+              const check = () => {
+                if (/\t[\d,]+ rows?\t/.test(output.stdout)) {
+                  child.stdout?.off("data", check)
+                  resume(Effect.void)
+                }
+              }
+              child.stdout?.on("data", check)
+              child.once("exit", () => resume(Effect.fail(`ended before its first run: ${output.stderr}`)))
+              check()
+            })
+            child.kill("SIGINT")
+            const end = yield* exited(child)
+            transcript.record({ args, code: end.code, signal: end.signal, stdout: output.stdout, stderr: output.stderr })
+            expect(end.code).toBe(130)
+          }), TIMEOUT)
+      } else {
+        it.live(line, () =>
+          Effect.gen(function*() {
+            const result = succeeded(yield* transcript.cli(prepared(line, index)))
+            if (line.includes(" export ")) expect(result.stderr).toMatch(/^(wrote|appended) [\d,]+ rows? to /m)
+            else expect(result.stdout.length).toBeGreaterThan(0)
+          }), TIMEOUT)
+      }
+    })
+  })
+})
