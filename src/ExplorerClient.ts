@@ -40,6 +40,7 @@ import type { Results } from "./internal/decode.js"
 import * as Internal from "./internal/explorerClient.js"
 import type * as Params from "./internal/params.js"
 import type * as Plan from "./Plan.js"
+import type * as Schemas from "./schemas/index.js"
 import * as Transport from "./internal/transport.js"
 
 /** The parameter schema of every operation, the getLogs topic operators, an operation's parameters. */
@@ -168,6 +169,11 @@ export declare namespace ExplorerClient {
       map: (records: ReadonlyArray<I>) => Either.Either<ReadonlyArray<B>, E>,
       options?: CallOptions
     ) => Effect.Effect<ReadonlyArray<B>, Errors.ExplorerError | E>
+    /**
+     * `GET /v2/chainlist`: the chains the explorer serves and their status (not a `/v2/api` call: no
+     * envelope; throttled and retried like a download). The library's own table is `Chain.chains`.
+     */
+    readonly chainlist: Effect.Effect<Schemas.ChainList, Errors.ExplorerError>
     /** proxy/eth_gasPrice: wei per gas (JSON-RPC hex → bigint). */
     readonly eth_gasPrice: OptionalMethod<"eth_gasPrice">
     /** token/tokeninfo (PRO, 2/s): the token's rows (one). */
@@ -236,6 +242,76 @@ export declare namespace ExplorerClient {
     readonly getstatus: Method<"getstatus">
     /** transaction/gettxreceiptstatus: the receipt status (`null` before Byzantium or for an unknown hash). */
     readonly gettxreceiptstatus: Method<"gettxreceiptstatus">
+    /** account/getminedblocks: blocks the address proposed, newest first, with their rewards (`blocktype` blocks or uncles), paged. */
+    readonly getminedblocks: Method<"getminedblocks">
+    /** account/txsBeaconWithdrawal: consensus-layer withdrawals to an address (amounts in gwei), in block order. */
+    readonly txsBeaconWithdrawal: Method<"txsBeaconWithdrawal">
+    /** block/getblockreward: the proposer (miner) of a block and its reward. */
+    readonly getblockreward: Method<"getblockreward">
+    /** contract/getcontractcreation: creator and creating transaction of up to 5 contracts (unknown ones: `[]`). */
+    readonly getcontractcreation: Method<"getcontractcreation">
+    /** stats/tokensupplyhistory (PRO, 2/s): a token's raw total supply at `blockNo`. */
+    readonly tokensupplyhistory: Method<"tokensupplyhistory">
+    /** stats/chainsize: a node's chain data size per day (`clientType` geth/parity, `syncMode` default/archive). */
+    readonly chainsize: Method<"chainsize">
+    /** stats/dailyavgblocksize (PRO): average block size per day, one row per day. */
+    readonly dailyavgblocksize: Method<"dailyavgblocksize">
+    /** stats/dailyavgblocktime (PRO): average seconds between blocks per day, one row per day. */
+    readonly dailyavgblocktime: Method<"dailyavgblocktime">
+    /** stats/dailyavggaslimit (PRO): average block gas limit per day, one row per day. */
+    readonly dailyavggaslimit: Method<"dailyavggaslimit">
+    /** stats/dailyavggasprice (PRO): highest, lowest and average gas price per day, one row per day. */
+    readonly dailyavggasprice: Method<"dailyavggasprice">
+    /** stats/dailyavghashrate (PRO): network hash rate per day (GH/s; zero after the merge), one row per day. */
+    readonly dailyavghashrate: Method<"dailyavghashrate">
+    /** stats/dailyavgnetdifficulty (PRO): network difficulty per day (TH; zero after the merge), one row per day. */
+    readonly dailyavgnetdifficulty: Method<"dailyavgnetdifficulty">
+    /** stats/dailyblkcount (PRO): blocks and their rewards per day, one row per day. */
+    readonly dailyblkcount: Method<"dailyblkcount">
+    /** stats/dailyblockrewards (PRO): block rewards per day, one row per day. */
+    readonly dailyblockrewards: Method<"dailyblockrewards">
+    /** stats/dailynetutilization (PRO): gas used over the gas limit per day, one row per day. */
+    readonly dailynetutilization: Method<"dailynetutilization">
+    /** stats/dailynewaddress (PRO): new addresses per day, one row per day. */
+    readonly dailynewaddress: Method<"dailynewaddress">
+    /** stats/dailytxnfee (PRO): transaction fees per day, one row per day. */
+    readonly dailytxnfee: Method<"dailytxnfee">
+    /** stats/dailyuncleblkcount (PRO): uncle blocks and their rewards per day, one row per day. */
+    readonly dailyuncleblkcount: Method<"dailyuncleblkcount">
+    /** stats/ethdailymarketcap (PRO): ether supply, market cap and price per day, one row per day. */
+    readonly ethdailymarketcap: Method<"ethdailymarketcap">
+    /** stats/ethdailyprice (PRO): ether price per day, one row per day. */
+    readonly ethdailyprice: Method<"ethdailyprice">
+    /** stats/nodecount: the network's node count on the latest day. */
+    readonly nodecount: OptionalMethod<"nodecount">
+    /** getapilimit/getapilimit: the key's credits (calls) used and left today. */
+    readonly getapilimit: OptionalMethod<"getapilimit">
+    /** proxy/eth_blockNumber: the latest block number. */
+    readonly eth_blockNumber: OptionalMethod<"eth_blockNumber">
+    /** proxy/eth_getBlockByNumber: the block at `tag` (hashes, or whole transactions with `boolean: true`); `null` past the latest. */
+    readonly eth_getBlockByNumber: Method<"eth_getBlockByNumber">
+    /** proxy/eth_getUncleByBlockNumberAndIndex: an uncle of a block, `null` if it has none (every proof-of-stake block). */
+    readonly eth_getUncleByBlockNumberAndIndex: Method<"eth_getUncleByBlockNumberAndIndex">
+    /** proxy/eth_getBlockTransactionCountByNumber: how many transactions a block holds (`null` past the latest). */
+    readonly eth_getBlockTransactionCountByNumber: Method<"eth_getBlockTransactionCountByNumber">
+    /** proxy/eth_getTransactionByHash: a transaction, `null` for an unknown hash. */
+    readonly eth_getTransactionByHash: Method<"eth_getTransactionByHash">
+    /** proxy/eth_getTransactionByBlockNumberAndIndex: the transaction at `index` of a block, or `null`. */
+    readonly eth_getTransactionByBlockNumberAndIndex: Method<"eth_getTransactionByBlockNumberAndIndex">
+    /** proxy/eth_getTransactionCount: transactions sent by `address` up to `tag` (its next nonce). */
+    readonly eth_getTransactionCount: Method<"eth_getTransactionCount">
+    /** proxy/eth_sendRawTransaction: broadcasts a signed transaction, gives its hash; a node refusal is a JsonRpcError. */
+    readonly eth_sendRawTransaction: Method<"eth_sendRawTransaction">
+    /** proxy/eth_getTransactionReceipt: a receipt with its logs, `null` for an unknown hash. */
+    readonly eth_getTransactionReceipt: Method<"eth_getTransactionReceipt">
+    /** proxy/eth_call: a call's return data; a revert is a JsonRpcError (`code` 3 and `data` when the contract gave a reason). */
+    readonly eth_call: Method<"eth_call">
+    /** proxy/eth_getCode: the code at `address` (`"0x"` for an account without code). */
+    readonly eth_getCode: Method<"eth_getCode">
+    /** proxy/eth_getStorageAt: one 32-byte storage slot of a contract. */
+    readonly eth_getStorageAt: Method<"eth_getStorageAt">
+    /** proxy/eth_estimateGas: the gas a transaction would use; a revert is a JsonRpcError. */
+    readonly eth_estimateGas: Method<"eth_estimateGas">
   }
 }
 

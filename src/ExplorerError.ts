@@ -142,6 +142,21 @@ export class DenseBlockError extends ExplorerErrorClass<DenseBlockError>()("Dens
   before: (e) => `block ${e.blockNumber} holds more rows than the result window allows (${e.rowsSeen} read): `
 }) {}
 
+/**
+ * A `module=proxy` call answered with a JSON-RPC `error` object: the node's `code` (3 for a revert with
+ * data, -32000 for other execution failures), its message in `detail`, and the revert bytes in `data`
+ * when the node sent them (decode them with the contract's ABI). Never retried.
+ */
+export class JsonRpcError extends ExplorerErrorClass<JsonRpcError>()("JsonRpcError", {
+  code: Schema.Number,
+  /** The revert data ("0x…"), when the node sent any. */
+  data: Schema.optional(Schema.String)
+}, { before: (e) => `JSON-RPC error ${e.code}: ` }) {}
+
+/** Whether an error is a revert of the called contract (a JSON-RPC error saying "execution reverted"). */
+export const isRevert = (error: ExplorerError): error is JsonRpcError =>
+  error._tag === "JsonRpcError" && /execution reverted/i.test(error.detail)
+
 /** Every error an explorer-etl call or stream can fail with. */
 export type ExplorerError =
   | NotOkError
@@ -156,6 +171,7 @@ export type ExplorerError =
   | DecodeError
   | TransportError
   | DenseBlockError
+  | JsonRpcError
 
 /** The schema of every error (for encoding errors into manifests or logs, and decoding them back). */
 export const ExplorerError = Schema.Union(
@@ -170,7 +186,8 @@ export const ExplorerError = Schema.Union(
   InvalidInputError,
   DecodeError,
   TransportError,
-  DenseBlockError
+  DenseBlockError,
+  JsonRpcError
 )
 
 /**

@@ -44,7 +44,8 @@ export const atLeast = (plan: Plan, minimum: Plan): boolean => rank(plan) >= ran
 /**
  * How an operation pages:
  * - `none`: one answer, no page/offset;
- * - `list`: block-ordered lists (txlist, getLogs, …) with the plan-dependent window;
+ * - `list`: lists with the plan-dependent window (1,000 on free): the block-ordered ones (txlist, getLogs,
+ *   txsBeaconWithdrawal, …) and getminedblocks (page-numbered, newest first);
  * - `paged`: page-numbered lists without block order, window 10,000 on every plan;
  * - `limit`: topholders, whose `offset` is the number of holders (≤ 1,000), no page.
  */
@@ -107,7 +108,42 @@ export const operations = {
   gasestimate: op("gastracker", "gasestimate", "free", false, "none"),
   getblockcountdown: op("block", "getblockcountdown", "free", false, "none"),
   getstatus: op("transaction", "getstatus", "free", false, "none"),
-  gettxreceiptstatus: op("transaction", "gettxreceiptstatus", "free", false, "none")
+  gettxreceiptstatus: op("transaction", "gettxreceiptstatus", "free", false, "none"),
+  getminedblocks: op("account", "getminedblocks", "free", false, "list"),
+  txsBeaconWithdrawal: op("account", "txsBeaconWithdrawal", "free", false, "list"),
+  getblockreward: op("block", "getblockreward", "free", false, "none"),
+  getcontractcreation: op("contract", "getcontractcreation", "free", false, "none"),
+  tokensupplyhistory: op("stats", "tokensupplyhistory", "standard", true, "none"),
+  chainsize: op("stats", "chainsize", "free", false, "none"),
+  dailyavgblocksize: op("stats", "dailyavgblocksize", "standard", false, "none"),
+  dailyavgblocktime: op("stats", "dailyavgblocktime", "standard", false, "none"),
+  dailyavggaslimit: op("stats", "dailyavggaslimit", "standard", false, "none"),
+  dailyavggasprice: op("stats", "dailyavggasprice", "standard", false, "none"),
+  dailyavghashrate: op("stats", "dailyavghashrate", "standard", false, "none"),
+  dailyavgnetdifficulty: op("stats", "dailyavgnetdifficulty", "standard", false, "none"),
+  dailyblkcount: op("stats", "dailyblkcount", "standard", false, "none"),
+  dailyblockrewards: op("stats", "dailyblockrewards", "standard", false, "none"),
+  dailynetutilization: op("stats", "dailynetutilization", "standard", false, "none"),
+  dailynewaddress: op("stats", "dailynewaddress", "standard", false, "none"),
+  dailytxnfee: op("stats", "dailytxnfee", "standard", false, "none"),
+  dailyuncleblkcount: op("stats", "dailyuncleblkcount", "standard", false, "none"),
+  ethdailymarketcap: op("stats", "ethdailymarketcap", "standard", false, "none"),
+  ethdailyprice: op("stats", "ethdailyprice", "standard", false, "none"),
+  nodecount: op("stats", "nodecount", "free", false, "none"),
+  getapilimit: op("getapilimit", "getapilimit", "free", false, "none"),
+  eth_blockNumber: op("proxy", "eth_blockNumber", "free", false, "none"),
+  eth_getBlockByNumber: op("proxy", "eth_getBlockByNumber", "free", false, "none"),
+  eth_getUncleByBlockNumberAndIndex: op("proxy", "eth_getUncleByBlockNumberAndIndex", "free", false, "none"),
+  eth_getBlockTransactionCountByNumber: op("proxy", "eth_getBlockTransactionCountByNumber", "free", false, "none"),
+  eth_getTransactionByHash: op("proxy", "eth_getTransactionByHash", "free", false, "none"),
+  eth_getTransactionByBlockNumberAndIndex: op("proxy", "eth_getTransactionByBlockNumberAndIndex", "free", false, "none"),
+  eth_getTransactionCount: op("proxy", "eth_getTransactionCount", "free", false, "none"),
+  eth_sendRawTransaction: op("proxy", "eth_sendRawTransaction", "free", false, "none"),
+  eth_getTransactionReceipt: op("proxy", "eth_getTransactionReceipt", "free", false, "none"),
+  eth_call: op("proxy", "eth_call", "free", false, "none"),
+  eth_getCode: op("proxy", "eth_getCode", "free", false, "none"),
+  eth_getStorageAt: op("proxy", "eth_getStorageAt", "free", false, "none"),
+  eth_estimateGas: op("proxy", "eth_estimateGas", "free", false, "none")
 } as const satisfies Record<string, Operation>
 
 /** The action name of a named operation. */

@@ -32,12 +32,15 @@ const renames: Readonly<Record<string, string>> = {
   txhash: "txHash",
   startdate: "startDate",
   enddate: "endDate",
-  gasprice: "gasPrice"
+  gasprice: "gasPrice",
+  contractaddresses: "contractAddresses",
+  clienttype: "clientType",
+  syncmode: "syncMode"
 }
 
 const numeric = new Set(["startBlock", "endBlock", "fromBlock", "toBlock", "blockNo", "page", "offset", "timestamp", "limit"])
 /** Parameters the API takes comma-separated and the client as a list (balancemulti's `address`). */
-const listValued: Readonly<Record<string, string>> = { balancemulti: "address" }
+const listValued: Readonly<Record<string, string>> = { balancemulti: "address", getcontractcreation: "contractAddresses" }
 
 /** Reserved: set by the client itself. */
 const reserved = new Set(["chainid", "module", "action", "apikey"])
@@ -61,6 +64,9 @@ export const toMethodParams = (
       if (action === "topholders" && name === "offset") name = "limit"
       if (listValued[action] === name) {
         params[name] = value.split(",").map((v) => v.trim())
+      } else if (name === "boolean") {
+        // eth_getBlockByNumber's `boolean=true|false`; any other text is left for the check to refuse
+        params[name] = value === "true" ? true : value === "false" ? false : value
       } else if (name === "gasPrice" && /^\d+$/.test(value)) {
         params[name] = BigInt(value)
       } else if (numeric.has(name) && value !== "latest") {

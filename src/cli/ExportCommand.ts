@@ -342,6 +342,22 @@ const addressTags = Command.make("address-tags", { label, ...fileOptions, ...Env
   runExport(a, a, Sources.addressTags({ chainId: a.chain, label: a.label }))
 ).pipe(Command.withDescription("name tags of a label (exportaddresstags, Pro Plus)"))
 
+const minedBlocks = Command.make("mined-blocks", { address, ...fileOptions, ...Environment.apiOptions }, (a) =>
+  runExport(a, a, Sources.minedBlocks({ chainId: a.chain, address: a.address }))
+).pipe(Command.withDescription("blocks an address proposed, newest first, with their rewards (getminedblocks)"))
+
+const beaconWithdrawals = Command.make("beacon-withdrawals", { address, ...range, ...fileOptions, ...Environment.apiOptions }, (a) =>
+  runExport(a, a, Effect.flatMap(parseRange("beacon-withdrawals", a), (r) => Sources.beaconWithdrawals({ ...r, address: a.address })))
+).pipe(Command.withDescription("consensus-layer withdrawals to an address, amounts in gwei (txsBeaconWithdrawal)"))
+
+const statistic = Options.choice("stat", Object.keys(Sources.dailyStatistics) as [Sources.DailyStatistic, ...Array<Sources.DailyStatistic>]).pipe(
+  Options.withDescription("the daily statistic, by its API action")
+)
+
+const dailyStats = Command.make("daily-stats", { stat: statistic, ...dailyOptions }, (a) =>
+  runExport(a, a, Sources.dailyStatistic(a.stat, { chainId: a.chain, startDate: a.startDate, endDate: a.endDate, sort: a.sort }))
+).pipe(Command.withDescription("any other daily statistic: --stat dailyavggasprice, ethdailyprice, … (PRO)"))
+
 /** `explorer-etl export …` */
 export const exportCommand = Command.make("export").pipe(
   Command.withDescription("export a data set to a CSV or JSONL file, with a manifest beside it"),
@@ -359,6 +375,9 @@ export const exportCommand = Command.make("export").pipe(
     tokenBalances,
     dailyGas,
     dailyTx,
-    addressTags
+    addressTags,
+    minedBlocks,
+    beaconWithdrawals,
+    dailyStats
   ])
 )

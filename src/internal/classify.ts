@@ -9,6 +9,7 @@ import {
   type ExplorerError,
   InvalidApiKeyError,
   InvalidInputError,
+  JsonRpcError,
   NotOkError,
   PlanTierError,
   QueryTimeoutError,
@@ -134,7 +135,8 @@ const decodeError = (ctx: CallContext, detail: string, transient: boolean): Deco
  * - `{status:"1", result}` → the result (any `message`: "OK", "Ok", legacy "OK-Missing/Invalid API Key…");
  * - `{status:"0", message:"No transactions found"|"No records found"|"No data found", result:[]|null}` → empty;
  * - other `{status:"0"}` → the typed error of its text ({@link classifyText});
- * - JSON-RPC `{jsonrpc, result}` → the result; `{jsonrpc, error}` → NotOkError with the node's message;
+ * - JSON-RPC `{jsonrpc, result}` → the result; `{jsonrpc, error}` → JsonRpcError with the node's code,
+ *   message and revert data (a NotOkError if the code is not a number);
  * - an envelope on a proxy call ("has status, no jsonrpc") is read as an envelope, so a NOTOK there
  *   is an error, never a result;
  * - anything else → DecodeError (not transient).
@@ -171,6 +173,17 @@ export const classifyBody = (
     if (isRecord(body.error)) {
       const code = body.error.code
       const message = typeof body.error.message === "string" ? body.error.message : "JSON-RPC error"
+      const data = body.error.data
+      if (typeof code === "number" && Number.isFinite(code)) {
+        return Either.left(
+          new JsonRpcError({
+            ...ctxFields(ctx),
+            detail: clip(scrub(message)),
+            code,
+            ...(typeof data === "string" ? { data } : {})
+          })
+        )
+      }
       return Either.left(
         new NotOkError({
           ...ctxFields(ctx),

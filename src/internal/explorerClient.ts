@@ -6,10 +6,10 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type * as Schema from "effect/Schema"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as ExplorerConfig from "../Config.js"
-import type * as Errors from "../ExplorerError.js"
+import * as Errors from "../ExplorerError.js"
 import type {
   CallOptions,
   ExplorerClient,
@@ -19,6 +19,7 @@ import type {
   ResultOf
 } from "../ExplorerClient.js"
 import * as Plan from "../Plan.js"
+import * as Schemas from "../schemas/index.js"
 import * as CallChecks from "./callChecks.js"
 import type * as Classify from "./classify.js"
 import * as Decode from "./decode.js"
@@ -106,8 +107,23 @@ export const make = (
         })
       )
 
+    /** `GET {baseUrl}/v2/chainlist`: not a `/v2/api` call, read like a download of the API's origin. */
+    const chainlist = Effect.gen(function*() {
+      const call: Transport.Call = { chainId: config.defaultChainId, module: "chainlist", action: "chainlist", operation: undefined, wire: {} }
+      const ctx = Transport.contextOf(call)
+      const text = yield* transport.download(call, `${config.baseUrl}/v2/chainlist`, undefined)
+      const json = yield* Effect.try({
+        try: (): unknown => JSON.parse(text),
+        catch: () => new Errors.DecodeError({ ...ctx, transient: true, detail: "the chain list is not JSON" })
+      })
+      return yield* Schema.decodeUnknown(Schemas.ChainList, { onExcessProperty: "preserve" })(json).pipe(
+        Effect.mapError((error) => decoder.failure(ctx, "unexpected chain list", error))
+      )
+    }).pipe(Effect.withSpan("ExplorerClient.chainlist"))
+
     return {
       plan: config.plan,
+      chainlist,
       defaultChainId: config.defaultChainId,
       apiUrl: config.apiUrl,
       stats: transport.stats,
@@ -147,6 +163,41 @@ export const make = (
       gasestimate: operation("gasestimate"),
       getblockcountdown: operation("getblockcountdown"),
       getstatus: operation("getstatus"),
-      gettxreceiptstatus: operation("gettxreceiptstatus")
+      gettxreceiptstatus: operation("gettxreceiptstatus"),
+      getminedblocks: operation("getminedblocks"),
+      txsBeaconWithdrawal: operation("txsBeaconWithdrawal"),
+      getblockreward: operation("getblockreward"),
+      getcontractcreation: operation("getcontractcreation"),
+      tokensupplyhistory: operation("tokensupplyhistory"),
+      chainsize: operation("chainsize"),
+      dailyavgblocksize: operation("dailyavgblocksize"),
+      dailyavgblocktime: operation("dailyavgblocktime"),
+      dailyavggaslimit: operation("dailyavggaslimit"),
+      dailyavggasprice: operation("dailyavggasprice"),
+      dailyavghashrate: operation("dailyavghashrate"),
+      dailyavgnetdifficulty: operation("dailyavgnetdifficulty"),
+      dailyblkcount: operation("dailyblkcount"),
+      dailyblockrewards: operation("dailyblockrewards"),
+      dailynetutilization: operation("dailynetutilization"),
+      dailynewaddress: operation("dailynewaddress"),
+      dailytxnfee: operation("dailytxnfee"),
+      dailyuncleblkcount: operation("dailyuncleblkcount"),
+      ethdailymarketcap: operation("ethdailymarketcap"),
+      ethdailyprice: operation("ethdailyprice"),
+      nodecount: operation("nodecount"),
+      getapilimit: operation("getapilimit"),
+      eth_blockNumber: operation("eth_blockNumber"),
+      eth_getBlockByNumber: operation("eth_getBlockByNumber"),
+      eth_getUncleByBlockNumberAndIndex: operation("eth_getUncleByBlockNumberAndIndex"),
+      eth_getBlockTransactionCountByNumber: operation("eth_getBlockTransactionCountByNumber"),
+      eth_getTransactionByHash: operation("eth_getTransactionByHash"),
+      eth_getTransactionByBlockNumberAndIndex: operation("eth_getTransactionByBlockNumberAndIndex"),
+      eth_getTransactionCount: operation("eth_getTransactionCount"),
+      eth_sendRawTransaction: operation("eth_sendRawTransaction"),
+      eth_getTransactionReceipt: operation("eth_getTransactionReceipt"),
+      eth_call: operation("eth_call"),
+      eth_getCode: operation("eth_getCode"),
+      eth_getStorageAt: operation("eth_getStorageAt"),
+      eth_estimateGas: operation("eth_estimateGas")
     } satisfies ExplorerClient.Service
   })

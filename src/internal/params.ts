@@ -46,6 +46,15 @@ const LabelParam = withMessage(
   Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]*$/)),
   "must be a label slug (e.g. \"phish-hack\") or \"all\""
 )
+const HexQuantityParam = withMessage(
+  Schema.String.pipe(Schema.pattern(/^0x[0-9a-fA-F]{1,64}$/)),
+  "must be a hex quantity (0x followed by hex digits)"
+)
+const HexDataParam = withMessage(Schema.String.pipe(Schema.pattern(/^0x(?:[0-9a-fA-F]{2})*$/)), "must be hex bytes (0x followed by pairs of hex digits)")
+const ContractListParam = withMessage(
+  Schema.Array(AddressParam).pipe(Schema.minItems(1), Schema.maxItems(5)),
+  "must be 1 to 5 contract addresses"
+)
 const FormatParam = withMessage(Schema.Literal("csv"), "must be \"csv\" (the only format the client can read)")
 
 /** Every call may name its chain; without it the client's `defaultChainId` is used. */
@@ -132,7 +141,58 @@ export const Params = {
   gasestimate: Schema.Struct({ ...chainField, gasPrice: WeiParam }),
   getblockcountdown: Schema.Struct({ ...chainField, blockNo: BlockParam }),
   getstatus: Schema.Struct({ ...chainField, txHash: HashParam }),
-  gettxreceiptstatus: Schema.Struct({ ...chainField, txHash: HashParam })
+  gettxreceiptstatus: Schema.Struct({ ...chainField, txHash: HashParam }),
+  getminedblocks: Schema.Struct({
+    ...chainField,
+    address: AddressParam,
+    blocktype: Schema.optional(withMessage(Schema.Literal("blocks", "uncles"), "must be \"blocks\" or \"uncles\"")),
+    ...pagingFields
+  }),
+  txsBeaconWithdrawal: Schema.Struct({ ...chainField, address: AddressParam, ...blockRangeFields }),
+  getblockreward: Schema.Struct({ ...chainField, blockNo: BlockParam }),
+  getcontractcreation: Schema.Struct({ ...chainField, contractAddresses: ContractListParam }),
+  tokensupplyhistory: Schema.Struct({ ...chainField, contractAddress: AddressParam, blockNo: BlockParam }),
+  chainsize: Schema.Struct({
+    ...dailyFields,
+    clientType: Schema.optional(withMessage(Schema.Literal("geth", "parity"), "must be \"geth\" or \"parity\"")),
+    syncMode: Schema.optional(withMessage(Schema.Literal("default", "archive"), "must be \"default\" or \"archive\""))
+  }),
+  dailyavgblocksize: Schema.Struct(dailyFields),
+  dailyavgblocktime: Schema.Struct(dailyFields),
+  dailyavggaslimit: Schema.Struct(dailyFields),
+  dailyavggasprice: Schema.Struct(dailyFields),
+  dailyavghashrate: Schema.Struct(dailyFields),
+  dailyavgnetdifficulty: Schema.Struct(dailyFields),
+  dailyblkcount: Schema.Struct(dailyFields),
+  dailyblockrewards: Schema.Struct(dailyFields),
+  dailynetutilization: Schema.Struct(dailyFields),
+  dailynewaddress: Schema.Struct(dailyFields),
+  dailytxnfee: Schema.Struct(dailyFields),
+  dailyuncleblkcount: Schema.Struct(dailyFields),
+  ethdailymarketcap: Schema.Struct(dailyFields),
+  ethdailyprice: Schema.Struct(dailyFields),
+  nodecount: Schema.Struct({ ...chainField }),
+  getapilimit: Schema.Struct({ ...chainField }),
+  eth_blockNumber: Schema.Struct({ ...chainField }),
+  eth_getBlockByNumber: Schema.Struct({ ...chainField, tag: TagParam, boolean: Schema.optional(Schema.Boolean) }),
+  eth_getUncleByBlockNumberAndIndex: Schema.Struct({ ...chainField, tag: TagParam, index: HexQuantityParam }),
+  eth_getBlockTransactionCountByNumber: Schema.Struct({ ...chainField, tag: TagParam }),
+  eth_getTransactionByHash: Schema.Struct({ ...chainField, txHash: HashParam }),
+  eth_getTransactionByBlockNumberAndIndex: Schema.Struct({ ...chainField, tag: TagParam, index: HexQuantityParam }),
+  eth_getTransactionCount: Schema.Struct({ ...chainField, address: AddressParam, tag: Schema.optional(TagParam) }),
+  eth_sendRawTransaction: Schema.Struct({ ...chainField, hex: HexDataParam }),
+  eth_getTransactionReceipt: Schema.Struct({ ...chainField, txHash: HashParam }),
+  eth_call: Schema.Struct({ ...chainField, to: AddressParam, data: HexDataParam, tag: Schema.optional(TagParam) }),
+  eth_getCode: Schema.Struct({ ...chainField, address: AddressParam, tag: Schema.optional(TagParam) }),
+  eth_getStorageAt: Schema.Struct({ ...chainField, address: AddressParam, position: HexQuantityParam, tag: Schema.optional(TagParam) }),
+  eth_estimateGas: Schema.Struct({
+    ...chainField,
+    to: AddressParam,
+    data: Schema.optional(HexDataParam),
+    value: Schema.optional(HexQuantityParam),
+    gas: Schema.optional(HexQuantityParam),
+    gasPrice: Schema.optional(HexQuantityParam)
+  })
 } as const satisfies Record<Plan.OperationName, Schema.Schema.AnyNoContext>
 
 /** The parameters of an operation, e.g. `ParamsOf<"txlist">`. */
@@ -151,7 +211,10 @@ const WIRE_NAMES: Readonly<Record<string, string>> = {
   startDate: "startdate",
   endDate: "enddate",
   limit: "offset",
-  gasPrice: "gasprice"
+  gasPrice: "gasprice",
+  contractAddresses: "contractaddresses",
+  clientType: "clienttype",
+  syncMode: "syncmode"
 }
 
 /** The API's names and texts of checked parameters (`chainId` is sent as `chainid` by the transport). */

@@ -317,3 +317,37 @@ export declare namespace AccountBalance {
 export const TokenAmount = DecimalBigInt.annotations({ identifier: "TokenAmount" })
 /** @see TokenAmount */
 export type TokenAmount = typeof TokenAmount.Type
+
+/**
+ * One row of `account/getminedblocks`: a block the address proposed (mined, before the merge) and its
+ * reward. The server lists them newest first.
+ */
+export const MinedBlock = Schema.Struct({
+  blockNumber: DecimalInt,
+  /** Unix seconds. */
+  timeStamp: DecimalInt,
+  /** Wei: the block reward before the merge, the priority fees after it. */
+  blockReward: DecimalBigInt
+}).annotations({ identifier: "MinedBlock" })
+/** @see MinedBlock */
+export type MinedBlock = typeof MinedBlock.Type
+
+/**
+ * One row of `account/txsBeaconWithdrawal`: a consensus-layer withdrawal to the address. Note the
+ * lower-case `timestamp` (every other record spells it `timeStamp`) and `amount` in **gwei**.
+ */
+export const BeaconWithdrawal = Schema.Struct({
+  /** The withdrawal's global index. */
+  withdrawalIndex: DecimalInt,
+  /** The validator withdrawn from. */
+  validatorIndex: DecimalInt,
+  /** The withdrawal address credited. */
+  address: AddressField,
+  /** Gwei (10⁹ wei). */
+  amount: DecimalBigInt,
+  blockNumber: DecimalInt,
+  /** Unix seconds. */
+  timestamp: DecimalInt
+}).annotations({ identifier: "BeaconWithdrawal" })
+/** @see BeaconWithdrawal */
+export type BeaconWithdrawal = typeof BeaconWithdrawal.Type

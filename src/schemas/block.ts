@@ -7,7 +7,7 @@
  * Schema.decodeUnknownSync(BlockNumberResult)("9251482") // 9251482
  */
 import * as Schema from "effect/Schema"
-import { DecimalInt } from "./common.js"
+import { AddressField, DecimalBigInt, DecimalInt } from "./common.js"
 
 /** The `result` of `block/getblocknobytime`: a block number as a decimal string, decoded to a `number`. */
 export const BlockNumberResult = DecimalInt.annotations({ identifier: "BlockNumberResult" })
@@ -26,3 +26,28 @@ export const BlockCountdown = Schema.Struct({
 }).annotations({ identifier: "BlockCountdown" })
 /** @see BlockCountdown */
 export type BlockCountdown = typeof BlockCountdown.Type
+
+/** One uncle of a `block/getblockreward` answer (pre-merge blocks only). */
+export const UncleReward = Schema.Struct({
+  miner: AddressField,
+  unclePosition: DecimalInt,
+  /** Wei. */
+  blockreward: DecimalBigInt
+}).annotations({ identifier: "UncleReward" })
+/** @see UncleReward */
+export type UncleReward = typeof UncleReward.Type
+
+/** The `result` of `block/getblockreward`: who proposed (mined) a block and what it earned, in wei. */
+export const BlockReward = Schema.Struct({
+  blockNumber: DecimalInt,
+  /** Unix seconds. */
+  timeStamp: DecimalInt,
+  blockMiner: AddressField,
+  /** Wei: the block reward before the merge, the priority fees after it. */
+  blockReward: DecimalBigInt,
+  uncles: Schema.Array(UncleReward),
+  /** Wei. */
+  uncleInclusionReward: DecimalBigInt
+}).annotations({ identifier: "BlockReward" })
+/** @see BlockReward */
+export type BlockReward = typeof BlockReward.Type

@@ -7,7 +7,7 @@
  * Schema.decodeUnknown(Schema.Array(ContractSource))(envelope.result)
  */
 import * as Schema from "effect/Schema"
-import { AddressField, BooleanFromDigit, DecimalInt, EmptyAsNull } from "./common.js"
+import { AddressField, BooleanFromDigit, DecimalInt, EmptyAsNull, HashField } from "./common.js"
 
 /**
  * The one row of `contract/getsourcecode`. An unverified contract still answers status `"1"` with this row:
@@ -66,3 +66,23 @@ export declare namespace ContractSource {
 export const AbiJson = Schema.String.annotations({ identifier: "AbiJson" })
 /** @see AbiJson */
 export type AbiJson = typeof AbiJson.Type
+
+/**
+ * One row of `contract/getcontractcreation`: who created a contract, in which transaction. Recorded
+ * answers have the first three fields; the current docs add the block, its time, the factory (for a
+ * contract created by another contract) and the creation bytecode.
+ */
+export const ContractCreation = Schema.Struct({
+  contractAddress: AddressField,
+  /** The account that sent the creating transaction. */
+  contractCreator: AddressField,
+  txHash: HashField,
+  blockNumber: Schema.optional(DecimalInt),
+  /** Unix seconds. */
+  timestamp: Schema.optional(DecimalInt),
+  /** The creating contract, `""` for a creation by an account. */
+  contractFactory: Schema.optional(Schema.String),
+  creationBytecode: Schema.optional(Schema.String)
+}).annotations({ identifier: "ContractCreation" })
+/** @see ContractCreation */
+export type ContractCreation = typeof ContractCreation.Type

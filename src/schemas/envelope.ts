@@ -67,3 +67,26 @@ export type JsonRpcFailure = typeof JsonRpcFailure.Type
 export const JsonRpcResponse = Schema.Union(JsonRpcFailure, JsonRpcSuccess).annotations({ identifier: "JsonRpcResponse" })
 /** @see JsonRpcResponse */
 export type JsonRpcResponse = typeof JsonRpcResponse.Type
+
+/** One chain of `GET /v2/chainlist`. */
+export const ChainListEntry = Schema.Struct({
+  chainname: Schema.String,
+  /** The chain id as decimal text. */
+  chainid: Schema.String,
+  blockexplorer: Schema.String,
+  apiurl: Schema.String,
+  /** 0 offline, 1 ok, 2 degraded (a JSON number). */
+  status: Schema.Number,
+  comment: Schema.String
+}).annotations({ identifier: "ChainListEntry" })
+/** @see ChainListEntry */
+export type ChainListEntry = typeof ChainListEntry.Type
+
+/** The whole body of `GET /v2/chainlist` (no status/message envelope). */
+export const ChainList = Schema.Struct({
+  comments: Schema.String,
+  totalcount: Schema.Number,
+  result: Schema.Array(ChainListEntry)
+}).annotations({ identifier: "ChainList" })
+/** @see ChainList */
+export type ChainList = typeof ChainList.Type

@@ -9,8 +9,9 @@
  * Schema.decodeUnknownSync(GasPriceResponse)({ jsonrpc: "2.0", id: 73, result: "0x1d9d2db2" }).result // 496840114n
  */
 import * as Schema from "effect/Schema"
-import { HexQuantityBigInt } from "./common.js"
+import { Hash32, HexData, HexQuantity, HexQuantityBigInt } from "./common.js"
 import { JsonRpcId } from "./envelope.js"
+import { Address } from "./inputs.js"
 
 /** The `result` of `proxy/eth_gasPrice`: wei per gas as a JSON-RPC hex quantity, decoded to a `bigint`. */
 export const GasPrice = HexQuantityBigInt.annotations({ identifier: "GasPrice" })
@@ -31,3 +32,161 @@ export const JsonRpcResult = <A, I, R>(result: Schema.Schema<A, I, R>) =>
 export const GasPriceResponse = JsonRpcResult(GasPrice).annotations({ identifier: "GasPriceResponse" })
 /** @see GasPriceResponse */
 export type GasPriceResponse = typeof GasPriceResponse.Type
+
+/** The `result` of `proxy/eth_blockNumber`: the latest block number. */
+export const BlockNumberHex = HexQuantity.annotations({ identifier: "BlockNumberHex" })
+/** @see BlockNumberHex */
+export type BlockNumberHex = typeof BlockNumberHex.Type
+
+/** An address of a JSON-RPC object (`0x` + 40 hex digits, kept as the node wrote it). */
+const RpcAddress = Address
+
+/**
+ * A transaction as JSON-RPC writes it (`eth_getTransactionByHash`, `eth_getTransactionByBlockNumberAndIndex`,
+ * full blocks): quantities decoded to numbers (block, index, nonce, type) or bigints (wei, gas, signature).
+ * Fields of newer transaction types and of other chains (`blockTimestamp`, `yParity`, L2 fields) are
+ * kept as the node wrote them.
+ */
+export const RpcTransaction = Schema.Struct({
+  /** `null` while pending. */
+  blockHash: Schema.NullOr(Hash32),
+  blockNumber: Schema.NullOr(HexQuantity),
+  /** Unix seconds of the block (newer nodes only). */
+  blockTimestamp: Schema.optional(HexQuantity),
+  from: RpcAddress,
+  /** The gas limit. */
+  gas: HexQuantityBigInt,
+  /** The effective gas price (wei). */
+  gasPrice: Schema.optional(HexQuantityBigInt),
+  maxFeePerGas: Schema.optional(HexQuantityBigInt),
+  maxPriorityFeePerGas: Schema.optional(HexQuantityBigInt),
+  hash: Hash32,
+  /** Calldata, `"0x"` for none. */
+  input: HexData,
+  nonce: HexQuantity,
+  /** `null` for a contract creation. */
+  to: Schema.NullOr(RpcAddress),
+  transactionIndex: Schema.NullOr(HexQuantity),
+  /** Wei sent. */
+  value: HexQuantityBigInt,
+  /** 0 legacy, 1 access list, 2 EIP-1559, 3 blob, 4 set-code (absent on old answers). */
+  type: Schema.optional(HexQuantity),
+  accessList: Schema.optional(Schema.Array(Schema.Unknown)),
+  chainId: Schema.optional(HexQuantityBigInt),
+  v: Schema.optional(HexQuantityBigInt),
+  r: Schema.optional(HexQuantityBigInt),
+  s: Schema.optional(HexQuantityBigInt),
+  yParity: Schema.optional(HexQuantity)
+}).annotations({ identifier: "RpcTransaction" })
+/** @see RpcTransaction */
+export type RpcTransaction = typeof RpcTransaction.Type
+
+/** One withdrawal of a block (`eth_getBlockByNumber`, from Shanghai on). */
+export const RpcWithdrawal = Schema.Struct({
+  index: HexQuantity,
+  validatorIndex: HexQuantity,
+  address: RpcAddress,
+  /** Gwei. */
+  amount: HexQuantityBigInt
+}).annotations({ identifier: "RpcWithdrawal" })
+/** @see RpcWithdrawal */
+export type RpcWithdrawal = typeof RpcWithdrawal.Type
+
+/**
+ * A block as JSON-RPC writes it (`eth_getBlockByNumber`; an uncle of `eth_getUncleByBlockNumberAndIndex`
+ * has no `transactions`). `transactions` holds hashes, or whole {@link RpcTransaction}s when asked with
+ * `boolean: true`. Fields of other forks and chains (`withdrawals`, `l1BlockNumber`…) are kept as written.
+ */
+export const RpcBlock = Schema.Struct({
+  /** Absent before London. */
+  baseFeePerGas: Schema.optional(HexQuantityBigInt),
+  /** From Cancun on. */
+  blobGasUsed: Schema.optional(HexQuantityBigInt),
+  difficulty: HexQuantityBigInt,
+  /** From Cancun on. */
+  excessBlobGas: Schema.optional(HexQuantityBigInt),
+  extraData: HexData,
+  gasLimit: HexQuantityBigInt,
+  gasUsed: HexQuantityBigInt,
+  /** `null` while pending. */
+  hash: Schema.NullOr(Hash32),
+  logsBloom: HexData,
+  /** The fee recipient (the proposer's address after the merge). */
+  miner: RpcAddress,
+  mixHash: Schema.optional(Hash32),
+  nonce: Schema.optional(HexData),
+  number: HexQuantity,
+  /** From Cancun on. */
+  parentBeaconBlockRoot: Schema.optional(Hash32),
+  parentHash: Hash32,
+  receiptsRoot: Hash32,
+  sha3Uncles: Hash32,
+  size: HexQuantity,
+  stateRoot: Hash32,
+  timestamp: HexQuantity,
+  /** Only before the merge, on some nodes. */
+  totalDifficulty: Schema.optional(HexQuantityBigInt),
+  transactions: Schema.optional(Schema.Array(Schema.Union(Hash32, RpcTransaction))),
+  transactionsRoot: Hash32,
+  uncles: Schema.Array(Hash32),
+  /** The consensus-layer withdrawals of the block, from Shanghai on (`amount` in gwei). */
+  withdrawals: Schema.optional(Schema.Array(RpcWithdrawal)),
+  withdrawalsRoot: Schema.optional(Hash32)
+}).annotations({ identifier: "RpcBlock" })
+/** @see RpcBlock */
+export type RpcBlock = typeof RpcBlock.Type
+
+/** A log of a receipt (`eth_getTransactionReceipt`). */
+export const RpcLog = Schema.Struct({
+  address: RpcAddress,
+  topics: Schema.Array(Hash32),
+  data: HexData,
+  blockNumber: HexQuantity,
+  transactionHash: Hash32,
+  transactionIndex: HexQuantity,
+  blockHash: Hash32,
+  blockTimestamp: Schema.optional(HexQuantity),
+  logIndex: HexQuantity,
+  removed: Schema.Boolean
+}).annotations({ identifier: "RpcLog" })
+/** @see RpcLog */
+export type RpcLog = typeof RpcLog.Type
+
+/** A transaction receipt (`eth_getTransactionReceipt`). */
+export const RpcReceipt = Schema.Struct({
+  blockHash: Hash32,
+  blockNumber: HexQuantity,
+  /** The created contract, or `null`. */
+  contractAddress: Schema.NullOr(RpcAddress),
+  cumulativeGasUsed: HexQuantityBigInt,
+  effectiveGasPrice: Schema.optional(HexQuantityBigInt),
+  from: RpcAddress,
+  gasUsed: HexQuantityBigInt,
+  logs: Schema.Array(RpcLog),
+  logsBloom: HexData,
+  /** The state root of a pre-Byzantium receipt (then there is no `status`). */
+  root: Schema.optional(Hash32),
+  /** 1 success, 0 failure (absent before Byzantium). */
+  status: Schema.optional(HexQuantity),
+  to: Schema.NullOr(RpcAddress),
+  transactionHash: Hash32,
+  transactionIndex: HexQuantity,
+  type: Schema.optional(HexQuantity)
+}).annotations({ identifier: "RpcReceipt" })
+/** @see RpcReceipt */
+export type RpcReceipt = typeof RpcReceipt.Type
+
+/** A count of JSON-RPC (`eth_getTransactionCount`, `eth_getBlockTransactionCountByNumber`). */
+export const RpcCount = HexQuantity.annotations({ identifier: "RpcCount" })
+/** @see RpcCount */
+export type RpcCount = typeof RpcCount.Type
+
+/** Bytes of JSON-RPC (`eth_call` return data, `eth_getCode`, `eth_getStorageAt`), kept as hex. */
+export const RpcData = HexData.annotations({ identifier: "RpcData" })
+/** @see RpcData */
+export type RpcData = typeof RpcData.Type
+
+/** Gas of JSON-RPC (`eth_estimateGas`), decoded to a `bigint`. */
+export const RpcGas = HexQuantityBigInt.annotations({ identifier: "RpcGas" })
+/** @see RpcGas */
+export type RpcGas = typeof RpcGas.Type

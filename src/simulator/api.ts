@@ -8,6 +8,8 @@ import type { AddressTag, LabelMaster } from "../schemas/nametag.js"
 import { abiOf, sourceRecord, unverifiedRecord } from "./contracts.js"
 import type { ChainData, Dataset, Holding, LabelRef } from "./dataset.js"
 import { hash2, quantityHex } from "./hash.js"
+import { blockRewardOf, GAS_LIMIT, minedBlocks, minerOf, proposers, STAKER, withdrawals } from "./blocks.js"
+import { proxy } from "./proxy.js"
 import {
   type ChainView,
   type InternalTx,
@@ -41,9 +43,13 @@ export type Outcome =
     readonly rows: ReadonlyArray<string>
     readonly okMessage: string
     readonly emptyMessage: string
+    /** The `result` of an empty answer (default `[]`). */
+    readonly emptyResult?: string
   }
   | { readonly _tag: "value"; readonly json: string }
+  /** A JSON-RPC answer: `result` is raw JSON text (a quoted hex string, an object, `null`). */
   | { readonly _tag: "rpc"; readonly id: number; readonly result: string }
+  | { readonly _tag: "rpcError"; readonly id: number; readonly code: number; readonly message: string; readonly data?: string }
   | { readonly _tag: "download"; readonly csv: string; readonly records: ReadonlyArray<string> }
 
 class Refuse {
@@ -208,6 +214,89 @@ const labelsOfChain = (c: ChainData): ReadonlyArray<LabelMaster> => {
 
 const dailyValue = (c: ChainData, day: number, salt: number): number => hash2(hash2(c.root, salt), day) / 4294967296
 
+/**
+ * The days of a daily statistic: `startdate`..`enddate` within the chain's history (the first whole day
+ * after block 0 to the last whole day before the latest block), in `sort` order.
+ */
+const daysOf = (c: ChainData, p: Params): ReadonlyArray<number> => {
+  const start = parseDate(p, "startdate")
+  const end = parseDate(p, "enddate")
+  const desc = descending(p)
+  const first = Math.ceil(c.view.timestampOf(0) / DAY)
+  const last = Math.floor(c.view.timestampOf(c.profile.latestBlock) / DAY) - 1
+  const from = Math.max(start, first)
+  const to = Math.min(end, last)
+  const out: Array<number> = []
+  for (let k = 0; k <= to - from; k++) out.push(desc ? to - k : from + k)
+  return out
+}
+
+/** 2022-09-15, the merge: no hash rate, difficulty or uncles after it (on every simulated chain). */
+const MERGE_DAY = 19_250
+const ETHER_DECIMALS = 18
+
+/** The ether price of a day in USD (ethprice answers the latest day's). */
+const usdOf = (c: ChainData, day: number): number => 1500 + Math.floor(dailyValue(c, day, 3) * 300_000) / 100
+
+/**
+ * The fields of one day of a daily statistic, derived from (chain, day) and agreeing with each other:
+ * blocks per day from the block time, gas used (dailygasused) against the gas limit, fees from the
+ * transaction count (dailytx) and gas price, rewards from the block count, market cap from the supply
+ * and the price (ethdailyprice).
+ */
+const dailyFields = (c: ChainData, action: string, day: number): string => {
+  const perDay = Math.round(DAY / c.profile.blockTime)
+  const txCount = Math.round((DAY / c.profile.blockTime) * (c.profile.blockTime >= 12 ? 150 : 40) * (0.75 + 0.5 * dailyValue(c, day, 1)))
+  const gasPerBlock = Math.round((c.profile.blockTime >= 12 ? 15_000_000 : 9_000_000) * (0.8 + 0.4 * dailyValue(c, day, 2)))
+  const avgGasPrice = (c.profile.gasPriceWei * BigInt(80 + Math.floor(dailyValue(c, day, 6) * 40))) / 100n
+  const rewardsWei = BigInt(perDay) * 20_000_000n * BigInt(50 + Math.floor(dailyValue(c, day, 8) * 100)) * 10_000_000n
+  const premerge = day < MERGE_DAY
+  const uncles = premerge ? Math.floor(perDay * 0.05 * dailyValue(c, day, 9)) : 0
+  const eth = (wei: bigint): string => decimalAdjusted(wei, ETHER_DECIMALS)
+  switch (action) {
+    case "dailytx":
+      return "\"transactionCount\":" + txCount
+    case "dailygasused":
+      return "\"gasUsed\":" + str(BigInt(perDay) * BigInt(gasPerBlock))
+    case "dailyavgblocksize":
+      return "\"blockSize_bytes\":" + (20_000 + Math.floor(dailyValue(c, day, 5) * 130_000))
+    case "dailyavgblocktime":
+      return "\"blockTime_sec\":" + str(c.profile.blockTime.toFixed(2))
+    case "dailyavggaslimit":
+      return "\"gasLimit\":" + str(GAS_LIMIT)
+    case "dailyavggasprice":
+      return "\"maxGasPrice_Wei\":" + str(avgGasPrice * 500n) + ",\"minGasPrice_Wei\":" + str(avgGasPrice / 20n) +
+        ",\"avgGasPrice_Wei\":" + str(avgGasPrice)
+    case "dailyavghashrate":
+      return "\"networkHashRate\":" + str(premerge ? (150_000 + dailyValue(c, day, 10) * 50_000).toFixed(4) : "0.0000")
+    case "dailyavgnetdifficulty":
+      return "\"networkDifficulty\":" +
+        str(premerge ? (2_000 + dailyValue(c, day, 11) * 1_000).toLocaleString("en-US", { minimumFractionDigits: 3, maximumFractionDigits: 3 }) : "0.000")
+    case "dailyblkcount":
+      return "\"blockCount\":" + perDay + ",\"blockRewards_Eth\":" + str(eth(rewardsWei))
+    case "dailyblockrewards":
+      return "\"blockRewards_Eth\":" + str(eth(rewardsWei))
+    case "dailynetutilization":
+      return "\"networkUtilization\":" + str((gasPerBlock / GAS_LIMIT).toFixed(4))
+    case "dailynewaddress":
+      return "\"newAddressCount\":" + Math.round(txCount * 0.08 * (0.8 + 0.4 * dailyValue(c, day, 7)))
+    case "dailytxnfee":
+      return "\"transactionFee_Eth\":" + str(eth(BigInt(txCount) * 60_000n * avgGasPrice))
+    case "dailyuncleblkcount":
+      return "\"uncleBlockCount\":" + uncles + ",\"uncleBlockRewards_Eth\":" + str(eth(BigInt(uncles) * 1_750_000_000_000_000_000n))
+    case "ethdailymarketcap": {
+      const supply = Number(c.profile.supplyWei / 10n ** 12n) / 1e6
+      const price = usdOf(c, day)
+      return "\"supply\":" + str(supply.toFixed(6)) + ",\"marketCap\":" + str(String(Math.round((supply * price) / 1e6 * 1e6) / 1e6)) +
+        ",\"price\":" + str(price.toFixed(2))
+    }
+    case "ethdailyprice":
+      return "\"value\":" + str(usdOf(c, day).toFixed(2))
+    default:
+      return ""
+  }
+}
+
 const holdingRow = (h: Holding, nft: boolean): string =>
   "{\"TokenAddress\":" + str(h.token) + ",\"TokenName\":" + JSON.stringify(h.name) + ",\"TokenSymbol\":" +
   JSON.stringify(h.symbol) + ",\"TokenQuantity\":" + str(h.quantity) +
@@ -360,27 +449,70 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
       return v === undefined ? refuse(Texts.SOURCE_NOT_VERIFIED) : value(JSON.stringify(abiOf(v)))
     }
     case "dailygasused":
-    case "dailytx": {
-      const start = parseDate(p, "startdate")
-      const end = parseDate(p, "enddate")
-      const desc = descending(p)
-      const first = Math.ceil(view.timestampOf(0) / DAY)
-      const last = Math.floor(view.timestampOf(latest) / DAY) - 1
-      const from = Math.max(start, first)
-      const to = Math.min(end, last)
-      const rows: Array<string> = []
-      const perDay = DAY / c.profile.blockTime
-      for (let k = 0; k <= to - from; k++) {
-        const day = desc ? to - k : from + k
-        const head = "{\"UTCDate\":" + str(formatDay(day)) + ",\"unixTimeStamp\":" + str(day * DAY)
-        if (op.action === "dailytx") {
-          rows.push(head + ",\"transactionCount\":" + Math.round(perDay * (c.profile.blockTime >= 12 ? 150 : 40) * (0.75 + 0.5 * dailyValue(c, day, 1))) + "}")
-        } else {
-          const gas = BigInt(Math.round(perDay)) * BigInt(Math.round((c.profile.blockTime >= 12 ? 15_000_000 : 9_000_000) * (0.8 + 0.4 * dailyValue(c, day, 2))))
-          rows.push(head + ",\"gasUsed\":" + str(gas) + "}")
-        }
-      }
+    case "dailytx":
+    case "dailyavgblocksize":
+    case "dailyavgblocktime":
+    case "dailyavggaslimit":
+    case "dailyavggasprice":
+    case "dailyavghashrate":
+    case "dailyavgnetdifficulty":
+    case "dailyblkcount":
+    case "dailyblockrewards":
+    case "dailynetutilization":
+    case "dailynewaddress":
+    case "dailytxnfee":
+    case "dailyuncleblkcount":
+    case "ethdailymarketcap":
+    case "ethdailyprice": {
+      const rows = daysOf(c, p).map((day) =>
+        "{\"UTCDate\":" + str(formatDay(day)) + ",\"unixTimeStamp\":" + str(day * DAY) + "," + dailyFields(c, op.action, day) + "}"
+      )
       return list(rows, Texts.NO_RECORDS_FOUND)
+    }
+    case "chainsize": {
+      const client = p.clienttype ?? "geth"
+      const sync = p.syncmode ?? "default"
+      if ((client !== "geth" && client !== "parity") || (sync !== "default" && sync !== "archive")) refuse(Texts.INVALID_PARAMETER)
+      const t0 = view.timestampOf(0)
+      const perBlock = BigInt((sync === "archive" ? 650_000 : 52_000) + (client === "parity" ? 3_000 : 0))
+      const rows = daysOf(c, p).map((day) => {
+        // the last block of the day
+        const block = Math.min(latest, Math.floor(((day + 1) * DAY - 1 - t0) / c.profile.blockTime))
+        const size = BigInt(block) * perBlock + BigInt(hash2(c.root ^ 0xc512e, day) % 1_000_000)
+        return "{\"blockNumber\":" + str(block) + ",\"chainTimeStamp\":" + str(formatDay(day)) + ",\"chainSize\":" + str(size) +
+          ",\"clientType\":" + str(client === "geth" ? "Geth" : "Parity") + ",\"syncMode\":" + str(sync === "default" ? "Default" : "Archive") + "}"
+      })
+      return list(rows, Texts.NO_RECORDS_FOUND)
+    }
+    case "getblockreward": {
+      const b = uint(p, "blockno")
+      if (b > latest) refuse(Texts.INVALID_PARAMETER)
+      return value("{\"blockNumber\":" + str(b) + ",\"timeStamp\":" + str(view.timestampOf(b)) + ",\"blockMiner\":" +
+        str(minerOf(c, b)) + ",\"blockReward\":" + str(blockRewardOf(c, b)) + ",\"uncles\":[],\"uncleInclusionReward\":\"0\"}")
+    }
+    case "getcontractcreation": {
+      const raw = p.contractaddresses
+      if (raw === undefined) return refuse(Texts.INVALID_PARAMETER)
+      const addrs = raw.split(",").map((s) => s.trim())
+      if (addrs.length > 5 || addrs.some((a) => !ADDRESS.test(a))) refuse(Texts.INVALID_CONTRACT_ADDRESS)
+      const rows = addrs.flatMap((a) => {
+        const lower = a.toLowerCase()
+        const made = c.creationOf(lower)
+        return made === undefined ? [] : [
+          "{\"contractAddress\":" + str(lower) + ",\"contractCreator\":" + str(made.creator) + ",\"txHash\":" + str(made.txHash) +
+          ",\"blockNumber\":" + str(made.block) + ",\"timestamp\":" + str(view.timestampOf(made.block)) + ",\"contractFactory\":" +
+          str(made.factory) + ",\"creationBytecode\":" + str(made.bytecode) + "}"
+        ]
+      })
+      // recorded: an address the service knows no creation of answers "No data found" with a null result
+      return { _tag: "list", rows, okMessage: "OK", emptyMessage: Texts.NO_DATA_FOUND, emptyResult: "null" }
+    }
+    case "nodecount":
+      return value("{\"UTCDate\":" + str(formatDay(Math.floor(view.timestampOf(latest) / DAY))) + ",\"TotalNodeCount\":" +
+        str(4_000 + (hash2(c.root, 0x40de) % 4_000)) + "}")
+    case "tokensupplyhistory": {
+      const token = address(p, "contractaddress", Texts.INVALID_CONTRACT_ADDRESS)
+      return value(str(c.totalSupplyAt(token, Math.min(uint(p, "blockno"), latest))))
     }
     case "ethsupply":
       return value(str(c.profile.supplyWei))
@@ -405,7 +537,7 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
     }
     case "ethprice": {
       const t = view.timestampOf(latest)
-      const usd = 1500 + Math.floor(dailyValue(c, Math.floor(t / DAY), 3) * 300_000) / 100
+      const usd = usdOf(c, Math.floor(t / DAY))
       const btc = Math.floor(usd / 60_000 * 100_000) / 100_000
       return value("{\"ethbtc\":" + str(btc) + ",\"ethbtc_timestamp\":" + str(t - 2) + ",\"ethusd\":" + str(usd) +
         ",\"ethusd_timestamp\":" + str(t) + "}")
@@ -444,10 +576,55 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
       return value("{\"CurrentBlock\":" + str(latest) + ",\"CountdownBlock\":" + str(target) + ",\"RemainingBlock\":" +
         str(remaining) + ",\"EstimateTimeInSec\":" + str(Math.round(remaining * c.profile.blockTime * 10) / 10) + "}")
     }
+    case "getminedblocks": {
+      const a = address(p, "address", Texts.INVALID_ADDRESS)
+      const type = p.blocktype ?? "blocks"
+      if (type !== "blocks" && type !== "uncles") refuse(Texts.INVALID_PARAMETER)
+      const w = pageWindow(p, op, mode)
+      // proof-of-stake blocks have no uncles
+      if (type === "uncles") return list([], Texts.NO_TRANSACTIONS_FOUND)
+      if (mode._tag === "oracle" && proposers(c).builders.includes(a)) {
+        return refuse("the oracle does not list a builder's mined blocks (millions of rows): ask for the solo validator's")
+      }
+      const rows = minedBlocks(c, a, w.skip, w.take).map((b) =>
+        "{\"blockNumber\":" + str(b) + ",\"timeStamp\":" + str(view.timestampOf(b)) + ",\"blockReward\":" + str(blockRewardOf(c, b)) + "}"
+      )
+      return list(rows, Texts.NO_TRANSACTIONS_FOUND)
+    }
+    case "txsBeaconWithdrawal": {
+      const a = address(p, "address", Texts.INVALID_ADDRESS)
+      const from = uint(p, "startblock", 0)
+      const to = blockBound(p, "endblock", latest, latest)
+      const desc = descending(p)
+      const w = pageWindow(p, op, mode)
+      const staker = c.addr(STAKER)
+      const matching = a === staker ? withdrawals(c).filter((x) => x.block >= from && x.block <= to) : []
+      const ordered = desc ? [...matching].reverse() : matching
+      return list(
+        slice(ordered, w).map((x) =>
+          "{\"withdrawalIndex\":" + str(x.index) + ",\"validatorIndex\":" + str(x.validator) + ",\"address\":" + str(staker) +
+          ",\"amount\":" + str(x.amount) + ",\"blockNumber\":" + str(x.block) + ",\"timestamp\":" + str(view.timestampOf(x.block)) + "}"
+        ),
+        Texts.NO_TRANSACTIONS_FOUND
+      )
+    }
     case "eth_gasPrice":
-      return { _tag: "rpc", id: 73, result: quantityHex(gasPriceOf(c)) }
+      return { _tag: "rpc", id: 73, result: str(quantityHex(gasPriceOf(c))) }
     case "eth_blockNumber":
-      return { _tag: "rpc", id: 83, result: quantityHex(latest) }
+      return { _tag: "rpc", id: 83, result: str(quantityHex(latest)) }
+    case "eth_getBlockByNumber":
+    case "eth_getUncleByBlockNumberAndIndex":
+    case "eth_getBlockTransactionCountByNumber":
+    case "eth_getTransactionByHash":
+    case "eth_getTransactionByBlockNumberAndIndex":
+    case "eth_getTransactionCount":
+    case "eth_sendRawTransaction":
+    case "eth_getTransactionReceipt":
+    case "eth_call":
+    case "eth_getCode":
+    case "eth_getStorageAt":
+    case "eth_estimateGas":
+      return proxy(c, op.action, p)
     case "getaddresstag": {
       const raw = p.address
       if (raw === undefined) return refuse(Texts.INVALID_ADDRESS)

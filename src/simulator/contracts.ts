@@ -87,25 +87,66 @@ const sourceOf = (v: Verified): string => {
   return `// SPDX-License-Identifier: MIT\r\npragma solidity ^0.8.24;\r\n\r\ncontract ${v.contractName} {\r\n${body[v.kind]}}\r\n`
 }
 
+/**
+ * How a contract's source was verified, as real answers show the four forms: one flat file (the ERC-20s,
+ * router, factory, proxy), Solidity standard-JSON input wrapped in an extra pair of braces (`{{…}}`, the
+ * ERC-721), a JSON object of files (the ERC-1155), and Vyper (the pool).
+ */
+export type SourceForm = "flat" | "standardJson" | "multiFile" | "vyper"
+
+/** The source form of a verified contract of the data set. */
+export const sourceFormOf = (v: Verified): SourceForm =>
+  v.kind === "erc721" ? "standardJson" : v.kind === "erc1155" ? "multiFile" : v.kind === "pool" ? "vyper" : "flat"
+
+const IERC_SOURCE = "// SPDX-License-Identifier: MIT\r\npragma solidity ^0.8.24;\r\n\r\ninterface IERC165 {\r\n    function supportsInterface(bytes4 interfaceId) external view returns (bool);\r\n}\r\n"
+
+const vyperSourceOf = (v: Verified): string =>
+  `# @version 0.3.10\r\n"""\r\n@title ${v.contractName}\r\n@license MIT\r\n"""\r\n\r\nliquidity: public(uint128)\r\n\r\n` +
+  "event Swap:\r\n    sender: indexed(address)\r\n    recipient: indexed(address)\r\n    amount0: int256\r\n    amount1: int256\r\n" +
+  "    sqrtPriceX96: uint160\r\n    liquidity: uint128\r\n    tick: int24\r\n"
+
+/** The `SourceCode` text of a verified contract in its form. */
+const sourceCodeOf = (v: Verified): string => {
+  const main = `contracts/${v.contractName}.sol`
+  switch (sourceFormOf(v)) {
+    case "flat":
+      return sourceOf(v)
+    case "vyper":
+      return vyperSourceOf(v)
+    case "multiFile":
+      return JSON.stringify({ [main]: { content: sourceOf(v) }, "contracts/IERC165.sol": { content: IERC_SOURCE } })
+    case "standardJson":
+      return "{" + JSON.stringify({
+        language: "Solidity",
+        sources: { [main]: { content: sourceOf(v) }, "contracts/IERC165.sol": { content: IERC_SOURCE } },
+        settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: "paris", outputSelection: { "*": { "*": ["abi", "evm.bytecode"] } } }
+      }) + "}"
+  }
+}
+
 /** The getsourcecode record (docs key order) of a verified contract. */
-export const sourceRecord = (v: Verified, root: number, address: string): Readonly<Record<string, string>> => ({
-  SourceCode: sourceOf(v),
+export const sourceRecord = (v: Verified, root: number, address: string): Readonly<Record<string, string>> => {
+  const form = sourceFormOf(v)
+  const vyper = form === "vyper"
+  return {
+  SourceCode: sourceCodeOf(v),
   ABI: abiOf(v),
   ContractName: v.contractName,
-  CompilerVersion: "v0.8.24+commit.e11b9ed9",
-  CompilerType: "solc",
-  OptimizationUsed: "1",
-  Runs: "200",
+  CompilerVersion: vyper ? "vyper:0.3.10" : "v0.8.24+commit.e11b9ed9",
+  CompilerType: vyper ? "vyper" : "solc",
+  OptimizationUsed: vyper ? "0" : "1",
+  Runs: vyper ? "0" : "200",
   ConstructorArguments: v.kind === "proxy" ? "000000000000000000000000" + v.implementation.slice(2) : "",
-  EVMVersion: "paris",
+  EVMVersion: vyper ? "Default" : "paris",
   Library: "",
-  ContractFileName: "",
+  ContractFileName: form === "standardJson" || form === "multiFile" ? `contracts/${v.contractName}.sol` : "",
   LicenseType: "MIT",
   Proxy: v.kind === "proxy" ? "1" : "0",
   Implementation: v.implementation,
-  SwarmSource: "ipfs://" + hexWords(root, 0x5ba2, parseInt(address.slice(2, 10), 16), 8),
+  SwarmSource: vyper ? "" : "ipfs://" + hexWords(root, 0x5ba2, parseInt(address.slice(2, 10), 16), 8),
   SimilarMatch: ""
-})
+  }
+}
 
 /** The getsourcecode record of an unverified address (status stays "1"; facts §2.6). */
 export const unverifiedRecord: Readonly<Record<string, string>> = {

@@ -270,6 +270,9 @@ export class Core {
         return { latencyMs, answer: notok(Texts.QUERY_TIMEOUT) }
       case "busy":
         return { latencyMs, answer: notok(Texts.SERVER_TOO_BUSY) }
+      case "freeUnavailable":
+        // the real service says it to free keys under load; injected, it is said to every key
+        return { latencyMs, answer: notok(Texts.FREE_TEMPORARILY_UNAVAILABLE) }
       case "rateLimit": {
         const plan = params.apikey === undefined ? undefined : this.keys.get(params.apikey)
         return { latencyMs, answer: notok(Texts.maxCallsPerSec(Rules.planRates[plan ?? "free"].perSecond)) }
@@ -332,6 +335,7 @@ export class Core {
         if (isExport) this.exportDaily.add(key, now)
       }
     }
+    if (op?.action === "getapilimit") return this.write({ _tag: "value", json: this.apiLimit(key, plan, now) }, now)
     const chainId = this.chainOf(p, repeatedChainId)
     if (chainId === undefined) return notok(Texts.UNSUPPORTED_CHAIN)
     if (module === undefined || !Rules.modules.has(module)) return notok(Texts.INVALID_MODULE)
@@ -340,6 +344,25 @@ export class Core {
     if (plan === "free" && Rules.refusedToFreeKeys(chainId, op.action)) return notok(Texts.FREE_NOT_SUPPORTED_FOR_CHAIN)
     if (!Rules.offeredOn(chainId, op.action)) return notok(Texts.CHAIN_NOT_SUPPORTED_FOR_ENDPOINT)
     return this.write(evaluate(this.dataset, chainId, op, p, { _tag: "request", plan }), now)
+  }
+
+  /**
+   * getapilimit (no chainid needed): the key's calls today (this one included) against its plan's daily
+   * cap, and the time left until the count starts again at midnight UTC.
+   */
+  private apiLimit(key: string, plan: Rules.PlanName, now: number): string {
+    const limit = this.dailyCaps?.[plan] ?? Rules.planRates[plan].perDay
+    const used = this.daily.get(key, now)
+    const left = Math.max(0, Math.ceil((86_400_000 - (now % 86_400_000)) / 1000))
+    const two = (n: number) => String(n).padStart(2, "0")
+    const span = `${two(Math.floor(left / 3600) % 24)}:${two(Math.floor(left / 60) % 60)}:${two(left % 60)}`
+    return JSON.stringify({
+      creditsUsed: used,
+      creditsAvailable: Math.max(0, limit - used),
+      creditLimit: limit,
+      limitInterval: "daily",
+      intervalExpiryTimespan: span
+    })
   }
 
   private chainOf(p: Params, repeated: boolean): number | undefined {
@@ -367,11 +390,25 @@ export class Core {
           status: 200,
           contentType: JSON_TYPE,
           // real JSON-RPC bodies end with a newline (recorded answers)
-          body: "{\"jsonrpc\":\"2.0\",\"id\":" + o.id + ",\"result\":\"" + o.result + "\"}\n"
+          body: "{\"jsonrpc\":\"2.0\",\"id\":" + o.id + ",\"result\":" + o.result + "}\n"
+        }
+      case "rpcError":
+        return {
+          _tag: "body",
+          status: 200,
+          contentType: JSON_TYPE,
+          body: "{\"jsonrpc\":\"2.0\",\"id\":" + o.id + ",\"error\":" +
+            JSON.stringify(o.data === undefined ? { code: o.code, message: o.message } : { code: o.code, message: o.message, data: o.data }) +
+            "}\n"
         }
       case "list": {
         if (o.rows.length === 0) {
-          return { _tag: "body", status: 200, contentType: JSON_TYPE, body: "{\"status\":\"0\",\"message\":\"" + o.emptyMessage + "\",\"result\":[]}" }
+          return {
+            _tag: "body",
+            status: 200,
+            contentType: JSON_TYPE,
+            body: "{\"status\":\"0\",\"message\":\"" + o.emptyMessage + "\",\"result\":" + (o.emptyResult ?? "[]") + "}"
+          }
         }
         this.stats.rowsServed += o.rows.length
         return ok("[" + o.rows.join(",") + "]", o.okMessage)
@@ -432,6 +469,7 @@ export class Core {
         return { reason: `${query.module}/${query.action} answers a single value, not records` }
       }
       case "rpc":
+      case "rpcError":
         return { reason: `${query.module}/${query.action} answers a single value, not records` }
     }
   }

@@ -17,6 +17,7 @@ import {
   profileOf,
   timestampOf
 } from "./profiles.js"
+import { proposerNames, STAKER, stakerValidators, withdrawnBy } from "./blocks.js"
 import type { ChainView, InternalTx, Log, NormalTx, TokenMeta, TokenTransfer } from "./rows.js"
 import { arrayLogSource, arraySource, type LogSource, type RowSource, upperBound } from "./rowIndex.js"
 import {
@@ -127,10 +128,16 @@ export interface ChainDataset {
    * decode (a Transfer with 3 indexed topics, a Paused event no ABI declares).
    */
   readonly proxyToken: TokenRef & { readonly implementation: string }
-  /** A factory whose calls create contracts through internal "create" traces. */
+  /** A factory whose calls create contracts through internal "create2" traces. */
   readonly factory: EntityRef
   /** Name tags of this chain. */
   readonly labels: ReadonlyArray<LabelRef>
+  /** The four builders that propose (`miner`) almost every block: a builder's getminedblocks is endless. */
+  readonly builders: ReadonlyArray<EntityRef>
+  /** A solo validator proposing about one block in a thousand of the activity (a short getminedblocks). */
+  readonly soloValidator: EntityRef
+  /** The withdrawal address of 16 validators, swept about every 5,000 blocks of the activity (txsBeaconWithdrawal). */
+  readonly staker: EntityRef & { readonly validators: ReadonlyArray<number> }
   /** The tokens that scenario transfer rows name (tokentx/tokennfttx/token1155tx scenarios). */
   readonly scenarioTokens: { readonly erc20: string; readonly erc721: string; readonly erc1155: string }
 }
@@ -204,6 +211,17 @@ export interface Holder {
   readonly address: string
   readonly quantity: bigint
   readonly contract: boolean
+}
+
+/** How a contract was created: by an account's transaction, or by a factory inside one. */
+export interface Creation {
+  readonly block: number
+  /** The account that sent the creating transaction. */
+  readonly creator: string
+  readonly txHash: string
+  /** The creating contract, "" for a creation by an account. */
+  readonly factory: string
+  readonly bytecode: string
 }
 
 /** One addresstokenbalance / addresstokennftbalance row. */
@@ -499,6 +517,84 @@ export class ChainData {
     return this.txIndex().get(hash)
   }
 
+  private readonly blockIndex = lazy(() => {
+    const m = new Map<number, Array<NormalTx>>()
+    for (const t of this.world().txs) {
+      if (t.genesis) continue
+      const a = m.get(t.block)
+      if (a === undefined) m.set(t.block, [t])
+      else a.push(t)
+    }
+    for (const a of m.values()) a.sort((x, y) => x.index - y.index)
+    return m
+  })
+
+  /** The regular activity's transactions of one block, by transactionIndex (the proxy module's blocks). */
+  txsInBlock(block: number): ReadonlyArray<NormalTx> {
+    return this.blockIndex().get(block) ?? []
+  }
+
+  private readonly logsByTx = lazy(() => {
+    const m = new Map<string, Array<Log>>()
+    for (const l of this.world().logs) {
+      const a = m.get(l.txHash)
+      if (a === undefined) m.set(l.txHash, [l])
+      else a.push(l)
+    }
+    return m
+  })
+
+  /** The logs of one transaction of the regular activity (its receipt's logs). */
+  logsOfTx(hash: string): ReadonlyArray<Log> {
+    return this.logsByTx().get(hash) ?? []
+  }
+
+  /** How many transactions `address` sent up to the end of `block` (eth_getTransactionCount). */
+  nonceAt(address: string, block: number): number {
+    let n = 0
+    for (const t of this.world().txByAddress.get(address) ?? []) if (t.from === address && !t.genesis && t.block <= block) n++
+    return n
+  }
+
+  private readonly creations = lazy(() => {
+    const m = new Map<string, Creation>()
+    const w = this.world()
+    for (const t of w.txs) {
+      if (t.contractAddress !== "" && !t.isError) {
+        m.set(t.contractAddress, { block: t.block, creator: t.from, txHash: t.hash, factory: "", bytecode: t.input })
+      }
+    }
+    for (const t of w.internals) {
+      if (t.contractAddress === "" || t.isError || m.has(t.contractAddress)) continue
+      const parent = this.txByHash(t.hash)
+      m.set(t.contractAddress, {
+        block: t.block,
+        creator: parent?.from ?? t.from,
+        txHash: t.hash,
+        factory: t.from,
+        bytecode: "0x60806040" + t.contractAddress.slice(2) + "0033"
+      })
+    }
+    return m
+  })
+
+  /** The block a contract of the regular activity was created in, if it is one. */
+  createdAt(address: string): number | undefined {
+    return this.creations().get(address)?.block
+  }
+
+  /** How a contract of the regular activity was created (getcontractcreation), if it is one. */
+  creationOf(address: string): Creation | undefined {
+    return this.creations().get(address)
+  }
+
+  /** A token's raw total supply at the end of `block`: the sum of its holders' balances then. */
+  totalSupplyAt(token: string, block: number): bigint {
+    let sum = 0n
+    for (const h of this.world().tokenHistory.get(token)?.values() ?? []) sum += balanceAt(h, block)
+    return sum
+  }
+
   /** Internal transactions of one parent transaction. */
   internalByHash(hash: string): ReadonlyArray<InternalTx> {
     return this.world().internalByHash.get(hash) ?? this.scenarioInternalByHash().get(hash) ?? []
@@ -629,9 +725,10 @@ export class ChainData {
     return balanceAt(this.world().tokenHistory.get(token)?.get(holder), block)
   }
 
-  /** Native balance of `address` at the end of `block` (regular world plus the busy wallet's rows). */
+  /** Native balance of `address` at the end of `block` (regular world, the busy wallet's rows, withdrawals). */
   nativeBalanceAt(address: string, block: number): bigint {
     let b = balanceAt(this.world().nativeHistory.get(address), block)
+    if (address === this.addr(STAKER)) b += withdrawnBy(this, block)
     if (address === this.busyAddress) {
       const src = this.busy()
       if (src !== undefined) {
@@ -702,6 +799,9 @@ export class ChainData {
       proxyToken: { ...(extra[1] as TokenRef), implementation: this.addr(names.tokenImplementation) },
       factory: w(names.factory),
       labels: this.labels,
+      builders: proposerNames.builders.map((n) => w(n)),
+      soloValidator: w(proposerNames.soloValidator),
+      staker: { ...w(STAKER), validators: stakerValidators(this) },
       scenarioTokens: {
         erc20: this.scenarioTokens.erc20.address,
         erc721: this.scenarioTokens.erc721.address,

@@ -53,7 +53,8 @@ export const faultKinds = [
   "html",
   "queryTimeout",
   "busy",
-  "rateLimit"
+  "rateLimit",
+  "freeUnavailable"
 ] as const
 
 /** One kind of injected fault. */
@@ -123,7 +124,7 @@ const kindByName: Readonly<Record<string, FaultKind>> = Object.fromEntries(
 
 /**
  * Read a comma-separated fault spec: `<kind>=<fraction>` for each fault kind (http502, http503,
- * http429, reset, truncated, html, queryTimeout, busy, rateLimit), `latency=<fixed>[+<jitter>]` in
+ * http429, reset, truncated, html, queryTimeout, busy, rateLimit, freeUnavailable), `latency=<fixed>[+<jitter>]` in
  * milliseconds, `perKRows=<ms>` (added latency per 1,000 rows of the answer), `seed=<int>`. An empty
  * spec means no faults.
  *

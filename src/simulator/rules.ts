@@ -30,25 +30,41 @@ export const planReaches = (plan: PlanName, minimum: PlanName): boolean => plans
 
 /** The modules the service knows; any other answers "Error! Missing Or invalid Module name". */
 export const modules: ReadonlySet<string> = new Set([
-  "account", "contract", "transaction", "block", "logs", "token", "gastracker", "stats", "proxy", "nametag"
+  "account", "contract", "transaction", "block", "logs", "token", "gastracker", "stats", "proxy", "nametag", "getapilimit"
 ])
+
+/** The daily statistics beside dailytx and dailygasused (PRO, one answer per date range). */
+export const dailySeries = [
+  "dailyavgblocksize", "dailyavgblocktime", "dailyavggaslimit", "dailyavggasprice", "dailyavghashrate",
+  "dailyavgnetdifficulty", "dailyblkcount", "dailyblockrewards", "dailynetutilization", "dailynewaddress",
+  "dailytxnfee", "dailyuncleblkcount", "ethdailymarketcap", "ethdailyprice"
+] as const
 
 /** The actions the simulator serves, by module; any other action answers "Error! Missing Or invalid Action name". */
 const actionsByModule = {
   account: [
     "balance", "balancehistory", "txlist", "txlistinternal", "tokentx", "tokennfttx", "token1155tx",
     "tokenbalancehistory", "addresstokenbalance", "addresstokennftbalance", "fundedby",
-    "balancemulti", "tokenbalance"
+    "balancemulti", "tokenbalance", "getminedblocks", "txsBeaconWithdrawal"
   ],
-  contract: ["getsourcecode", "getabi"],
-  block: ["getblocknobytime", "getblockcountdown"],
+  contract: ["getsourcecode", "getabi", "getcontractcreation"],
+  block: ["getblocknobytime", "getblockcountdown", "getblockreward"],
   logs: ["getLogs"],
   token: ["tokeninfo", "topholders", "tokenholderlist"],
-  stats: ["ethsupply", "dailytx", "dailygasused", "tokensupply", "ethprice"],
+  stats: [
+    "ethsupply", "dailytx", "dailygasused", "tokensupply", "ethprice", "tokensupplyhistory", "chainsize", "nodecount",
+    ...dailySeries
+  ],
   gastracker: ["gasoracle", "gasestimate"],
   transaction: ["getstatus", "gettxreceiptstatus"],
-  proxy: ["eth_gasPrice", "eth_blockNumber"],
-  nametag: ["getaddresstag", "exportaddresstags", "getlabelmasterlist"]
+  proxy: [
+    "eth_gasPrice", "eth_blockNumber", "eth_getBlockByNumber", "eth_getUncleByBlockNumberAndIndex",
+    "eth_getBlockTransactionCountByNumber", "eth_getTransactionByHash", "eth_getTransactionByBlockNumberAndIndex",
+    "eth_getTransactionCount", "eth_sendRawTransaction", "eth_getTransactionReceipt", "eth_call", "eth_getCode",
+    "eth_getStorageAt", "eth_estimateGas"
+  ],
+  nametag: ["getaddresstag", "exportaddresstags", "getlabelmasterlist"],
+  getapilimit: ["getapilimit"]
 } as const
 
 /** An action the simulator serves (action names are unique across modules). */
@@ -76,7 +92,7 @@ export const endpointOf = (module: string, action: string): Endpoint | undefined
 /** The PRO operations: standard and above (Part A.1). */
 const PRO: ReadonlySet<Action> = new Set<Action>([
   "tokeninfo", "tokenbalancehistory", "addresstokennftbalance", "topholders", "dailygasused", "balancehistory",
-  "addresstokenbalance", "fundedby", "tokenholderlist", "dailytx"
+  "addresstokenbalance", "fundedby", "tokenholderlist", "dailytx", "tokensupplyhistory", ...dailySeries
 ])
 
 /** The name-tag operations: Pro Plus, the highest plan modelled (Part A.1, facts §2.23–2.25). */
@@ -99,7 +115,7 @@ export const THROTTLED_PER_SECOND = 2
 /** The operations throttled to 2 calls/s on top of the plan's rate (Part A.2, facts §3.2). */
 const THROTTLED: ReadonlySet<Action> = new Set<Action>([
   "balancehistory", "tokenbalancehistory", "addresstokenbalance", "addresstokennftbalance", "tokeninfo", "topholders",
-  "fundedby", "getaddresstag", "exportaddresstags"
+  "fundedby", "getaddresstag", "exportaddresstags", "tokensupplyhistory"
 ])
 
 /** Whether an operation also counts against the shared 2/s window. */
@@ -113,7 +129,8 @@ export const EXPORT_ADDRESS_TAGS_PER_DAY = 100
  * other paged operation has 10,000 on every plan (Part A.3, facts §3.3).
  */
 const FREE_WINDOW_SHRINKS: ReadonlySet<Action> = new Set<Action>([
-  "txlist", "txlistinternal", "tokentx", "tokennfttx", "token1155tx", "getLogs", "tokenholderlist"
+  "txlist", "txlistinternal", "tokentx", "tokennfttx", "token1155tx", "getLogs", "tokenholderlist",
+  "getminedblocks", "txsBeaconWithdrawal"
 ])
 
 /** The largest `page × offset` a request may ask for; above it: "Result window is too large…". */

@@ -6,6 +6,8 @@
 
 /** `message` of an empty account list (txlist, txlistinternal, token transfers). */
 export const NO_TRANSACTIONS_FOUND = "No transactions found"
+/** `message` of an empty getcontractcreation (recorded, with a `null` result). */
+export const NO_DATA_FOUND = "No data found"
 /** `message` of an empty getLogs (and other record lists). */
 export const NO_RECORDS_FOUND = "No records found"
 

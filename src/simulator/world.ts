@@ -547,7 +547,7 @@ export const buildWorld = (seed: number, profile: ChainProfile): World => {
       if (tokenBalance(susd.address, router) < out || !canSpend(value)) continue
       const tx = sendTx(block, { from, to: router, value, fn: fns.swap, input: fns.swap.id + word(out) + word(128n) + addrWord(from) + word(BigInt(profile.latestTimestamp)), gasUsed: 120_000 + rng.int(45_000) })
       erc20Transfer(tx, susd, router, from, out)
-      internal(tx, { from: router, to: from, value: (value * BigInt(rng.range(1, 30))) / 1000n, contractAddress: "", input: "", type: "call", gas: 2_300, gasUsed: 0, traceId: "0", isError: false, errCode: "" })
+      internal(tx, { from: router, to: from, value: (value * BigInt(rng.range(1, 30))) / 1000n, contractAddress: "", input: "", type: "call", gas: 2_300, gasUsed: 0, traceId: "1", isError: false, errCode: "" })
     } else if (r < 0.67) {
       // Vault: deposits succeed, withdrawals fail (isError 1, txreceipt_status 0).
       const deposit = ETHER / 10n * BigInt(rng.range(1, 20))
@@ -555,16 +555,16 @@ export const buildWorld = (seed: number, profile: ChainProfile): World => {
         sendTx(block, { from, to: vault, value: deposit, fn: fns.deposit, gasUsed: 43_000 + rng.int(5_000) })
       } else {
         const tx = sendTx(block, { from, to: vault, fn: fns.withdraw, input: fns.withdraw.id + word(BigInt(rng.next()) * ETHER), gasUsed: 23_000 + rng.int(9_000), isError: true })
-        internal(tx, { from: vault, to: from, value: ETHER, contractAddress: "", input: "", type: "call", gas: 2_300, gasUsed: 0, traceId: "0", isError: true, errCode: "execution reverted" })
+        internal(tx, { from: vault, to: from, value: ETHER, contractAddress: "", input: "", type: "call", gas: 2_300, gasUsed: 0, traceId: "0_1", isError: true, errCode: "execution reverted" })
       }
     } else if (r < 0.72) {
-      // Factory: createPair makes a contract through an internal "create" trace.
+      // Factory: createPair makes a contract through an internal "create2" trace (a Uniswap-V2-style factory).
       const child = addressHex(hashString(factory), 0xc4ea7e, pairs++)
       contracts.add(child)
       const a = rng.pick(erc20)
       const b = rng.pick(erc20.filter((x) => x !== a))
       const tx = sendTx(block, { from, to: factory, fn: fns.createPair, input: fns.createPair.id + addrWord(a.address) + addrWord(b.address), gasUsed: 2_100_000 + rng.int(400_000) })
-      internal(tx, { from: factory, to: "", value: 0n, contractAddress: child, input: "", type: "create", gas: 2_000_000, gasUsed: 1_700_000 + rng.int(200_000), traceId: "0", isError: false, errCode: "" })
+      internal(tx, { from: factory, to: "", value: 0n, contractAddress: child, input: "", type: "create2", gas: 2_000_000, gasUsed: 1_700_000 + rng.int(200_000), traceId: "0", isError: false, errCode: "" })
       emit(tx, factory, [PAIR_CREATED_TOPIC, addressTopic(a.address), addressTopic(b.address)], "0x" + addrWord(child) + word(BigInt(pairs)))
     } else if (r < 0.8) {
       // ERC-721 mint (0.05 ether each).

@@ -373,7 +373,16 @@ export const erc721Transfers = transfers("tokennfttx", "erc721Transfers", Schema
 export const erc1155Transfers = transfers("token1155tx", "erc1155Transfers", Schemas.Erc1155Transfer)
 
 /** The list operations a data set reads with one request, or page by page. */
-type ListName = "tokenholderlist" | "addresstokenbalance" | "addresstokennftbalance" | "topholders" | "dailygasused" | "dailytx" | "exportaddresstags"
+type ListName =
+  | "tokenholderlist"
+  | "addresstokenbalance"
+  | "addresstokennftbalance"
+  | "topholders"
+  | "dailygasused"
+  | "dailytx"
+  | "exportaddresstags"
+  | "getminedblocks"
+  | DailyStatistic
 
 /**
  * A list source of one operation, its query checked: read page by page (holders, balances, NFT
@@ -435,3 +444,56 @@ export const dailyTxCount = (query: DailyQuery) =>
 /** Every name tag of a label (exportaddresstags, Pro Plus): the downloaded file's rows. */
 export const addressTags = (query: { readonly chainId?: number | undefined; readonly label: string }) =>
   listSource("exportaddresstags", "addressTags", Schemas.AddressTag, query, { label: query.label }, "one request")
+
+/**
+ * The blocks an address proposed (getminedblocks), with their rewards, newest first as the server lists
+ * them, page by page (the server takes no block range for it).
+ */
+export const minedBlocks = (query: { readonly chainId?: number | undefined; readonly address: string }) =>
+  listSource("getminedblocks", "minedBlocks", Schemas.MinedBlock, query, { address: query.address }, "pages")
+
+/** Consensus-layer withdrawals to an address (txsBeaconWithdrawal), every one exactly once, in block order. */
+export const beaconWithdrawals = (query: AddressQuery) =>
+  Effect.gen(function*() {
+    const { chainId, client } = yield* prepare("txsBeaconWithdrawal", query.chainId, { address: query.address, ...accountRange(query) })
+    return blockSource(client, {
+      dataset: "beaconWithdrawals",
+      name: "txsBeaconWithdrawal",
+      chainId,
+      query,
+      schema: Schemas.BeaconWithdrawal,
+      params: (r) => ({ chainId, address: query.address, ...accountPage(r) })
+    })
+  })
+
+/** The daily statistics beside dailytx and dailygasused, and the record of each (issue 16). */
+export const dailyStatistics = {
+  dailyavgblocksize: Schemas.DailyAvgBlockSize,
+  dailyavgblocktime: Schemas.DailyAvgBlockTime,
+  dailyavggaslimit: Schemas.DailyAvgGasLimit,
+  dailyavggasprice: Schemas.DailyAvgGasPrice,
+  dailyavghashrate: Schemas.DailyAvgHashRate,
+  dailyavgnetdifficulty: Schemas.DailyAvgNetDifficulty,
+  dailyblkcount: Schemas.DailyBlockCount,
+  dailyblockrewards: Schemas.DailyBlockRewards,
+  dailynetutilization: Schemas.DailyNetUtilization,
+  dailynewaddress: Schemas.DailyNewAddress,
+  dailytxnfee: Schemas.DailyTxnFee,
+  dailyuncleblkcount: Schemas.DailyUncleBlockCount,
+  ethdailymarketcap: Schemas.EthDailyMarketCap,
+  ethdailyprice: Schemas.EthDailyPrice
+} as const
+
+/** The name (the API's action) of one of {@link dailyStatistics}. */
+export type DailyStatistic = keyof typeof dailyStatistics
+
+/** One daily statistic between two dates (PRO), named by its action, e.g. `dailyStatistic("ethdailyprice", …)`. */
+export const dailyStatistic = <K extends DailyStatistic>(stat: K, query: DailyQuery) =>
+  listSource(
+    stat,
+    stat,
+    dailyStatistics[stat] as unknown as Schema.Schema<RecordOf<K>, Schema.Schema.Encoded<(typeof dailyStatistics)[K]>>,
+    query,
+    dailyParams(query),
+    "one request"
+  )

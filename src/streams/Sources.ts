@@ -41,6 +41,9 @@ export {
   topHolders,
   transactions
 } from "./Datasets.js"
+// issue 16: the list-shaped account operations
+export { beaconWithdrawals, dailyStatistic, dailyStatistics, minedBlocks } from "./Datasets.js"
+export type { DailyStatistic } from "./Datasets.js"
 export type { AddressQuery, BlockRangeQuery, DailyQuery, InternalQuery, LogsQuery, TransfersQuery } from "./Datasets.js"
 export { events } from "./Events.js"
 export type { EventsQuery, EventsSource } from "./Events.js"

@@ -75,3 +75,10 @@ export const dailyGasUsed = streamOf(Sources.dailyGasUsed)
 export const dailyTxCount = streamOf(Sources.dailyTxCount)
 /** The name tags of a label (exportaddresstags download, Pro Plus). */
 export const addressTags = streamOf(Sources.addressTags)
+/** Blocks an address proposed, newest first, with their rewards (getminedblocks). */
+export const minedBlocks = streamOf(Sources.minedBlocks)
+/** Consensus-layer withdrawals to an address, in block order (txsBeaconWithdrawal). */
+export const beaconWithdrawals = streamOf(Sources.beaconWithdrawals)
+/** One daily statistic between two dates, named by its action (PRO). */
+export const dailyStatistic = <K extends Sources.DailyStatistic>(stat: K, query: Sources.DailyQuery, options?: Sources.StreamOptions) =>
+  streamOf((q: Sources.DailyQuery) => Sources.dailyStatistic(stat, q))(query, options)

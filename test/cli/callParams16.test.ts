@@ -1,6 +1,7 @@
 /**
  * `explorer-etl call` names the operations added for issue 16 with the API's parameter names:
- * balancemulti's comma-separated `address`, gasestimate's `gasprice`.
+ * balancemulti's comma-separated `address`, gasestimate's `gasprice`, getcontractcreation's
+ * `contractaddresses`, chainsize's `clienttype`/`syncmode`, the proxy's `boolean` and hex parameters.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -34,4 +35,21 @@ describe("call: issue 16 parameters", () => {
     expect(Params.check("gasestimate", {})._tag).toBe("Left")
     expect(Params.check("getblockcountdown", { blockNo: -1 })._tag).toBe("Left")
   })
+
+  it.effect("getcontractcreation contractaddresses=a,b becomes a list; chainsize clienttype/syncmode; eth_getBlockByNumber boolean", () =>
+    Effect.gen(function*() {
+      const creation = yield* toMethodParams("getcontractcreation", 1, [["contractaddresses", `${A},${B}`]])
+      expect(creation).toEqual({ chainId: 1, contractAddresses: [A, B] })
+      expect(Params.check("getcontractcreation", creation)._tag).toBe("Right")
+      expect(Params.toWire(creation)).toEqual({ contractaddresses: `${A},${B}` })
+      const size = yield* toMethodParams("chainsize", 1, [["startdate", "2025-01-01"], ["enddate", "2025-01-02"], ["clienttype", "parity"], ["syncmode", "archive"]])
+      expect(Params.check("chainsize", size)._tag).toBe("Right")
+      expect(Params.toWire(size)).toEqual({ startdate: "2025-01-01", enddate: "2025-01-02", clienttype: "parity", syncmode: "archive" })
+      const block = yield* toMethodParams("eth_getBlockByNumber", 1, [["tag", "0x10"], ["boolean", "true"]])
+      expect(block).toEqual({ chainId: 1, tag: "0x10", boolean: true })
+      expect(Params.toWire(block)).toEqual({ tag: "0x10", boolean: "true" })
+      const estimate = yield* toMethodParams("eth_estimateGas", 1, [["to", A], ["value", "0xff22"], ["gasPrice", "0x51da038cc"]])
+      expect(Params.check("eth_estimateGas", estimate)._tag).toBe("Right")
+      expect(Params.toWire(estimate)).toEqual({ to: A, value: "0xff22", gasprice: "0x51da038cc" })
+    }))
 })

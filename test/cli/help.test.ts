@@ -58,7 +58,7 @@ describe.concurrent("help", () => {
       const message = failureOf(result, "InvalidInputError")
       expect(result.code).toBe(2)
       expect(message).toContain(`unknown data set "txz"; did you mean txs?`)
-      expect(message).toContain("logs, nft-holdings")
+      expect(message).toContain("logs, mined-blocks, nft-holdings")
     }), TIMEOUT)
 
   it.live("a command typo: refused with a did-you-mean", () =>

@@ -159,12 +159,22 @@ describe("classifyBody", () => {
     expect(Either.isLeft(r) && r.left._tag).toBe("RateLimitError")
   })
 
-  it("JSON-RPC: result → success, error → NotOkError with the node's message", () => {
+  it("JSON-RPC: result → success, error → JsonRpcError with the node's code, message and revert data", () => {
     expect(body({ jsonrpc: "2.0", id: 73, result: "0x1d9d2db2" })).toEqual(Either.right({ _tag: "Result", result: "0x1d9d2db2" }))
     // proxy.eth_call.rotki.2.json
     const r = body({ jsonrpc: "2.0", id: 1, error: { code: 3, message: "execution reverted", data: "0x77" } })
-    expect(Either.isLeft(r) && r.left._tag).toBe("NotOkError")
-    expect(Either.isLeft(r) && r.left.detail).toBe("execution reverted")
+    expect(Either.isLeft(r) && r.left).toMatchObject({ _tag: "JsonRpcError", code: 3, detail: "execution reverted", data: "0x77" })
+    expect(Either.isLeft(r) && Errors.isTransient(r.left)).toBe(false)
+    expect(Either.isLeft(r) && Errors.isRevert(r.left)).toBe(true)
+    const plain = body({ jsonrpc: "2.0", id: 1, error: { code: -32000, message: "rlp: value size exceeds available input length" } })
+    expect(Either.isLeft(plain) && plain.left).toMatchObject({ _tag: "JsonRpcError", code: -32000 })
+    expect(Either.isLeft(plain) && "data" in plain.left).toBe(false)
+    expect(Either.isLeft(plain) && plain.left.message).toBe(
+      "account/txlist on chain 1: JSON-RPC error -32000: rlp: value size exceeds available input length"
+    )
+    // a code that is not a number stays a NotOkError with the node's words
+    const odd = body({ jsonrpc: "2.0", id: 1, error: { code: "x", message: "odd" } })
+    expect(Either.isLeft(odd) && odd.left._tag).toBe("NotOkError")
   })
 
   it("a NOTOK envelope on a proxy call (has status, no jsonrpc) is an error", () => {

@@ -51,6 +51,14 @@ const cases: ReadonlyArray<readonly [Errors.ExplorerError, string]> = [
   [
     new Errors.DenseBlockError({ ...at, blockNumber: 19_000_000, rowsSeen: 10_000 }),
     "account/tokentx on chain 137: block 19000000 holds more rows than the result window allows (10000 read): the server's words"
+  ],
+  [
+    new Errors.JsonRpcError({ ...at, module: "proxy", action: "eth_call", detail: "execution reverted: nope", code: 3, data: "0x08c379a0" }),
+    "proxy/eth_call on chain 137: JSON-RPC error 3: execution reverted: nope"
+  ],
+  [
+    new Errors.JsonRpcError({ ...at, module: "proxy", action: "eth_sendRawTransaction", detail: "nonce too low", code: -32000 }),
+    "proxy/eth_sendRawTransaction on chain 137: JSON-RPC error -32000: nonce too low"
   ]
 ]
 
@@ -67,7 +75,8 @@ const tags = [
   "InvalidInputError",
   "DecodeError",
   "TransportError",
-  "DenseBlockError"
+  "DenseBlockError",
+  "JsonRpcError"
 ] as const
 
 describe("ExplorerError", () => {

@@ -445,8 +445,7 @@ describe("answers", () => {
       const client = yield* clientOn(fake)
       expect((yield* Effect.flip(client.eth_gasPrice()))._tag).toBe("InvalidApiKeyError")
       const rpc = yield* Effect.flip(client.eth_gasPrice())
-      expect(rpc._tag).toBe("NotOkError")
-      expect(rpc.detail).toBe("header not found")
+      expect(rpc).toMatchObject({ _tag: "JsonRpcError", code: -32000, detail: "header not found" })
     })))
 
   it.scoped("base URL given with a trailing slash or with /v2/api: the path is /v2/api once", () =>

@@ -1,15 +1,12 @@
 /**
  * Conformance with a client nobody here wrote: ethers 6's `EtherscanProvider`, subclassed only to send
- * its requests to the simulator's URL, calls the simulator for every call it supports that the
- * simulator serves so far, and its answers equal the simulator's own data.
- *
- * Not yet covered (the simulator's proxy module serves only eth_blockNumber and eth_gasPrice so far):
- * getCode, getStorage, getTransactionCount, getBlock, getTransaction, getTransactionReceipt,
- * getFeeData, call, estimateGas, broadcastTransaction.
+ * its requests to the simulator's URL, calls the simulator for every call it supports, and its answers
+ * equal the simulator's own data (the proxy module's JSON-RPC included: blocks, transactions, receipts,
+ * code, storage, nonces, calls with a revert, gas estimates, broadcasts).
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { EtherscanProvider, Network } from "ethers"
+import { EtherscanProvider, Interface, isError, Network, Transaction, Wallet } from "ethers"
 import * as Simulator from "../../src/simulator/index.js"
 import { call } from "../simulator/helpers.js"
 
@@ -85,5 +82,128 @@ layer(
       expect(got.multi).toHaveLength(1)
       expect(got.countdown.RemainingBlock).toBe("10")
       expect(BigInt(got.posted)).toBeGreaterThan(0n)
+    }))
+
+  it.effect("the proxy module: getBlock, getTransaction, getTransactionReceipt, getTransactionCount, getCode, getStorage", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const c = sim.dataset.chain(1)
+      const wallet = c.wallets[0]?.address ?? ""
+      const erc20 = c.erc20[0]?.address ?? ""
+      const q = { chainid: 1, apikey: sim.demoKeys.proplus }
+      const txs = (yield* call(sim, { ...q, module: "account", action: "txlist", address: wallet })).result as ReadonlyArray<
+        Record<string, string>
+      >
+      const sent = txs.filter((t) => t.from === wallet.toLowerCase())
+      const transfer = txs.find((t) => t.to === erc20.toLowerCase() && t.isError === "0")
+      if (transfer === undefined) throw new Error("the wallet has no token transfer")
+      const logs = (yield* call(sim, {
+        ...q,
+        module: "logs",
+        action: "getLogs",
+        address: erc20,
+        fromBlock: transfer.blockNumber,
+        toBlock: transfer.blockNumber
+      })).result as ReadonlyArray<Record<string, string>>
+      const got = yield* withProvider(async (p) => ({
+        block: await p.getBlock(Number(transfer.blockNumber), true),
+        latest: await p.getBlock("latest"),
+        future: await p.getBlock(c.latestBlock + 5),
+        tx: await p.getTransaction(transfer.hash ?? ""),
+        receipt: await p.getTransactionReceipt(transfer.hash ?? ""),
+        unknown: await p.getTransaction("0x" + "ab".repeat(32)),
+        nonce: await p.getTransactionCount(wallet),
+        code: await p.getCode(erc20),
+        eoaCode: await p.getCode(wallet),
+        implementation: await p.getStorage(c.proxyContract.address, "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc"),
+        fees: await p.getFeeData()
+      }))
+      expect(got.block?.number).toBe(Number(transfer.blockNumber))
+      expect(got.block?.hash).toBe(transfer.blockHash)
+      expect(got.block?.timestamp).toBe(Number(transfer.timeStamp))
+      expect(got.block?.transactions).toContain(transfer.hash)
+      expect(got.block?.prefetchedTransactions.find((t) => t.hash === transfer.hash)?.from.toLowerCase()).toBe(wallet.toLowerCase())
+      expect(got.latest?.number).toBe(c.latestBlock)
+      expect(got.future).toBeNull()
+      expect(got.tx?.blockNumber).toBe(Number(transfer.blockNumber))
+      expect(got.tx?.nonce).toBe(Number(transfer.nonce))
+      expect(got.tx?.gasLimit).toBe(BigInt(transfer.gas ?? ""))
+      expect(got.tx?.data).toBe(transfer.input)
+      expect(got.tx?.to?.toLowerCase()).toBe(erc20.toLowerCase())
+      expect(got.receipt?.status).toBe(1)
+      expect(got.receipt?.gasUsed).toBe(BigInt(transfer.gasUsed ?? ""))
+      expect(got.receipt?.cumulativeGasUsed).toBe(BigInt(transfer.cumulativeGasUsed ?? ""))
+      expect(got.receipt?.gasPrice).toBe(BigInt(transfer.gasPrice ?? ""))
+      // the receipt's logs are getLogs' logs of that transaction
+      const ofTx = logs.filter((l) => l.transactionHash === transfer.hash)
+      expect(got.receipt?.logs.map((l) => [l.index, l.topics, l.data])).toEqual(
+        ofTx.map((l) => [Number(l.logIndex), l.topics, l.data])
+      )
+      expect(got.unknown).toBeNull()
+      expect(got.nonce).toBe(sent.length)
+      expect(got.code.startsWith("0x6080")).toBe(true)
+      expect(got.eoaCode).toBe("0x")
+      expect(BigInt(got.implementation)).toBe(BigInt(c.verifiedContract.address))
+      expect(got.fees.gasPrice).toBeGreaterThan(0n)
+      expect(got.fees.maxFeePerGas).toBe((got.latest?.baseFeePerGas ?? 0n) * 2n + (got.fees.maxPriorityFeePerGas ?? 0n))
+    }))
+
+  it.effect("call (a revert is ethers' CALL_EXCEPTION with the reason), estimateGas, broadcastTransaction", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const c = sim.dataset.chain(1)
+      const wallet = c.wallets[0]?.address ?? ""
+      const erc20 = c.erc20[0]?.address ?? ""
+      const q = { chainid: 1, apikey: sim.demoKeys.proplus }
+      const balance = (yield* call(sim, { ...q, module: "account", action: "tokenbalance", contractaddress: erc20, address: wallet })).result
+      const token = new Interface([
+        "function balanceOf(address) view returns (uint256)",
+        "function symbol() view returns (string)",
+        "function transfer(address,uint256) returns (bool)"
+      ])
+      const vault = new Interface(["function withdraw(uint256)"])
+      const signer = Wallet.createRandom()
+      const signed = yield* Effect.promise(() =>
+        signer.signTransaction({
+          type: 2,
+          chainId: 1,
+          nonce: 0,
+          to: wallet,
+          value: 1n,
+          gasLimit: 21_000n,
+          maxFeePerGas: 30_000_000_000n,
+          maxPriorityFeePerGas: 1_000_000_000n
+        })
+      )
+      const got = yield* withProvider(async (p) => {
+        const revert = await p.call({ to: c.unverifiedContract.address, data: vault.encodeFunctionData("withdraw", [1n]) }).then(
+          () => undefined,
+          (e: unknown) => e
+        )
+        return {
+          balance: await p.call({ to: erc20, data: token.encodeFunctionData("balanceOf", [wallet]) }),
+          symbol: await p.call({ to: erc20, data: token.encodeFunctionData("symbol", []) }),
+          revert,
+          estimate: await p.estimateGas({ from: wallet, to: erc20, data: token.encodeFunctionData("transfer", [wallet, 1n]) }),
+          overdrawn: await p.estimateGas({ to: erc20, data: token.encodeFunctionData("transfer", [wallet, 1n]) }).then(
+            () => undefined,
+            (e: unknown) => e
+          ),
+          plain: await p.estimateGas({ to: wallet, value: 1n }),
+          broadcast: await p.broadcastTransaction(signed)
+        }
+      })
+      expect(token.decodeFunctionResult("balanceOf", got.balance)[0]).toBe(BigInt(balance as string))
+      expect(token.decodeFunctionResult("symbol", got.symbol)[0]).toBe(c.erc20[0]?.symbol)
+      expect(isError(got.revert, "CALL_EXCEPTION")).toBe(true)
+      if (!isError(got.revert, "CALL_EXCEPTION")) throw new Error("not a CALL_EXCEPTION")
+      expect(got.revert.reason).toBe("Vault: withdrawals are paused")
+      expect(got.revert.data?.startsWith("0x08c379a0")).toBe(true)
+      expect(got.estimate).toBeGreaterThan(21_000n)
+      // without `from` the zero address sends, and holds no tokens
+      expect(isError(got.overdrawn, "CALL_EXCEPTION") && got.overdrawn.reason).toBe("ERC20: transfer amount exceeds balance")
+      expect(got.plain).toBe(21_000n)
+      expect(got.broadcast.hash).toBe(Transaction.from(signed).hash)
+      expect(got.broadcast.from).toBe(signer.address)
     }))
 })

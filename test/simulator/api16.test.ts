@@ -131,4 +131,59 @@ layer(
       expect((yield* receipt("0x" + "ab".repeat(32))).result).toEqual({ status: "" })
       expect((yield* status("0x12")).result).toBe("Error! Missing or invalid parameter")
     }))
+
+  it.effect("internal transactions: path-like traceIds and create2, as real answers have them", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const c = sim.dataset.chain(1)
+      const q = { chainid: 1, apikey: sim.demoKeys.proplus, module: "account", action: "txlistinternal" }
+      const rowsOf = (address: string) =>
+        Effect.map(call(sim, { ...q, address }), (e) => e.result as ReadonlyArray<Record<string, string>>)
+      const factory = yield* rowsOf(c.factory.address)
+      expect(factory.length).toBeGreaterThan(0)
+      expect(factory.every((t) => t.type === "create2" && t.traceId === "0" && t.to === "" && t.contractAddress !== "")).toBe(true)
+      // the router's refunds follow its token transfer: the second subcall
+      const refunds = (yield* rowsOf(c.verifiedContract.address)).filter((t) => t.isError === "0")
+      expect(refunds.length).toBeGreaterThan(0)
+      expect(refunds.every((t) => t.type === "call" && t.traceId === "1")).toBe(true)
+      // the vault's failed sends are nested one level down
+      const vault = yield* rowsOf(c.unverifiedContract.address)
+      expect(vault.every((t) => t.traceId === "0_1" && t.isError === "1" && t.errCode === "execution reverted")).toBe(true)
+      // a create2 child has code from its creation block on
+      const child = factory[0]?.contractAddress ?? ""
+      const code = yield* call(sim, { chainid: 1, apikey: sim.demoKeys.free, module: "proxy", action: "eth_getCode", address: child })
+      expect((code as unknown as { result: string }).result).toMatch(/^0x6080/)
+    }))
+
+  it.effect("getsourcecode in the four forms real parsers meet: flat, standard-JSON {{…}}, multi-file JSON, Vyper", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const c = sim.dataset.chain(1)
+      const source = (address: string) =>
+        Effect.map(
+          call(sim, { chainid: 1, apikey: sim.demoKeys.free, module: "contract", action: "getsourcecode", address }),
+          (e) => (e.result as ReadonlyArray<Record<string, string>>)[0] ?? {}
+        )
+      const flat = yield* source(c.erc20[0]?.address ?? "")
+      expect(flat.SourceCode).toMatch(/^\/\/ SPDX-License-Identifier: MIT\r\npragma solidity/)
+      expect(flat.ContractFileName).toBe("")
+
+      const standard = yield* source(c.erc721[0]?.address ?? "")
+      expect(standard.SourceCode?.startsWith("{{")).toBe(true)
+      const input = JSON.parse((standard.SourceCode ?? "").slice(1, -1)) as { language: string; sources: Record<string, { content: string }> }
+      expect(input.language).toBe("Solidity")
+      expect(input.sources[standard.ContractFileName ?? ""]?.content).toContain(`contract ${standard.ContractName}`)
+
+      const multi = yield* source(c.erc1155[0]?.address ?? "")
+      expect(multi.SourceCode?.startsWith("{{")).toBe(false)
+      const files = JSON.parse(multi.SourceCode ?? "") as Record<string, { content: string }>
+      expect(Object.keys(files).length).toBeGreaterThan(1)
+      expect(files[multi.ContractFileName ?? ""]?.content).toContain(`contract ${multi.ContractName}`)
+
+      const vyper = yield* source(c.heavyContract.address)
+      expect(vyper.SourceCode).toMatch(/^# @version 0\.3\.10\r\n/)
+      expect(vyper).toMatchObject({ CompilerVersion: "vyper:0.3.10", CompilerType: "vyper", OptimizationUsed: "0", Runs: "0", EVMVersion: "Default" })
+      // every form keeps the ABI a JSON string
+      for (const r of [flat, standard, multi, vyper]) expect(Array.isArray(JSON.parse(r.ABI ?? ""))).toBe(true)
+    }))
 })

@@ -145,7 +145,7 @@ layer(Simulator.layer({ seed: 21, enforceRateLimits: false }), { excludeTestServ
         const genesis = (yield* sim.oracle({ chainId: 1, module: "account", action: "txlist", params: { address: c.funder.address } }))[0]
         expect(genesis).toMatchObject({ blockNumber: "0", from: "GENESIS", nonce: "", blockHash: "", txreceipt_status: "", hash: "GENESIS_" + c.funder.address.slice(2) })
         const internals = yield* sim.oracle({ chainId: 1, module: "account", action: "txlistinternal", params: {} })
-        expect(internals.some((t) => t.type === "create" && t.to === "" && t.contractAddress !== "")).toBe(true)
+        expect(internals.some((t) => t.type === "create2" && t.to === "" && t.contractAddress !== "")).toBe(true)
         expect(internals.some((t) => t.isError === "1" && t.errCode !== "")).toBe(true)
         const byHash = yield* sim.oracle({ chainId: 1, module: "account", action: "txlistinternal", params: { txhash: str(internals[0] as Row, "hash") } })
         expect(byHash.length).toBeGreaterThan(0)

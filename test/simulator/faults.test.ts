@@ -110,6 +110,13 @@ layer(Simulator.layer({ seed: 5, enforceRateLimits: false }))("fault injection o
       yield* sim.setFaults({ rates: { rateLimit: 1 } })
       expect(yield* call(sim, q)).toEqual(notok(Texts.maxCallsPerSec(Plan.limits.free.callsPerSecond)))
       expect(yield* call(sim, { ...q, apikey: sim.demoKeys.advanced })).toEqual(notok(Texts.maxCallsPerSec(Plan.limits.advanced.callsPerSecond)))
+      // the free tier paused under load (recorded: proxy.eth_getBlockByNumber.rotki.2.json), also on proxy calls
+      const spec = Simulator.parseFaultSpec("freeUnavailable=1")
+      expect(Either.isRight(spec) && spec.right.rates).toEqual({ freeUnavailable: 1 })
+      yield* sim.setFaults({ rates: { freeUnavailable: 1 } })
+      expect(yield* call(sim, q)).toEqual(notok(Texts.FREE_TEMPORARILY_UNAVAILABLE))
+      expect(yield* call(sim, { ...q, module: "proxy", action: "eth_getBlockByNumber", tag: "latest" })).toEqual(notok(Texts.FREE_TEMPORARILY_UNAVAILABLE))
+      expect((yield* sim.stats).faults.freeUnavailable).toBe(2)
       yield* sim.setFaults({})
     }))
 
