@@ -7,13 +7,14 @@
  *   (`chains` and `export` alone need no API and run as written);
  * - a `0x…` placeholder is replaced by an address of the simulator's data set that has rows for that
  *   data set (`placeholders` below: a new example with a placeholder not listed there fails this test);
- * - `--out`/`--out-dir` go to a temporary folder, not the repository;
+ * - `--out`/`--out-dir` go to a temporary folder, not the repository, and so does an `--abi FILE`: the
+ *   test writes the ERC-20 events' ABI there under the name the README gives;
  * - `run … --every` (it runs until interrupted) is stopped with SIGINT after its first run.
  * Lines that are not explorer-etl commands (`npm install`, `npx tsx …`, `export VAR=…`) are not run here.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { readFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Simulator from "../../src/simulator/index.js"
 import { exited, makeTempDir, removeDir, repoRoot, spawnCli, startSimulator, succeeded, Transcript } from "./helpers.js"
@@ -60,8 +61,31 @@ const placeholders: Record<string, (chainId: number) => string | undefined> = {
   "logs --address": (c) => sim.dataset.chain(c).erc20[0]?.address,
   "logs --topic0": () => Simulator.TRANSFER_TOPIC,
   "erc20-transfers --contract": (c) => sim.dataset.chain(c).erc20[0]?.address,
-  "holders --contract": (c) => sim.dataset.chain(c).airdropToken.address
+  "holders --contract": (c) => sim.dataset.chain(c).airdropToken.address,
+  "events --address": (c) => sim.dataset.chain(c).erc20[0]?.address
 }
+
+/** The ABI an `--abi FILE` example reads: the events of ERC-20. */
+const erc20Events = [
+  {
+    type: "event",
+    name: "Transfer",
+    inputs: [
+      { name: "from", type: "address", indexed: true },
+      { name: "to", type: "address", indexed: true },
+      { name: "value", type: "uint256", indexed: false }
+    ]
+  },
+  {
+    type: "event",
+    name: "Approval",
+    inputs: [
+      { name: "owner", type: "address", indexed: true },
+      { name: "spender", type: "address", indexed: true },
+      { name: "value", type: "uint256", indexed: false }
+    ]
+  }
+]
 
 /** The command as the test runs it (see the module header). */
 const prepared = (line: string, index: number): Array<string> => {
@@ -80,6 +104,14 @@ const prepared = (line: string, index: number): Array<string> => {
   const outAt = args.indexOf("--out")
   if (outAt !== -1) args[outAt + 1] = join(dir, `${index}-${args[outAt + 1]}`)
   if (args[0] === "run") args.push("--out-dir", join(dir, `${index}-out`))
+  const abiAt = args.indexOf("--abi")
+  const abi = args[abiAt + 1]
+  if (abiAt !== -1 && abi !== undefined && abi !== "auto") {
+    args[abiAt + 1] = join(dir, abi)
+    writeFileSync(args[abiAt + 1] as string, JSON.stringify(erc20Events))
+  }
+  // ABIs fetched by `--abi auto` are cached in the test's folder, not the user's.
+  if (args[0] === "export" && args[1] === "events" && !args.includes("--abi-cache")) args.push("--abi-cache", join(dir, "abi-cache"))
   // Only the commands that talk to an API take --simulator (not `chains`, nor `export` alone, which lists the data sets).
   const api = args[0] === "call" || args[0] === "run" || (args[0] === "export" && args.length > 1)
   if (api && !args.includes("--simulator")) args.push("--simulator")
