@@ -142,6 +142,10 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
       Effect.catchIf(
         (e): e is E & QueryTimeoutError => splitOnTimeout && isQueryTimeout(e) && state.subEnd > state.cursor,
         () => {
+          // Paging on past the cursor's block (a later block's rows carried): a narrower range is
+          // another query whose pages do not continue these, so start again at the carried block.
+          const carried = state.carry.length === 0 ? state.cursor : blockOf(state.carry[0] as A)
+          if (carried > state.cursor) return fetchPage({ ...state, cursor: carried, page: 1, carry: [] })
           const half = Math.max(1, Math.floor((state.subEnd - state.cursor + 1) / 2))
           return fetchPage({ ...state, subEnd: state.cursor + half - 1, span: half })
         }
@@ -207,25 +211,35 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
           emit = upTo(end)
           completeThrough = end
           next = Option.none()
+        } else if ((at.page + 1) * cap <= window) {
+          // The window holds another page of this query: ask for it rather than start again at the
+          // last block, so no row is read twice. The rows of the last block may go on there: they
+          // are carried, and that block is claimed (a cut may not take it from this cursor).
+          completeThrough = last - 1
+          emit = upTo(completeThrough)
+          next = Option.some({
+            cursor: at.cursor,
+            subEnd: Math.min(at.subEnd, end),
+            span: at.span,
+            page: at.page + 1,
+            carry: emit.length === read.length ? [] : read.slice(emit.length)
+          })
+          limit.claimed = Math.max(limit.claimed, last)
         } else if (last > at.cursor) {
-          // Drop the rows of the last block: the next request restarts there and reads it whole.
+          // The window is used up: start again at the last block, whose rows are dropped and read
+          // whole by the next request.
           emit = upTo(last - 1)
           completeThrough = last - 1
           next = Option.some({ cursor: last, subEnd: Math.min(at.subEnd, end), span: at.span, page: 1, carry: [] })
         } else {
-          // The whole page is the cursor's block: page inside it while the window allows.
-          if ((at.page + 1) * cap > window) {
-            return yield* new DenseBlockError({
-              ...where,
-              blockNumber: at.cursor,
-              rowsSeen: read.length,
-              detail: `paging stopped at the result window of ${window} rows (page × offset); ` +
-                `the block cannot be proven complete, so the export stops rather than drop rows`
-            })
-          }
-          emit = []
-          completeThrough = at.cursor - 1
-          next = Option.some({ ...at, page: at.page + 1, carry: read })
+          // The whole window is the cursor's block: it cannot be proven complete.
+          return yield* new DenseBlockError({
+            ...where,
+            blockNumber: at.cursor,
+            rowsSeen: read.length,
+            detail: `paging stopped at the result window of ${window} rows (page × offset); ` +
+              `the block cannot be proven complete, so the export stops rather than drop rows`
+          })
         }
       }
       limit.claimed = Math.max(limit.claimed, completeThrough)

@@ -79,6 +79,32 @@ describe("block cursor engine", () => {
     { fastCheck: { numRuns: 150 } }
   )
 
+  it.effect.prop(
+    "reads no row twice while the window holds the query: the next page, not the cut block again",
+    [distribution(10, 9)],
+    ([dist]) =>
+      Effect.gen(function*() {
+        // Fewer rows than the window (100): one query's pages hold them all.
+        const all = rowsOf(dist).slice(0, 99)
+        const api = model(all, 10, 100)
+        let fetched = 0
+        const result = yield* run(BlockCursor.rows({
+          ...where,
+          fromBlock: 0,
+          toBlock: 100_000,
+          rowsPerRequest: 10,
+          window: 100,
+          blockOf: (r: Row) => r.block,
+          fetch: (r) => Effect.tap(api.fetch(r), (rows) => Effect.sync(() => void (fetched += rows.length)))
+        }))
+        expect(Either.getOrThrow(result)).toEqual(all)
+        // Each page is the next 10 rows of the one query.
+        expect(fetched).toBe(all.length)
+        expect(api.requests()).toBe(Math.floor(all.length / 10) + 1)
+      }),
+    { fastCheck: { numRuns: 100 } }
+  )
+
   // cap = window = 10 stands for the free plan's lists (1,000 / 1,000).
   it.effect.prop(
     "on a window equal to the page, fails with DenseBlockError exactly when a block fills a page",
