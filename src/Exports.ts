@@ -1,7 +1,7 @@
 /**
  * The one way into a file: `Exports.toFile(source, options)` writes any source — a data set of the
  * library (`Sources.logs`, `Sources.tokenHolders`, …) or one of your own (`Sources.fromStream`,
- * `Sources.fromBlocks`) — to a CSV or JSONL file, published atomically, with a manifest beside it.
+ * `Sources.fromBlocks`) — to a CSV, JSONL or Parquet file, published atomically, with a manifest beside it.
  * Block-ordered sources are checkpointed, resumable and incremental; the others are rewritten whole.
  * Every option is checked here, before a file is touched or a request sent.
  *
@@ -31,7 +31,7 @@ export type ExportError = SinkError | Lock.OutputLockedError | Lock.OutputExists
 export interface ToFileOptions {
   /** The output file. Its folder is created if missing. */
   readonly out: string
-  /** Default: from the extension (`.csv`; `.jsonl`, `.ndjson`). */
+  /** Default: from the extension (`.csv`; `.jsonl`, `.ndjson`; `.parquet`). */
   readonly format?: Format.FileFormat | undefined
   /** Continue an unfinished export, or extend a finished one (block-ordered sources). */
   readonly resume?: boolean | undefined
@@ -52,16 +52,24 @@ export interface ToFileOptions {
   /**
    * Minimum interval between checkpoints (default 0: a checkpoint is committed as soon as the previous
    * one is, covering every page written meanwhile, so a crash loses at most the pages in flight; the
-   * last one is always committed).
+   * last one is always committed). Parquet: default 10 seconds, as each checkpoint writes the rows
+   * gathered so far as a row group of its own (see `parquetCheckpointEvery`).
    */
   readonly checkpointEvery?: Duration.DurationInput | undefined
   /**
    * Block-ordered library sources are read in partitions, in parallel, with as many requests in
    * flight as the measured latency calls for to fill the key's rate (see README, "Requests in
    * flight"). This caps the partitions read at once; 1 reads with one cursor. Default: no cap.
+   * Parquet exports read with one cursor.
    */
   readonly concurrency?: number | undefined
 }
+
+/**
+ * The default interval between two checkpoints of a Parquet export: each checkpoint ends the row group
+ * being gathered early (a smaller group), so they are spaced out to keep row groups near their full size.
+ */
+export const parquetCheckpointEvery: Duration.Duration = Duration.seconds(10)
 
 const isBlockNumber = (n: number): boolean => Number.isSafeInteger(n) && n >= 0
 
@@ -108,7 +116,9 @@ const check = <A, I, E, R>(
       quiet: options.quiet,
       progressOutput: options.progressOutput,
       progressEvery: options.progressEvery,
-      checkpointEvery: Duration.toMillis(Duration.decode(options.checkpointEvery ?? Duration.zero)),
+      checkpointEvery: Duration.toMillis(
+        Duration.decode(options.checkpointEvery ?? (format === "parquet" ? parquetCheckpointEvery : Duration.zero))
+      ),
       concurrency: options.concurrency
     }
   })

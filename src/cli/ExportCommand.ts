@@ -1,5 +1,5 @@
 /**
- * `explorer-etl export <dataset> --out <file> [--format csv|jsonl] [--resume] [--confirmations N]
+ * `explorer-etl export <dataset> --out <file> [--format csv|jsonl|parquet] [--resume] [--confirmations N]
  * [--allow-partial]` with one subcommand per data set, each taking only its own filters (any other
  * flag is refused before a request is sent) plus the API options.
  */
@@ -18,8 +18,8 @@ import * as Sources from "../streams/Sources.js"
 import * as Environment from "./Environment.js"
 import { badFlag, refusedFlag } from "./Errors.js"
 
-const out = Options.text("out").pipe(Options.withAlias("o"), Options.withDescription("output file (.csv, .jsonl or .ndjson)"))
-const format = Options.choice("format", ["csv", "jsonl"]).pipe(
+const out = Options.text("out").pipe(Options.withAlias("o"), Options.withDescription("output file (.csv, .jsonl, .ndjson or .parquet)"))
+const format = Options.choice("format", ["csv", "jsonl", "parquet"]).pipe(
   Options.optional,
   Options.withDescription("file format (default: from the extension of --out)")
 )
@@ -69,7 +69,7 @@ const label = Options.text("label").pipe(Options.withDescription("label slug fro
 
 type FileFlags = {
   readonly out: string
-  readonly format: Option.Option<"csv" | "jsonl">
+  readonly format: Option.Option<"csv" | "jsonl" | "parquet">
   readonly resume: boolean
   readonly confirmations: number
   readonly allowPartial: boolean

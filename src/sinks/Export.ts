@@ -26,6 +26,7 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -34,11 +35,13 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Plan from "../Plan.js"
 import * as Progress from "../streams/Progress.js"
+import type { BlockBatch } from "../streams/BlockCursor.js"
 import { type BlockRange, type BlockSource, chainIdsOf, type RowSource, type Source } from "../streams/Sources.js"
 import * as Checkpoint from "./Checkpoint.js"
 import { type DataFile, openData, publish, removeQuietly } from "./Files.js"
 import * as Format from "./Format.js"
 import * as Manifest from "./Manifest.js"
+import * as Parquet from "./Parquet.js"
 import * as Partitioned from "./Partitioned.js"
 import * as Reporter from "./Reporter.js"
 import * as Resume from "./Resume.js"
@@ -51,7 +54,7 @@ export interface Settings {
   /** The output's file name. */
   readonly name: string
   readonly format: Format.FileFormat
-  /** CSV: whether the formula guard is on; undefined for JSONL. */
+  /** CSV: whether the formula guard is on; undefined for JSONL and Parquet. */
   readonly formulaGuard: boolean | undefined
   readonly resume: boolean
   readonly confirmations: number
@@ -96,8 +99,13 @@ interface Run {
   readonly dataset: string
   readonly chainIds: ReadonlyArray<number>
   readonly fingerprint: string
-  /** Encodes the rows the run reads: decoded records, or encoded ones for `lineBatches`. */
+  /**
+   * Encodes the rows the run reads: decoded records, or encoded ones for `lineBatches`. A Parquet run
+   * encodes them as JSONL lines, whose objects are the rows its writer takes.
+   */
   readonly encoder: Format.RowEncoder<unknown>
+  /** Parquet: the file's columns (from the source's schema). */
+  readonly parquet: ReadonlyArray<Parquet.Column> | undefined
   readonly progress: Progress.ProgressRef
   /** What the display shows: rows written by this run, and the block position. */
   readonly live: { rows: number; block: number | undefined; fraction: number | undefined; running: number }
@@ -132,7 +140,8 @@ const summaryLine = (out: string, m: Manifest.Manifest, mode: Manifest.RunMode, 
 const encoderOf = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
   Effect.gen(function*() {
     const atOut = (e: SinkError) => new SinkError({ reason: e.reason, path: settings.out, detail: e.detail })
-    const options = { format: settings.format, formulaGuard: settings.formulaGuard }
+    // Parquet rows are the JSONL encoder's objects: the encoded record, as the JSONL export writes it.
+    const options = { format: settings.format === "parquet" ? "jsonl" as const : settings.format, formulaGuard: settings.formulaGuard }
     const made: Format.RowEncoder<unknown> = source._tag === "Blocks" && source.lineBatches !== undefined
       ? (yield* Format.encodedEncoder(source.schema, options).pipe(Effect.mapError(atOut))) as Format.RowEncoder<unknown>
       : (yield* Format.encoder(source.schema, {
@@ -153,13 +162,19 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
     const path = yield* Path.Path
     const chainIds = chainIdsOf(source)
     const encoder = yield* encoderOf(source, settings)
+    const parquet = settings.format === "parquet"
+      ? yield* Parquet.columnsOf(source.schema, { chainId: encoder.columns[0] === Format.chainIdColumn }).pipe(
+        Effect.mapError((e) => new SinkError({ reason: e.reason, path: settings.out, detail: e.detail }))
+      )
+      : undefined
+    const columns = parquet === undefined ? encoder.columns : parquet.map((c) => c.name)
     const progress = yield* Progress.make(source.dataset, chainIds[0] ?? 0)
     const identity: Checkpoint.Identity = {
       dataset: source.dataset,
       chainIds,
       query: Checkpoint.canonical(source.query),
       format: settings.format,
-      columns: encoder.columns,
+      columns: parquet === undefined ? encoder.columns : parquet.map((c) => `${c.name}:${c.type}`),
       fromBlock: source._tag === "Blocks" ? source.fromBlock : undefined,
       formulaGuard: settings.formulaGuard
     }
@@ -206,7 +221,8 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
           chainIds,
           plan: source.plan,
           format: settings.format,
-          columns: encoder.columns,
+          columns,
+          ...(parquet === undefined ? {} : { columnTypes: parquet.map((c) => ({ name: c.name, type: c.type })) }),
           rows: outcome.rows,
           bytes: outcome.bytes,
           blockRange: outcome.blockRange,
@@ -235,6 +251,7 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
       chainIds,
       fingerprint: Checkpoint.fingerprint(identity),
       encoder,
+      parquet,
       progress,
       live,
       started,
@@ -244,10 +261,53 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
     } satisfies Run
   })
 
+/** JSONL lines (as the run's encoder writes them) as the rows a Parquet writer takes. */
+const rowsOfLines = (lines: ReadonlyArray<string>): ReadonlyArray<Parquet.Row> => {
+  const rows: Array<Parquet.Row> = new Array(lines.length)
+  for (let i = 0; i < lines.length; i++) rows[i] = JSON.parse(lines[i] as string) as Parquet.Row
+  return rows
+}
+
+/** A rows source to Parquet: row groups of `Parquet.rowGroupRows` rows, the footer, then the rename. */
+const writeRowsParquet = <A, I, E, R>(source: RowSource<A, I, E, R>, run: Run, columns: ReadonlyArray<Parquet.Column>) =>
+  Effect.gen(function*() {
+    const { encoder, files, live } = run
+    const written = yield* Effect.gen(function*() {
+      const writer = yield* Parquet.open(files.temp, columns)
+      const groups = Parquet.rowGroups(writer)
+      yield* source.rows({ progress: run.progress, allowPartial: run.settings.allowPartial }).pipe(
+        Stream.rechunk(rowsChunk),
+        Stream.runForEachChunk((chunk) =>
+          Effect.flatMap(encoder.lines(Chunk.toReadonlyArray(chunk)), (lines) => {
+            live.rows += lines.length
+            return groups.add(rowsOfLines(lines))
+          })
+        )
+      )
+      yield* groups.flush
+      return yield* writer.finish
+    }).pipe(
+      Effect.scoped,
+      Effect.tap(() => removeQuietly(files.statePath)),
+      Effect.tap(() => publish(files.temp, files.out)),
+      Effect.onError(() => removeQuietly(files.temp))
+    )
+    const reason = yield* run.truncation
+    return yield* run.finish({
+      rows: live.rows,
+      bytes: written.bytes,
+      contentHash: written.contentHash,
+      blockRange: null,
+      completeness: reason === undefined ? { status: "complete" } : { status: "truncated", reason },
+      mode: "fresh"
+    })
+  })
+
 /** A rows source: the temporary file is written whole, then renamed over `out`. */
 const writeRows = <A, I, E, R>(source: RowSource<A, I, E, R>, run: Run) =>
   Effect.gen(function*() {
     const { encoder, files, live } = run
+    if (run.parquet !== undefined) return yield* writeRowsParquet(source, run, run.parquet)
     const written = yield* Effect.gen(function*() {
       const file = yield* openData(files.temp, 0)
       yield* file.append(encoder.header)
@@ -382,6 +442,86 @@ const writeRange = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run, start
     return { bytes: position.bytes, rows: position.rows, completeThrough: position.completeThrough, contentHash, base }
   }).pipe(Effect.scoped)
 
+/**
+ * `writeRange` for Parquet, with one cursor: the batches' rows are gathered into row groups of
+ * `Parquet.rowGroupRows` rows. A checkpoint (at most once per `checkpointEvery`, after a batch, so at a
+ * block boundary) writes the rows gathered so far as a smaller row group, fsyncs, and records the row
+ * groups (`Parquet.State`) with the position; when the run fails or is interrupted, a last one. Ends with
+ * the footer written, the file fsynced and its state "publishing".
+ */
+const writeRangeParquet = <A, I, E, R>(
+  source: BlockSource<A, I, E, R>,
+  run: Run,
+  start: Resume.Start,
+  range: BlockRange,
+  columns: ReadonlyArray<Parquet.Column>
+) =>
+  Effect.gen(function*() {
+    const { encoder, files, live, settings } = run
+    const { base, writer } = yield* Resume.openParquet(start, files, columns, {
+      version: 1,
+      fingerprint: run.fingerprint,
+      dataset: run.dataset,
+      chainIds: run.chainIds,
+      format: settings.format,
+      phase: "writing",
+      tempFile: files.tempName,
+      bytes: 0,
+      rows: 0,
+      fromBlock: source.fromBlock,
+      completeThrough: source.fromBlock - 1,
+      updatedAt: new Date(run.started).toISOString()
+    })
+    const groups = Parquet.rowGroups(writer)
+    const at = { rows: base.rows, completeThrough: base.completeThrough }
+    let rowsWritten = 0
+    const commit = Effect.gen(function*() {
+      yield* groups.flush
+      const state = yield* writer.sync
+      yield* Resume.write(files, base, "writing", { ...at, bytes: state.bytes, parquet: state })
+    })
+    if (start._tag === "Fresh") yield* commit
+    live.block = base.completeThrough
+    let lastCommit = yield* Clock.currentTimeMillis
+    const lineBatches = source.lineBatches
+    const options = { progress: run.progress }
+    const batches: Stream.Stream<BlockBatch<string>, E | SinkError, R> = lineBatches !== undefined
+      ? lineBatches(range, encoder.lines, options)
+      : Stream.mapEffect(source.batches(range, options), (batch) =>
+        Effect.map(encoder.lines(batch.rows), (lines) => ({ ...batch, rows: lines })))
+    // False while a batch is half added: its rows are then partly gathered or written, and not counted.
+    let clean = true
+    const read = range.fromBlock > range.toBlock ? Effect.void : Partitioned.forEachReadingAhead(batches, (batch) =>
+      Effect.gen(function*() {
+        const n = batch.rows.length
+        clean = false
+        if (n > 0) yield* groups.add(rowsOfLines(batch.rows))
+        at.rows += n
+        at.completeThrough = Math.max(at.completeThrough, Math.min(batch.completeThrough, range.toBlock))
+        clean = true
+        rowsWritten += n
+        live.rows = rowsWritten
+        live.block = at.completeThrough
+        const now = yield* Clock.currentTimeMillis
+        if (now - lastCommit >= settings.checkpointEvery) {
+          yield* commit
+          lastCommit = yield* Clock.currentTimeMillis
+        }
+      }))
+    yield* read.pipe(
+      // Failed or interrupted between batches: a last checkpoint of every row read so far, so `resume`
+      // continues there. Within a batch: the last committed checkpoint stands (resume cuts what follows).
+      Effect.onError(() => (clean ? Effect.ignore(commit) : Effect.void))
+    )
+    // Every block of the range is read, with or without rows.
+    at.completeThrough = Math.max(at.completeThrough, range.toBlock)
+    yield* groups.flush
+    const finished = yield* writer.finish
+    const position = { rows: at.rows, completeThrough: at.completeThrough, bytes: finished.bytes }
+    yield* Resume.write(files, base, "publishing", { ...position, contentHash: finished.contentHash, parquet: finished.state })
+    return { ...position, contentHash: finished.contentHash, base, parquet: finished.state }
+  }).pipe(Effect.scoped)
+
 /** A block-ordered source: from where `Resume` decides, up to the last final block, then published. */
 const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
   Effect.gen(function*() {
@@ -407,7 +547,17 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
         mode: "unchanged"
       })
     }
-    const written = yield* writeRange(source, run, start, { fromBlock: firstBlock, toBlock: goal.target })
+    const blocks = { fromBlock: firstBlock, toBlock: goal.target }
+    const written: {
+      readonly bytes: number
+      readonly rows: number
+      readonly completeThrough: number
+      readonly contentHash: string
+      readonly base: Checkpoint.State
+      readonly parquet?: Parquet.State | undefined
+    } = run.parquet !== undefined
+      ? yield* writeRangeParquet(source, run, start, blocks, run.parquet)
+      : yield* writeRange(source, run, start, blocks)
     yield* publish(files.temp, files.out)
     yield* Resume.write(files, written.base, "published", written)
     return yield* run.finish({

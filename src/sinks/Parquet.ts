@@ -429,3 +429,47 @@ export const open = (
 
     return { path, columns, state: () => state, writeRowGroup, sync, finish } satisfies ParquetWriter
   })
+
+/** Rows in a row group of an export: a fixed count, so a file's row groups do not depend on paging. */
+export const rowGroupRows = 10_000
+
+/** Rows gathered into row groups of a fixed size before they reach a {@link ParquetWriter}. */
+export interface RowGroups {
+  /** Adds rows; every `size` rows gathered are written as one row group. */
+  readonly add: (rows: ReadonlyArray<Row>) => Effect.Effect<void, SinkError>
+  /** Writes the rows gathered so far (fewer than `size`) as a smaller row group, if there are any. */
+  readonly flush: Effect.Effect<void, SinkError>
+  /** Rows gathered and not yet written. */
+  readonly pending: () => number
+}
+
+/**
+ * Gathers rows into row groups of `size` rows (default {@link rowGroupRows}) for `writer`: what an export
+ * writes as pages arrive. Memory holds fewer than `size` rows besides the row group being encoded.
+ *
+ * @example
+ * const groups = Parquet.rowGroups(writer)
+ * for (const page of pages) yield* groups.add(page)
+ * yield* groups.flush
+ * const finished = yield* writer.finish
+ */
+export const rowGroups = (writer: ParquetWriter, size: number = rowGroupRows): RowGroups => {
+  let gathered: Array<Row> = []
+  const add = (rows: ReadonlyArray<Row>): Effect.Effect<void, SinkError> =>
+    Effect.gen(function*() {
+      for (const row of rows) gathered.push(row)
+      while (gathered.length >= size) {
+        const group = gathered.slice(0, size)
+        yield* writer.writeRowGroup(group)
+        gathered = gathered.slice(size)
+      }
+    })
+  const flush = Effect.suspend(() => {
+    if (gathered.length === 0) return Effect.void
+    const group = gathered
+    return Effect.map(writer.writeRowGroup(group), () => {
+      gathered = []
+    })
+  })
+  return { add, flush, pending: () => gathered.length }
+}
