@@ -60,7 +60,6 @@ export interface ToFileOptions {
    * Block-ordered library sources are read in partitions, in parallel, with as many requests in
    * flight as the measured latency calls for to fill the key's rate (see README, "Requests in
    * flight"). This caps the partitions read at once; 1 reads with one cursor. Default: no cap.
-   * Parquet exports read with one cursor.
    */
   readonly concurrency?: number | undefined
 }
@@ -92,6 +91,9 @@ const check = <A, I, E, R>(
     const confirmations = options.confirmations ?? 0
     if (options.concurrency !== undefined && !(Number.isSafeInteger(options.concurrency) && options.concurrency >= 1)) {
       return yield* invalid(out, `concurrency must be a whole number ≥ 1, got ${options.concurrency}`, "concurrency")
+    }
+    if (options.checkpointEvery !== undefined && Duration.toMillis(Duration.decode(options.checkpointEvery)) < 0) {
+      return yield* invalid(out, "checkpointEvery must not be negative", "checkpointEvery")
     }
     if (!isBlockNumber(confirmations)) {
       return yield* invalid(out, `confirmations must be a whole number ≥ 0, got ${confirmations}`, "confirmations")

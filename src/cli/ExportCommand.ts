@@ -56,7 +56,11 @@ const concurrency = Options.integer("concurrency").pipe(
   Options.optional,
   Options.withDescription("at most N block ranges read at once (default: as many as the latency calls for; 1 = one cursor)")
 )
-const range = { fromBlock, toBlock, concurrency }
+const checkpointEvery = Options.integer("checkpoint-every").pipe(
+  Options.optional,
+  Options.withDescription("at most one checkpoint every N seconds (default: 0, as soon as the previous one ends; Parquet 10)")
+)
+const range = { fromBlock, toBlock, concurrency, checkpointEvery }
 const topic = (n: number) => Options.text(`topic${n}`).pipe(Options.optional, Options.withDescription(`topic${n} filter (32-byte hex)`))
 const topicOp = Options.text("topic-op").pipe(
   Options.repeated,
@@ -76,6 +80,7 @@ type FileFlags = {
   readonly noFormulaGuard: boolean
   readonly force: boolean
   readonly concurrency?: Option.Option<number>
+  readonly checkpointEvery?: Option.Option<number>
 }
 
 const some = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
@@ -115,8 +120,13 @@ const runExport = <A, I>(
   makeSource: Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>
 ) =>
   Effect.gen(function*() {
+    const seconds = flags.checkpointEvery === undefined ? undefined : some(flags.checkpointEvery)
+    if (seconds !== undefined && seconds < 0) {
+      return yield* badFlag("export", "--checkpoint-every", `must be ≥ 0, got ${seconds}`, api.chain)
+    }
     const source = yield* makeSource
     return yield* Exports.toFile(source, {
+      checkpointEvery: seconds === undefined ? undefined : `${seconds} seconds`,
       out: flags.out,
       format: some(flags.format),
       resume: flags.resume,

@@ -1,7 +1,10 @@
 /**
  * The export runner behind `Exports.toFile` (which checks the options first): writes a source into a
- * CSV or JSONL file that is complete, never half-written, resumable after a crash, and extendable on
- * the next scheduled run. Where a run starts and the checkpoints it commits are `Resume`'s.
+ * CSV, JSONL or Parquet file that is complete, never half-written, resumable after a crash, and
+ * extendable on the next scheduled run. Where a run starts and the checkpoints it commits are `Resume`'s.
+ * A Parquet file's rows are the JSONL encoder's objects, gathered into row groups (`Parquet.rowGroups`);
+ * its checkpoints carry the row groups committed (`Checkpoint.State.parquet`), from which the footer
+ * is written at the end.
  *
  * Files beside `out` (all in its folder, so every rename is atomic):
  * - `.<name>.partial`: the file being written. It becomes `out` by a rename, after an fsync, only once
@@ -404,7 +407,12 @@ const writeRange = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run, start
     const position = yield* Partitioned.run({
       folder: settings.folder,
       tempName: files.tempName,
-      main: file,
+      main: Partitioned.dataMain(file, (target, rows) =>
+        Effect.gen(function*() {
+          for (let i = 0; i < rows.length; i += rowsChunk) {
+            yield* writeSlice(target, rows.length <= rowsChunk ? rows : rows.slice(i, i + rowsChunk))
+          }
+        })),
       at: { rows: base.rows, completeThrough: base.completeThrough },
       toBlock,
       resumed,
@@ -443,11 +451,47 @@ const writeRange = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run, start
   }).pipe(Effect.scoped)
 
 /**
- * `writeRange` for Parquet, with one cursor: the batches' rows are gathered into row groups of
- * `Parquet.rowGroupRows` rows. A checkpoint (at most once per `checkpointEvery`, after a batch, so at a
- * block boundary) writes the rows gathered so far as a smaller row group, fsyncs, and records the row
- * groups (`Parquet.State`) with the position; when the run fails or is interrupted, a last one. Ends with
- * the footer written, the file fsynced and its state "publishing".
+ * The temporary file of a Parquet export as the partitions write it: JSONL lines (the rows of a batch,
+ * or of a merged spool, read line by line) gathered into row groups; a checkpoint's mark cuts the rows
+ * gathered so far into a smaller row group, and `sync` returns the row groups up to the mark.
+ */
+const parquetMain = (writer: Parquet.ParquetWriter, groups: Parquet.RowGroups): Partitioned.Main => {
+  const addLines = (lines: ReadonlyArray<string>) => groups.add(rowsOfLines(lines))
+  return {
+    bytes: () => writer.state().bytes,
+    write: (rows) => addLines(rows as ReadonlyArray<string>),
+    appendSpool: (spool) =>
+      Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const decoder = new TextDecoder()
+        let rest = ""
+        yield* fs.stream(spool.path).pipe(
+          Stream.mapError(fileSystemError(spool.path, "reading the spool")),
+          Stream.runForEach((chunk) => {
+            const text = rest + decoder.decode(chunk, { stream: true })
+            const end = text.lastIndexOf("\n")
+            rest = end < 0 ? text : text.slice(end + 1)
+            if (end < 0) return Effect.void
+            const lines = text.slice(0, end).split("\n")
+            return addLines(lines.map((line) => line + "\n"))
+          })
+        )
+        rest += decoder.decode()
+        if (rest !== "") {
+          return yield* new SinkError({ reason: "StateMismatch", path: spool.path, detail: "the spool ends inside a line" })
+        }
+      }),
+    mark: groups.mark,
+    sync: groups.sync
+  }
+}
+
+/**
+ * `writeRange` for Parquet: the same partitions, checkpoints and resume, with the rows of a batch
+ * gathered into row groups of `Parquet.rowGroupRows` rows in the temporary file, and spools holding
+ * the partitions' rows as JSONL lines until they are merged. A checkpoint writes the rows gathered
+ * so far as a smaller row group, fsyncs, and records the row groups (`Parquet.State`) with the
+ * position. Ends with the footer written, the file fsynced and its state "publishing".
  */
 const writeRangeParquet = <A, I, E, R>(
   source: BlockSource<A, I, E, R>,
@@ -458,6 +502,7 @@ const writeRangeParquet = <A, I, E, R>(
 ) =>
   Effect.gen(function*() {
     const { encoder, files, live, settings } = run
+    if (start._tag === "Fresh") yield* Partitioned.removeSpools(settings.folder, files.tempName)
     const { base, writer } = yield* Resume.openParquet(start, files, columns, {
       version: 1,
       fingerprint: run.fingerprint,
@@ -473,53 +518,55 @@ const writeRangeParquet = <A, I, E, R>(
       updatedAt: new Date(run.started).toISOString()
     })
     const groups = Parquet.rowGroups(writer)
-    const at = { rows: base.rows, completeThrough: base.completeThrough }
-    let rowsWritten = 0
-    const commit = Effect.gen(function*() {
-      yield* groups.flush
-      const state = yield* writer.sync
-      yield* Resume.write(files, base, "writing", { ...at, bytes: state.bytes, parquet: state })
-    })
-    if (start._tag === "Fresh") yield* commit
+    const resumed = start._tag === "Resume" ? start.state.partitions ?? [] : []
+    const toBlock = Math.max(range.toBlock, ...resumed.map((p) => p.toBlock))
+    if (start._tag === "Fresh") {
+      const state = writer.state()
+      yield* Resume.write(files, base, "writing", { rows: 0, completeThrough: base.completeThrough, bytes: state.bytes, parquet: state })
+    }
     live.block = base.completeThrough
-    let lastCommit = yield* Clock.currentTimeMillis
     const lineBatches = source.lineBatches
-    const options = { progress: run.progress }
-    const batches: Stream.Stream<BlockBatch<string>, E | SinkError, R> = lineBatches !== undefined
-      ? lineBatches(range, encoder.lines, options)
-      : Stream.mapEffect(source.batches(range, options), (batch) =>
-        Effect.map(encoder.lines(batch.rows), (lines) => ({ ...batch, rows: lines })))
-    // False while a batch is half added: its rows are then partly gathered or written, and not counted.
-    let clean = true
-    const read = range.fromBlock > range.toBlock ? Effect.void : Partitioned.forEachReadingAhead(batches, (batch) =>
-      Effect.gen(function*() {
-        const n = batch.rows.length
-        clean = false
-        if (n > 0) yield* groups.add(rowsOfLines(batch.rows))
-        at.rows += n
-        at.completeThrough = Math.max(at.completeThrough, Math.min(batch.completeThrough, range.toBlock))
-        clean = true
-        rowsWritten += n
-        live.rows = rowsWritten
-        live.block = at.completeThrough
-        const now = yield* Clock.currentTimeMillis
-        if (now - lastCommit >= settings.checkpointEvery) {
-          yield* commit
-          lastCommit = yield* Clock.currentTimeMillis
-        }
-      }))
-    yield* read.pipe(
-      // Failed or interrupted between batches: a last checkpoint of every row read so far, so `resume`
-      // continues there. Within a batch: the last committed checkpoint stands (resume cuts what follows).
-      Effect.onError(() => (clean ? Effect.ignore(commit) : Effect.void))
-    )
-    // Every block of the range is read, with or without rows.
-    at.completeThrough = Math.max(at.completeThrough, range.toBlock)
+    const position = yield* Partitioned.run({
+      folder: settings.folder,
+      tempName: files.tempName,
+      main: parquetMain(writer, groups),
+      at: { rows: base.rows, completeThrough: base.completeThrough },
+      toBlock,
+      resumed,
+      read: (blocks, bound, onAnswer) => {
+        const options = { progress: run.progress, bound, onAnswer }
+        return lineBatches !== undefined
+          ? lineBatches(blocks, encoder.lines, options)
+          : Stream.mapEffect(source.batches(blocks, options), (batch) =>
+            Effect.map(encoder.lines(batch.rows), (lines): BlockBatch<unknown> => ({ ...batch, rows: lines })))
+      },
+      // Spools hold the JSONL lines.
+      write: (target, rows) => target.append((rows as ReadonlyArray<string>).join("")),
+      parallel: source.parallel,
+      concurrency: settings.concurrency,
+      checkpointEvery: settings.checkpointEvery,
+      commit: (snapshot, parquet) =>
+        parquet === undefined
+          ? Effect.void
+          : Resume.write(files, base, "writing", {
+            ...snapshot.main,
+            bytes: parquet.bytes,
+            partitions: snapshot.partitions,
+            parquet
+          }),
+      onProgress: (view) => {
+        live.rows = view.rows
+        live.block = view.completeThrough
+        live.fraction = view.fraction
+        live.running = view.running
+      }
+    }).pipe(Effect.scoped)
     yield* groups.flush
     const finished = yield* writer.finish
-    const position = { rows: at.rows, completeThrough: at.completeThrough, bytes: finished.bytes }
-    yield* Resume.write(files, base, "publishing", { ...position, contentHash: finished.contentHash, parquet: finished.state })
-    return { ...position, contentHash: finished.contentHash, base, parquet: finished.state }
+    const done = { rows: position.rows, completeThrough: position.completeThrough, bytes: finished.bytes }
+    yield* Resume.write(files, base, "publishing", { ...done, contentHash: finished.contentHash, parquet: finished.state })
+    yield* Partitioned.removeSpools(settings.folder, files.tempName)
+    return { ...done, contentHash: finished.contentHash, base, parquet: finished.state }
   }).pipe(Effect.scoped)
 
 /** A block-ordered source: from where `Resume` decides, up to the last final block, then published. */

@@ -13,6 +13,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import * as Checkpoint from "../../src/sinks/Checkpoint.js"
 import * as Exports from "../../src/Exports.js"
+import * as Parquet from "../../src/sinks/Parquet.js"
 import { rowsBetween, syntheticSource } from "./fixtures/synthetic.js"
 
 const childScript = fileURLToPath(new URL("./fixtures/export-child.ts", import.meta.url))
@@ -54,6 +55,32 @@ const exited = (child: ChildProcess) =>
   })
 
 const decodeState = Schema.decodeUnknownOption(Schema.parseJson(Checkpoint.State))
+
+describe("Parquet.rowGroups", () => {
+  it.scoped("writes full row groups as rows come; a mark cuts a smaller one, and sync returns the state up to it", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const folder = yield* fs.makeTempDirectoryScoped({ prefix: "sinks-parquet-groups-" })
+      const file = path.join(folder, "groups.parquet")
+      const writer = yield* Parquet.open(file, [{ name: "n", type: "int64" }])
+      const groups = Parquet.rowGroups(writer, 10)
+      const rows = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => ({ n: String(from + k) }))
+      yield* groups.add(rows(0, 25))
+      expect(writer.state().rowGroups.map((g) => g.rows)).toEqual([10, 10])
+      groups.mark()
+      yield* groups.add(rows(25, 37))
+      // The cut group (5 rows) was written before the next full one; sync's state ends at the mark.
+      expect(writer.state().rowGroups.map((g) => g.rows)).toEqual([10, 10, 5, 10])
+      const marked = yield* groups.sync
+      expect(marked.rowGroups.map((g) => g.rows)).toEqual([10, 10, 5])
+      expect(groups.pending()).toBe(2)
+      yield* groups.flush
+      const finished = yield* writer.finish
+      expect(finished.state.rowGroups.map((g) => g.rows)).toEqual([10, 10, 5, 10, 2])
+      expect((yield* rowsOf(file)).map((r) => r["n"])).toEqual(rows(0, 37).map((r) => r.n))
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
 
 describe("Parquet exports of block-ordered sources", () => {
   it.scoped("hold the oracle's rows; a source failing midway keeps a checkpoint that resume finishes", () =>
