@@ -92,9 +92,13 @@ const selectOf = (name: string, type: string): string =>
     ? quoted(name)
     : `CAST(${quoted(name)} AS VARCHAR) AS ${quoted(name)}`
 
-/** A JSONL cell as the Parquet file must hold it, in the text `selectOf` reads (null for none). */
-const expectedCell = (value: unknown, type: string): Json => {
+/** Text fields the API leaves "" for none, written as NULL (see Parquet.columnsOf). */
+const emptyAsNull = new Set(["to", "contractAddress", "blockHash"])
+
+/** A JSONL cell of column `name` as the Parquet file must hold it, in the text `selectOf` reads (null for none). */
+const expectedCell = (name: string, value: unknown, type: string): Json => {
   if (value === undefined || value === null) return null
+  if (type === "string" && value === "" && emptyAsNull.has(name)) return null
   if (type === "string") return typeof value === "string" ? value : JSON.stringify(value)
   if (value === "") return null
   if (type === "int64" || type === "timestamp") return BigInt(String(value) === "0x" ? 0 : String(value)).toString()
@@ -114,11 +118,9 @@ const expectedRows = (jsonl: ReadonlyArray<Readonly<Record<string, unknown>>>, m
       const value = topic !== null && Array.isArray(record["topics"])
         ? (record["topics"] as ReadonlyArray<unknown>)[Number(topic[1])]
         : record[name]
-      return [name, expectedCell(value, type === "string" && value === "" && emptyAsNull(name) ? "int64" : type)]
+      return [name, expectedCell(name, value, type)]
     }))
   )
-/** Text fields the API leaves "" for none, written as NULL (see Parquet.columnsOf). */
-const emptyAsNull = (name: string) => ["to", "contractAddress", "blockHash"].includes(name)
 
 /**
  * The Parquet file read by DuckDB equals the JSONL export: same columns (types from the manifest, as
