@@ -1,7 +1,7 @@
 /**
  * The one way into a file: `Exports.toFile(source, options)` writes any source — a data set of the
  * library (`Sources.logs`, `Sources.tokenHolders`, …) or one of your own (`Sources.fromStream`,
- * `Sources.fromBlocks`) — to a CSV or JSONL file, published atomically, with a manifest beside it.
+ * `Sources.fromBlocks`) — to a CSV, JSONL or Parquet file, published atomically, with a manifest beside it.
  * Block-ordered sources are checkpointed, resumable and incremental; the others are rewritten whole.
  * Every option is checked here, before a file is touched or a request sent.
  *
@@ -31,7 +31,7 @@ export type ExportError = SinkError | Lock.OutputLockedError | Lock.OutputExists
 export interface ToFileOptions {
   /** The output file. Its folder is created if missing. */
   readonly out: string
-  /** Default: from the extension (`.csv`; `.jsonl`, `.ndjson`). */
+  /** Default: from the extension (`.csv`; `.jsonl`, `.ndjson`; `.parquet`). */
   readonly format?: Format.FileFormat | undefined
   /** Continue an unfinished export, or extend a finished one (block-ordered sources). */
   readonly resume?: boolean | undefined
@@ -52,7 +52,8 @@ export interface ToFileOptions {
   /**
    * Minimum interval between checkpoints (default 0: a checkpoint is committed as soon as the previous
    * one is, covering every page written meanwhile, so a crash loses at most the pages in flight; the
-   * last one is always committed).
+   * last one is always committed). Parquet: default 10 seconds, as each checkpoint writes the rows
+   * gathered so far as a row group of its own (see `parquetCheckpointEvery`).
    */
   readonly checkpointEvery?: Duration.DurationInput | undefined
   /**
@@ -62,6 +63,12 @@ export interface ToFileOptions {
    */
   readonly concurrency?: number | undefined
 }
+
+/**
+ * The default interval between two checkpoints of a Parquet export: each checkpoint ends the row group
+ * being gathered early (a smaller group), so they are spaced out to keep row groups near their full size.
+ */
+export const parquetCheckpointEvery: Duration.Duration = Duration.seconds(10)
 
 const isBlockNumber = (n: number): boolean => Number.isSafeInteger(n) && n >= 0
 
@@ -84,6 +91,9 @@ const check = <A, I, E, R>(
     const confirmations = options.confirmations ?? 0
     if (options.concurrency !== undefined && !(Number.isSafeInteger(options.concurrency) && options.concurrency >= 1)) {
       return yield* invalid(out, `concurrency must be a whole number ≥ 1, got ${options.concurrency}`, "concurrency")
+    }
+    if (options.checkpointEvery !== undefined && Duration.toMillis(Duration.decode(options.checkpointEvery)) < 0) {
+      return yield* invalid(out, "checkpointEvery must not be negative", "checkpointEvery")
     }
     if (!isBlockNumber(confirmations)) {
       return yield* invalid(out, `confirmations must be a whole number ≥ 0, got ${confirmations}`, "confirmations")
@@ -108,7 +118,9 @@ const check = <A, I, E, R>(
       quiet: options.quiet,
       progressOutput: options.progressOutput,
       progressEvery: options.progressEvery,
-      checkpointEvery: Duration.toMillis(Duration.decode(options.checkpointEvery ?? Duration.zero)),
+      checkpointEvery: Duration.toMillis(
+        Duration.decode(options.checkpointEvery ?? (format === "parquet" ? parquetCheckpointEvery : Duration.zero))
+      ),
       concurrency: options.concurrency
     }
   })

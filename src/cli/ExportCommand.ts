@@ -1,5 +1,5 @@
 /**
- * `explorer-etl export <dataset> --out <file> [--format csv|jsonl] [--resume] [--confirmations N]
+ * `explorer-etl export <dataset> --out <file> [--format csv|jsonl|parquet] [--resume] [--confirmations N]
  * [--allow-partial]` with one subcommand per data set, each taking only its own filters (any other
  * flag is refused before a request is sent) plus the API options.
  */
@@ -22,8 +22,8 @@ import { badFlag, refusedFlag } from "./Errors.js"
 import { homedir } from "node:os"
 import { join } from "node:path"
 
-const out = Options.text("out").pipe(Options.withAlias("o"), Options.withDescription("output file (.csv, .jsonl or .ndjson)"))
-const format = Options.choice("format", ["csv", "jsonl"]).pipe(
+const out = Options.text("out").pipe(Options.withAlias("o"), Options.withDescription("output file (.csv, .jsonl, .ndjson or .parquet)"))
+const format = Options.choice("format", ["csv", "jsonl", "parquet"]).pipe(
   Options.optional,
   Options.withDescription("file format (default: from the extension of --out)")
 )
@@ -60,7 +60,11 @@ const concurrency = Options.integer("concurrency").pipe(
   Options.optional,
   Options.withDescription("at most N block ranges read at once (default: as many as the latency calls for; 1 = one cursor)")
 )
-const range = { fromBlock, toBlock, concurrency }
+const checkpointEvery = Options.integer("checkpoint-every").pipe(
+  Options.optional,
+  Options.withDescription("at most one checkpoint every N seconds (default: 0, as soon as the previous one ends; Parquet 10)")
+)
+const range = { fromBlock, toBlock, concurrency, checkpointEvery }
 const topic = (n: number) => Options.text(`topic${n}`).pipe(Options.optional, Options.withDescription(`topic${n} filter (32-byte hex)`))
 const topicOp = Options.text("topic-op").pipe(
   Options.repeated,
@@ -85,13 +89,14 @@ const label = Options.text("label").pipe(Options.withDescription("label slug fro
 
 type FileFlags = {
   readonly out: string
-  readonly format: Option.Option<"csv" | "jsonl">
+  readonly format: Option.Option<"csv" | "jsonl" | "parquet">
   readonly resume: boolean
   readonly confirmations: number
   readonly allowPartial: boolean
   readonly noFormulaGuard: boolean
   readonly force: boolean
   readonly concurrency?: Option.Option<number>
+  readonly checkpointEvery?: Option.Option<number>
 }
 
 const some = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
@@ -131,8 +136,13 @@ const runExport = <A, I>(
   makeSource: Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>
 ) =>
   Effect.gen(function*() {
+    const seconds = flags.checkpointEvery === undefined ? undefined : some(flags.checkpointEvery)
+    if (seconds !== undefined && seconds < 0) {
+      return yield* badFlag("export", "--checkpoint-every", `must be ≥ 0, got ${seconds}`, api.chain)
+    }
     const source = yield* makeSource
     return yield* Exports.toFile(source, {
+      checkpointEvery: seconds === undefined ? undefined : `${seconds} seconds`,
       out: flags.out,
       format: some(flags.format),
       resume: flags.resume,

@@ -9,7 +9,8 @@
  * ```
  *
  * - `phase: "writing"`: the temporary file holds the export so far; its first `bytes` bytes are durable
- *   and hold exactly the `rows` rows of blocks `fromBlock..completeThrough` (plus the CSV header).
+ *   and hold exactly the `rows` rows of blocks `fromBlock..completeThrough` (plus the CSV header; for
+ *   Parquet, the magic number and the row groups `parquet` describes).
  *   A partitioned export also lists its `partitions`: later block ranges whose rows wait in spool
  *   files (`.<name>.partial.p<N>`) beside it, each with its own durable length and position.
  * - `phase: "publishing"`: the temporary file is complete and fsynced (`contentHash` set); it is being
@@ -29,6 +30,7 @@ import { createHash } from "node:crypto"
 import type { FileFormat } from "./Format.js"
 import { fileSystemError, SinkError } from "./SinkError.js"
 import { writeAtomic } from "./Files.js"
+import { State as ParquetState } from "./internal-parquet/state.js"
 
 /** Where an export stands: see the module header. */
 export const Phase = Schema.Literal("writing", "publishing", "published")
@@ -58,7 +60,7 @@ export const State = Schema.Struct({
   fingerprint: Schema.String,
   dataset: Schema.String,
   chainIds: Schema.Array(Schema.Number),
-  format: Schema.Literal("csv", "jsonl"),
+  format: Schema.Literal("csv", "jsonl", "parquet"),
   phase: Phase,
   /** The temporary file's name, in the output's folder. */
   tempFile: Schema.String,
@@ -78,6 +80,12 @@ export const State = Schema.Struct({
    * to the first partition's `fromBlock − 1`. Absent: one cursor, from `completeThrough + 1`.
    */
   partitions: Schema.optional(Schema.Array(Partition)),
+  /**
+   * Parquet: the row groups in the temporary file's first `bytes` bytes (`Parquet.State`), from which
+   * the footer is written at the end. Phases `publishing`/`published`: the row groups of the complete
+   * file (whose `bytes` then count the footer too), so a later run extends it.
+   */
+  parquet: Schema.optional(ParquetState),
   updatedAt: Schema.String
 }).annotations({ identifier: "ExportState" })
 /** @see State */

@@ -1,7 +1,10 @@
 /**
  * The export runner behind `Exports.toFile` (which checks the options first): writes a source into a
- * CSV or JSONL file that is complete, never half-written, resumable after a crash, and extendable on
- * the next scheduled run. Where a run starts and the checkpoints it commits are `Resume`'s.
+ * CSV, JSONL or Parquet file that is complete, never half-written, resumable after a crash, and
+ * extendable on the next scheduled run. Where a run starts and the checkpoints it commits are `Resume`'s.
+ * A Parquet file's rows are the JSONL encoder's objects, gathered into row groups (`Parquet.rowGroups`);
+ * its checkpoints carry the row groups committed (`Checkpoint.State.parquet`), from which the footer
+ * is written at the end.
  *
  * Files beside `out` (all in its folder, so every rename is atomic):
  * - `.<name>.partial`: the file being written. It becomes `out` by a rename, after an fsync, only once
@@ -26,6 +29,7 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -34,11 +38,13 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Plan from "../Plan.js"
 import * as Progress from "../streams/Progress.js"
+import type { BlockBatch } from "../streams/BlockCursor.js"
 import { type BlockRange, type BlockSource, chainIdsOf, type RowSource, type Source } from "../streams/Sources.js"
 import * as Checkpoint from "./Checkpoint.js"
 import { type DataFile, openData, publish, removeQuietly } from "./Files.js"
 import * as Format from "./Format.js"
 import * as Manifest from "./Manifest.js"
+import * as Parquet from "./Parquet.js"
 import * as Partitioned from "./Partitioned.js"
 import * as Reporter from "./Reporter.js"
 import * as Resume from "./Resume.js"
@@ -51,7 +57,7 @@ export interface Settings {
   /** The output's file name. */
   readonly name: string
   readonly format: Format.FileFormat
-  /** CSV: whether the formula guard is on; undefined for JSONL. */
+  /** CSV: whether the formula guard is on; undefined for JSONL and Parquet. */
   readonly formulaGuard: boolean | undefined
   readonly resume: boolean
   readonly confirmations: number
@@ -96,8 +102,13 @@ interface Run {
   readonly dataset: string
   readonly chainIds: ReadonlyArray<number>
   readonly fingerprint: string
-  /** Encodes the rows the run reads: decoded records, or encoded ones for `lineBatches`. */
+  /**
+   * Encodes the rows the run reads: decoded records, or encoded ones for `lineBatches`. A Parquet run
+   * encodes them as JSONL lines, whose objects are the rows its writer takes.
+   */
   readonly encoder: Format.RowEncoder<unknown>
+  /** Parquet: the file's columns (from the source's schema). */
+  readonly parquet: ReadonlyArray<Parquet.Column> | undefined
   readonly progress: Progress.ProgressRef
   /** What the display shows: rows written by this run, and the block position. */
   readonly live: { rows: number; block: number | undefined; fraction: number | undefined; running: number }
@@ -132,7 +143,8 @@ const summaryLine = (out: string, m: Manifest.Manifest, mode: Manifest.RunMode, 
 const encoderOf = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
   Effect.gen(function*() {
     const atOut = (e: SinkError) => new SinkError({ reason: e.reason, path: settings.out, detail: e.detail })
-    const options = { format: settings.format, formulaGuard: settings.formulaGuard }
+    // Parquet rows are the JSONL encoder's objects: the encoded record, as the JSONL export writes it.
+    const options = { format: settings.format === "parquet" ? "jsonl" as const : settings.format, formulaGuard: settings.formulaGuard }
     const made: Format.RowEncoder<unknown> = source._tag === "Blocks" && source.lineBatches !== undefined
       ? (yield* Format.encodedEncoder(source.schema, options).pipe(Effect.mapError(atOut))) as Format.RowEncoder<unknown>
       : (yield* Format.encoder(source.schema, {
@@ -153,13 +165,19 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
     const path = yield* Path.Path
     const chainIds = chainIdsOf(source)
     const encoder = yield* encoderOf(source, settings)
+    const parquet = settings.format === "parquet"
+      ? yield* Parquet.columnsOf(source.schema, { chainId: encoder.columns[0] === Format.chainIdColumn }).pipe(
+        Effect.mapError((e) => new SinkError({ reason: e.reason, path: settings.out, detail: e.detail }))
+      )
+      : undefined
+    const columns = parquet === undefined ? encoder.columns : parquet.map((c) => c.name)
     const progress = yield* Progress.make(source.dataset, chainIds[0] ?? 0)
     const identity: Checkpoint.Identity = {
       dataset: source.dataset,
       chainIds,
       query: Checkpoint.canonical(source.query),
       format: settings.format,
-      columns: encoder.columns,
+      columns: parquet === undefined ? encoder.columns : parquet.map((c) => `${c.name}:${c.type}`),
       fromBlock: source._tag === "Blocks" ? source.fromBlock : undefined,
       formulaGuard: settings.formulaGuard
     }
@@ -206,7 +224,8 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
           chainIds,
           plan: source.plan,
           format: settings.format,
-          columns: encoder.columns,
+          columns,
+          ...(parquet === undefined ? {} : { columnTypes: parquet.map((c) => ({ name: c.name, type: c.type })) }),
           rows: outcome.rows,
           bytes: outcome.bytes,
           blockRange: outcome.blockRange,
@@ -235,6 +254,7 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
       chainIds,
       fingerprint: Checkpoint.fingerprint(identity),
       encoder,
+      parquet,
       progress,
       live,
       started,
@@ -244,10 +264,53 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
     } satisfies Run
   })
 
+/** JSONL lines (as the run's encoder writes them) as the rows a Parquet writer takes. */
+const rowsOfLines = (lines: ReadonlyArray<string>): ReadonlyArray<Parquet.Row> => {
+  const rows: Array<Parquet.Row> = new Array(lines.length)
+  for (let i = 0; i < lines.length; i++) rows[i] = JSON.parse(lines[i] as string) as Parquet.Row
+  return rows
+}
+
+/** A rows source to Parquet: row groups of `Parquet.rowGroupRows` rows, the footer, then the rename. */
+const writeRowsParquet = <A, I, E, R>(source: RowSource<A, I, E, R>, run: Run, columns: ReadonlyArray<Parquet.Column>) =>
+  Effect.gen(function*() {
+    const { encoder, files, live } = run
+    const written = yield* Effect.gen(function*() {
+      const writer = yield* Parquet.open(files.temp, columns)
+      const groups = Parquet.rowGroups(writer)
+      yield* source.rows({ progress: run.progress, allowPartial: run.settings.allowPartial }).pipe(
+        Stream.rechunk(rowsChunk),
+        Stream.runForEachChunk((chunk) =>
+          Effect.flatMap(encoder.lines(Chunk.toReadonlyArray(chunk)), (lines) => {
+            live.rows += lines.length
+            return groups.add(rowsOfLines(lines))
+          })
+        )
+      )
+      yield* groups.flush
+      return yield* writer.finish
+    }).pipe(
+      Effect.scoped,
+      Effect.tap(() => removeQuietly(files.statePath)),
+      Effect.tap(() => publish(files.temp, files.out)),
+      Effect.onError(() => removeQuietly(files.temp))
+    )
+    const reason = yield* run.truncation
+    return yield* run.finish({
+      rows: live.rows,
+      bytes: written.bytes,
+      contentHash: written.contentHash,
+      blockRange: null,
+      completeness: reason === undefined ? { status: "complete" } : { status: "truncated", reason },
+      mode: "fresh"
+    })
+  })
+
 /** A rows source: the temporary file is written whole, then renamed over `out`. */
 const writeRows = <A, I, E, R>(source: RowSource<A, I, E, R>, run: Run) =>
   Effect.gen(function*() {
     const { encoder, files, live } = run
+    if (run.parquet !== undefined) return yield* writeRowsParquet(source, run, run.parquet)
     const written = yield* Effect.gen(function*() {
       const file = yield* openData(files.temp, 0)
       yield* file.append(encoder.header)
@@ -344,7 +407,12 @@ const writeRange = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run, start
     const position = yield* Partitioned.run({
       folder: settings.folder,
       tempName: files.tempName,
-      main: file,
+      main: Partitioned.dataMain(file, (target, rows) =>
+        Effect.gen(function*() {
+          for (let i = 0; i < rows.length; i += rowsChunk) {
+            yield* writeSlice(target, rows.length <= rowsChunk ? rows : rows.slice(i, i + rowsChunk))
+          }
+        })),
       at: { rows: base.rows, completeThrough: base.completeThrough },
       toBlock,
       resumed,
@@ -382,6 +450,125 @@ const writeRange = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run, start
     return { bytes: position.bytes, rows: position.rows, completeThrough: position.completeThrough, contentHash, base }
   }).pipe(Effect.scoped)
 
+/**
+ * The temporary file of a Parquet export as the partitions write it: JSONL lines (the rows of a batch,
+ * or of a merged spool, read line by line) gathered into row groups; a checkpoint's mark cuts the rows
+ * gathered so far into a smaller row group, and `sync` returns the row groups up to the mark.
+ */
+const parquetMain = (writer: Parquet.ParquetWriter, groups: Parquet.RowGroups): Partitioned.Main => {
+  const addLines = (lines: ReadonlyArray<string>) => groups.add(rowsOfLines(lines))
+  return {
+    bytes: () => writer.state().bytes,
+    write: (rows) => addLines(rows as ReadonlyArray<string>),
+    appendSpool: (spool) =>
+      Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const decoder = new TextDecoder()
+        let rest = ""
+        yield* fs.stream(spool.path).pipe(
+          Stream.mapError(fileSystemError(spool.path, "reading the spool")),
+          Stream.runForEach((chunk) => {
+            const text = rest + decoder.decode(chunk, { stream: true })
+            const end = text.lastIndexOf("\n")
+            rest = end < 0 ? text : text.slice(end + 1)
+            if (end < 0) return Effect.void
+            const lines = text.slice(0, end).split("\n")
+            return addLines(lines.map((line) => line + "\n"))
+          })
+        )
+        rest += decoder.decode()
+        if (rest !== "") {
+          return yield* new SinkError({ reason: "StateMismatch", path: spool.path, detail: "the spool ends inside a line" })
+        }
+      }),
+    mark: groups.mark,
+    sync: groups.sync
+  }
+}
+
+/**
+ * `writeRange` for Parquet: the same partitions, checkpoints and resume, with the rows of a batch
+ * gathered into row groups of `Parquet.rowGroupRows` rows in the temporary file, and spools holding
+ * the partitions' rows as JSONL lines until they are merged. A checkpoint writes the rows gathered
+ * so far as a smaller row group, fsyncs, and records the row groups (`Parquet.State`) with the
+ * position. Ends with the footer written, the file fsynced and its state "publishing".
+ */
+const writeRangeParquet = <A, I, E, R>(
+  source: BlockSource<A, I, E, R>,
+  run: Run,
+  start: Resume.Start,
+  range: BlockRange,
+  columns: ReadonlyArray<Parquet.Column>
+) =>
+  Effect.gen(function*() {
+    const { encoder, files, live, settings } = run
+    if (start._tag === "Fresh") yield* Partitioned.removeSpools(settings.folder, files.tempName)
+    const { base, writer } = yield* Resume.openParquet(start, files, columns, {
+      version: 1,
+      fingerprint: run.fingerprint,
+      dataset: run.dataset,
+      chainIds: run.chainIds,
+      format: settings.format,
+      phase: "writing",
+      tempFile: files.tempName,
+      bytes: 0,
+      rows: 0,
+      fromBlock: source.fromBlock,
+      completeThrough: source.fromBlock - 1,
+      updatedAt: new Date(run.started).toISOString()
+    })
+    const groups = Parquet.rowGroups(writer)
+    const resumed = start._tag === "Resume" ? start.state.partitions ?? [] : []
+    const toBlock = Math.max(range.toBlock, ...resumed.map((p) => p.toBlock))
+    if (start._tag === "Fresh") {
+      const state = writer.state()
+      yield* Resume.write(files, base, "writing", { rows: 0, completeThrough: base.completeThrough, bytes: state.bytes, parquet: state })
+    }
+    live.block = base.completeThrough
+    const lineBatches = source.lineBatches
+    const position = yield* Partitioned.run({
+      folder: settings.folder,
+      tempName: files.tempName,
+      main: parquetMain(writer, groups),
+      at: { rows: base.rows, completeThrough: base.completeThrough },
+      toBlock,
+      resumed,
+      read: (blocks, bound, onAnswer) => {
+        const options = { progress: run.progress, bound, onAnswer }
+        return lineBatches !== undefined
+          ? lineBatches(blocks, encoder.lines, options)
+          : Stream.mapEffect(source.batches(blocks, options), (batch) =>
+            Effect.map(encoder.lines(batch.rows), (lines): BlockBatch<unknown> => ({ ...batch, rows: lines })))
+      },
+      // Spools hold the JSONL lines.
+      write: (target, rows) => target.append((rows as ReadonlyArray<string>).join("")),
+      parallel: source.parallel,
+      concurrency: settings.concurrency,
+      checkpointEvery: settings.checkpointEvery,
+      commit: (snapshot, parquet) =>
+        parquet === undefined
+          ? Effect.void
+          : Resume.write(files, base, "writing", {
+            ...snapshot.main,
+            bytes: parquet.bytes,
+            partitions: snapshot.partitions,
+            parquet
+          }),
+      onProgress: (view) => {
+        live.rows = view.rows
+        live.block = view.completeThrough
+        live.fraction = view.fraction
+        live.running = view.running
+      }
+    }).pipe(Effect.scoped)
+    yield* groups.flush
+    const finished = yield* writer.finish
+    const done = { rows: position.rows, completeThrough: position.completeThrough, bytes: finished.bytes }
+    yield* Resume.write(files, base, "publishing", { ...done, contentHash: finished.contentHash, parquet: finished.state })
+    yield* Partitioned.removeSpools(settings.folder, files.tempName)
+    return { ...done, contentHash: finished.contentHash, base, parquet: finished.state }
+  }).pipe(Effect.scoped)
+
 /** A block-ordered source: from where `Resume` decides, up to the last final block, then published. */
 const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
   Effect.gen(function*() {
@@ -407,7 +594,17 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
         mode: "unchanged"
       })
     }
-    const written = yield* writeRange(source, run, start, { fromBlock: firstBlock, toBlock: goal.target })
+    const blocks = { fromBlock: firstBlock, toBlock: goal.target }
+    const written: {
+      readonly bytes: number
+      readonly rows: number
+      readonly completeThrough: number
+      readonly contentHash: string
+      readonly base: Checkpoint.State
+      readonly parquet?: Parquet.State | undefined
+    } = run.parquet !== undefined
+      ? yield* writeRangeParquet(source, run, start, blocks, run.parquet)
+      : yield* writeRange(source, run, start, blocks)
     yield* publish(files.temp, files.out)
     yield* Resume.write(files, written.base, "published", written)
     return yield* run.finish({

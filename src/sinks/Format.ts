@@ -49,8 +49,11 @@ import { SinkError } from "./SinkError.js"
 /** The CSV text of cells and records, as every CSV of an export writes them. */
 export { csvCell, csvRecord, csvRecordDelimiter, guardFormula } from "./Csv.js"
 
-/** The file formats an export can write. */
-export type FileFormat = "csv" | "jsonl"
+/** The text formats the encoders of this module write. */
+export type TextFormat = "csv" | "jsonl"
+
+/** The file formats an export can write (Parquet through `Parquet`, from the JSONL encoder's rows). */
+export type FileFormat = TextFormat | "parquet"
 
 /** The name of the chain id column, first when the export spans several chains. */
 export const chainIdColumn = "chainid"
@@ -63,18 +66,19 @@ export const topicColumns = 4
 
 /**
  * The format of a file: the explicit one if given, else from the extension (`.csv`; `.jsonl` or
- * `.ndjson`, case-insensitive). Any other extension is refused before anything runs.
+ * `.ndjson`; `.parquet`, case-insensitive). Any other extension is refused before anything runs.
  */
 export const formatOf = (out: string, explicit?: FileFormat): Effect.Effect<FileFormat, SinkError> => {
   if (explicit !== undefined) return Effect.succeed(explicit)
   const lower = out.toLowerCase()
   if (lower.endsWith(".csv")) return Effect.succeed("csv")
   if (lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) return Effect.succeed("jsonl")
+  if (lower.endsWith(".parquet")) return Effect.succeed("parquet")
   return Effect.fail(
     new SinkError({
       reason: "InvalidInput",
       path: out,
-      detail: "cannot tell the format from the file name: use a .csv, .jsonl or .ndjson extension, or pass format"
+      detail: "cannot tell the format from the file name: use a .csv, .jsonl, .ndjson or .parquet extension, or pass format"
     })
   )
 }
@@ -150,6 +154,7 @@ export const fieldsOf = <A, I>(schema: Schema.Schema<A, I, never>): Either.Eithe
 
 /** What an encoder needs: the format, whether rows carry a chain id, and the CSV formula guard. */
 export interface EncoderOptions<A> {
+  /** `parquet` is refused: Parquet rows are the JSONL encoder's objects, written by `Parquet`. */
   readonly format: FileFormat
   /** The chain of a row, when the export spans several chains: adds the `chainid` column. */
   readonly chainIdOf?: ((row: A) => number) | undefined
@@ -159,7 +164,7 @@ export interface EncoderOptions<A> {
 
 /** Turns records into the text of a file: the header (CSV) and rows, chunk by chunk. */
 export interface RowEncoder<A> {
-  readonly format: FileFormat
+  readonly format: TextFormat
   /** The file's columns, in order (CSV: after the `topics` expansion; JSONL: the keys). */
   readonly columns: ReadonlyArray<string>
   /** The first bytes of a new file: the CSV header row, or "" for JSONL. */
@@ -224,6 +229,14 @@ const make = <A, I, Row>(
   rowsEncoded: boolean
 ): Effect.Effect<RowEncoder<Row>, SinkError> =>
   Effect.gen(function*() {
+    if (options.format === "parquet") {
+      return yield* new SinkError({
+        reason: "InvalidInput",
+        path: "<schema>",
+        detail: "a text encoder writes csv or jsonl; Parquet files are written by Parquet.open from the jsonl rows"
+      })
+    }
+    const format: TextFormat = options.format
     const fields = yield* Either.mapLeft(
       fieldsOf(schema),
       (detail) => new SinkError({ reason: "InvalidInput", path: "<schema>", detail })
@@ -297,7 +310,7 @@ const make = <A, I, Row>(
     }
 
     const columns: Array<string> = chainIdOf !== undefined ? [chainIdColumn] : []
-    if (options.format === "jsonl") {
+    if (format === "jsonl") {
       columns.push(...names)
       // `"name":` of every key, as JSON.stringify of the whole line writes it.
       const keys = names.map((name) => `${JSON.stringify(name)}:`)

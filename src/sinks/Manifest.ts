@@ -45,9 +45,14 @@ export const Manifest = Schema.Struct({
   query: Schema.Unknown,
   chainIds: Schema.Array(Schema.Number),
   plan: Schema.String,
-  format: Schema.Literal("csv", "jsonl"),
-  /** The file's columns (CSV) or keys (JSONL), in order. */
+  format: Schema.Literal("csv", "jsonl", "parquet"),
+  /** The file's columns (CSV, Parquet) or keys (JSONL), in order. */
   columns: Schema.Array(Schema.String),
+  /**
+   * Parquet: each column's type (`int64`, `timestamp`, `string`, `decimalString`, `float64`, `bool`; see
+   * `Parquet.ColumnType`), in column order: a reader tells exact decimal strings from other text.
+   */
+  columnTypes: Schema.optional(Schema.Array(Schema.Struct({ name: Schema.String, type: Schema.String }))),
   /** Rows in the file (the CSV header not counted). */
   rows: Schema.Number,
   bytes: Schema.Number,

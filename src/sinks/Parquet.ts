@@ -429,3 +429,80 @@ export const open = (
 
     return { path, columns, state: () => state, writeRowGroup, sync, finish } satisfies ParquetWriter
   })
+
+/** Rows in a row group of an export: a fixed count, so a file's row groups do not depend on paging. */
+export const rowGroupRows = 10_000
+
+/** Rows gathered into row groups of a fixed size before they reach a {@link ParquetWriter}. */
+export interface RowGroups {
+  /** Adds rows; every `size` rows gathered are written as one row group. */
+  readonly add: (rows: ReadonlyArray<Row>) => Effect.Effect<void, SinkError>
+  /** Writes the rows gathered so far (fewer than `size`) as a smaller row group, if there are any. */
+  readonly flush: Effect.Effect<void, SinkError>
+  /**
+   * Marks a checkpoint: the rows gathered so far will be written as a smaller row group (by the next
+   * `add`, `flush` or `sync`), and `sync` returns the state right after it, whatever is added meanwhile.
+   */
+  readonly mark: () => void
+  /** Writes what the last mark cut, fsyncs, and returns the state up to the mark (durable). */
+  readonly sync: Effect.Effect<State, SinkError>
+  /** Rows gathered and not yet written. */
+  readonly pending: () => number
+}
+
+/**
+ * Gathers rows into row groups of `size` rows (default {@link rowGroupRows}) for `writer`: what an export
+ * writes as pages arrive. Memory holds fewer than `size` rows besides the row group being encoded (and
+ * the rows a mark cut, until they are written). After a failed `add` (some of its rows may be written),
+ * `sync` fails: no checkpoint may count rows its caller did not.
+ *
+ * @example
+ * const groups = Parquet.rowGroups(writer)
+ * for (const page of pages) yield* groups.add(page)
+ * yield* groups.flush
+ * const finished = yield* writer.finish
+ */
+export const rowGroups = (writer: ParquetWriter, size: number = rowGroupRows): RowGroups => {
+  let gathered: Array<Row> = []
+  /** Row groups a mark cut, not yet written, oldest first. */
+  const cut: Array<Array<Row>> = []
+  let awaitingMark = false
+  let marked: State = writer.state()
+  let failed: SinkError | undefined
+  // Each row group is written and dropped from memory in one step: an interruption between the two
+  // would write it twice.
+  const writeGroup = (group: ReadonlyArray<Row>, written: () => void) =>
+    Effect.uninterruptible(Effect.tap(writer.writeRowGroup(group), () => Effect.sync(written)))
+  const writeCut = Effect.gen(function*() {
+    while (cut.length > 0) {
+      yield* writeGroup(cut[0] as Array<Row>, () => cut.shift())
+    }
+    if (awaitingMark) {
+      marked = writer.state()
+      awaitingMark = false
+    }
+  })
+  const add = (rows: ReadonlyArray<Row>): Effect.Effect<void, SinkError> =>
+    Effect.gen(function*() {
+      yield* writeCut
+      for (const row of rows) gathered.push(row)
+      while (gathered.length >= size) {
+        yield* writeGroup(gathered.slice(0, size), () => (gathered = gathered.slice(size)))
+      }
+    }).pipe(Effect.tapError((e) => Effect.sync(() => (failed = e))))
+  const flush = Effect.gen(function*() {
+    yield* writeCut
+    if (gathered.length === 0) return
+    yield* writeGroup(gathered, () => (gathered = []))
+  })
+  const mark = () => {
+    if (gathered.length > 0) cut.push(gathered)
+    gathered = []
+    awaitingMark = true
+  }
+  const sync = Effect.suspend(() => (failed !== undefined ? Effect.fail(failed) : writeCut)).pipe(
+    Effect.zipRight(writer.sync),
+    Effect.map(() => marked)
+  )
+  return { add, flush, mark, sync, pending: () => gathered.length + cut.reduce((n, g) => n + g.length, 0) }
+}

@@ -6,7 +6,8 @@
  * (`.<name>.partial.p<N>`), so rows read ahead wait on disk, not in memory. When the head has read
  * its last block, the next partition's spool is appended to the temporary file and that partition
  * writes there from then on: the file grows in block order and ends byte-identical to the file one
- * cursor writes (a row's text does not depend on where it is written).
+ * cursor writes (a row's text does not depend on where it is written). The temporary file is a `Main`:
+ * a data file (`dataMain`), or a Parquet file whose spools hold JSONL lines (see `Export`).
  *
  * - **How many at once.** Enough requests in flight to keep the key's limiter busy, and no more:
  *   Little's law, in flight ≈ rate × latency × 1.5 (`Partitions.concurrencyFor`), the latency measured
@@ -45,6 +46,7 @@ import * as Partitions from "../streams/Partitions.js"
 import type { BlockRange } from "../streams/Sources.js"
 import type * as Checkpoint from "./Checkpoint.js"
 import { type DataFile, openData, removeQuietly, sizeOf } from "./Files.js"
+import type * as Parquet from "./Parquet.js"
 import { fileSystemError, type SinkError } from "./SinkError.js"
 
 /** Where the temporary file stands: its durable length, its rows, its last complete block. */
@@ -72,13 +74,50 @@ export interface View {
   readonly running: number
 }
 
+/**
+ * The temporary file as the partitions write it, in block order: a data file (`dataMain`), or a
+ * Parquet file whose rows are gathered into row groups. Used under one lock, by one fiber at a time.
+ */
+export interface Main {
+  /** Its length so far (for the position; a Parquet file's durable length comes from `sync`). */
+  readonly bytes: () => number
+  /** Appends the rows of a batch. */
+  readonly write: (rows: ReadonlyArray<unknown>) => Effect.Effect<void, SinkError>
+  /** Appends the content of a spool the partitions' `write` filled, once the file has reached its range. */
+  readonly appendSpool: (spool: DataFile) => Effect.Effect<void, SinkError, FileSystem.FileSystem>
+  /**
+   * Marks where the checkpoint being taken stands, with nothing yielding between the snapshot and the
+   * mark: every row written so far, and none after.
+   */
+  readonly mark: () => void
+  /** Makes the file durable at least up to the last mark; Parquet: the row groups up to the mark. */
+  readonly sync: Effect.Effect<Parquet.State | undefined, SinkError>
+}
+
+/** A data file as the temporary file: rows are appended as `write` encodes them, spools byte for byte. */
+export const dataMain = (
+  file: DataFile,
+  write: (file: DataFile, rows: ReadonlyArray<unknown>) => Effect.Effect<void, SinkError>
+): Main => ({
+  bytes: file.bytes,
+  write: (rows) => write(file, rows),
+  appendSpool: (spool) =>
+    Effect.flatMap(FileSystem.FileSystem, (fs) =>
+      fs.stream(spool.path).pipe(
+        Stream.runForEach((chunk) => file.appendBytes(chunk)),
+        Effect.mapError(fileSystemError(spool.path, "reading the spool"))
+      )),
+  mark: () => {},
+  sync: Effect.as(file.sync, undefined)
+})
+
 /** What `run` needs. */
 export interface Options<E, R> {
   readonly folder: string
   /** `.<name>.partial`: spools are named `<tempName>.p<N>` beside it. */
   readonly tempName: string
   /** The temporary file, open at its durable length. */
-  readonly main: DataFile
+  readonly main: Main
   /** What the temporary file holds. */
   readonly at: { readonly rows: number; readonly completeThrough: number }
   /** The last block to read. */
@@ -91,7 +130,7 @@ export interface Options<E, R> {
     bound: BlockCursor.Bound,
     onAnswer: (millis: number) => void
   ) => Stream.Stream<BlockBatch<unknown>, E, R>
-  /** Appends a batch's rows to a file. */
+  /** Appends a batch's rows to a spool. */
   readonly write: (file: DataFile, rows: ReadonlyArray<unknown>) => Effect.Effect<void, SinkError>
   /** Present when the source reads in parallel: the rate its requests get, and the rows one returns at most. */
   readonly parallel: {
@@ -103,8 +142,11 @@ export interface Options<E, R> {
   readonly concurrency: number | undefined
   /** Minimum interval between two checkpoints, in ms. */
   readonly checkpointEvery: number
-  /** Commits a checkpoint (the files it counts are fsynced by then). */
-  readonly commit: (snapshot: Snapshot) => Effect.Effect<void, SinkError, FileSystem.FileSystem | Path.Path>
+  /** Commits a checkpoint (the files it counts are fsynced by then; `parquet`: what the main's `sync` returned). */
+  readonly commit: (
+    snapshot: Snapshot,
+    parquet: Parquet.State | undefined
+  ) => Effect.Effect<void, SinkError, FileSystem.FileSystem | Path.Path>
   /** Told after every batch written. */
   readonly onProgress: (view: View) => void
 }
@@ -251,12 +293,13 @@ export const run = <E, R>(
         const n = batch.rows.length
         const spool = part.spool
         if (spool === undefined) {
-          yield* mainLock.withPermits(1)(Effect.gen(function*() {
-            if (n > 0) yield* options.write(main, batch.rows)
+          // Written and counted together (a checkpoint's mark falls before or after both).
+          yield* mainLock.withPermits(1)(Effect.uninterruptible(Effect.gen(function*() {
+            if (n > 0) yield* main.write(batch.rows)
             at.rows += n
             at.bytes = main.bytes()
             at.completeThrough = Math.max(at.completeThrough, completeThrough)
-          }))
+          })))
         } else {
           if (n > 0) yield* options.write(spool, batch.rows)
           part.rows += n
@@ -352,30 +395,39 @@ export const run = <E, R>(
         parts.shift()
         const next = parts[0]
         if (next === undefined) break
-        yield* next.lock.withPermits(1)(mainLock.withPermits(1)(Effect.gen(function*() {
+        // Merged and counted together, as a batch is.
+        yield* next.lock.withPermits(1)(mainLock.withPermits(1)(Effect.uninterruptible(Effect.gen(function*() {
           const spool = next.spool
           if (spool !== undefined && next.spoolName !== undefined) {
             yield* spool.flush
-            const fs = yield* FileSystem.FileSystem
-            yield* fs.stream(spool.path).pipe(
-              Stream.runForEach((chunk) => main.appendBytes(chunk)),
-              Effect.mapError(fileSystemError(spool.path, "reading the spool"))
-            )
+            yield* main.appendSpool(spool)
             at.rows += next.rows
             at.bytes = main.bytes()
             next.spool = undefined
             retired.push(next.spoolName)
           }
           at.completeThrough = Math.max(at.completeThrough, next.completeThrough)
-        })))
+        }))))
         options.onProgress(view())
         yield* Queue.offer(dirty, undefined)
       }
     })
 
     const commitOnce = Effect.gen(function*() {
-      // Taken at once: every position was counted at a batch boundary.
-      const snapshot: Snapshot = {
+      // Taken at once, between two writes to the temporary file (its lock held), and marked there:
+      // every position was counted at a batch boundary.
+      const snapshot: Snapshot = yield* mainLock.withPermits(1)(Effect.sync(() => takeSnapshot()))
+      const spools = parts.flatMap((p) => (p.spool === undefined ? [] : [[p, p.spool] as const]))
+      const gone = retired.splice(0)
+      for (const [p, file] of spools) yield* p.lock.withPermits(1)(file.sync)
+      const parquet = yield* mainLock.withPermits(1)(main.sync)
+      yield* options.commit(snapshot, parquet)
+      for (const name of gone) yield* removeQuietly(spoolPath(name))
+    })
+
+    const takeSnapshot = (): Snapshot => {
+      main.mark()
+      return {
         main: { ...at },
         partitions: parts.flatMap((p) =>
           p.spool === undefined || p.spoolName === undefined ? [] : [{
@@ -388,13 +440,7 @@ export const run = <E, R>(
           }]
         )
       }
-      const spools = parts.flatMap((p) => (p.spool === undefined ? [] : [[p, p.spool] as const]))
-      const gone = retired.splice(0)
-      for (const [p, file] of spools) yield* p.lock.withPermits(1)(file.sync)
-      yield* mainLock.withPermits(1)(main.sync)
-      yield* options.commit(snapshot)
-      for (const name of gone) yield* removeQuietly(spoolPath(name))
-    })
+    }
 
     const committer = Effect.gen(function*() {
       while (true) {

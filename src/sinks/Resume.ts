@@ -25,6 +25,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Checkpoint from "./Checkpoint.js"
 import { copyHashed, type DataFile, digest, hashFile, openData, removeQuietly, sizeOf } from "./Files.js"
+import * as Parquet from "./Parquet.js"
 import { fileSystemError, SinkError } from "./SinkError.js"
 
 /** The files of one export, all in the output's folder so that every rename is atomic. */
@@ -167,6 +168,48 @@ export const open = (
     }
   })
 
+/**
+ * `open` for a Parquet file: `Fresh` starts it (magic number only), `Resume` cuts it to the checkpoint's
+ * row groups (`state.parquet`), `Extend` copies `out` (checked against the state) and takes off its
+ * footer to add row groups. A Parquet checkpoint without row groups is refused (`StateMismatch`).
+ */
+export const openParquet = (
+  start: Start,
+  files: Files,
+  columns: ReadonlyArray<Parquet.Column>,
+  fresh: Checkpoint.State
+): Effect.Effect<
+  { readonly writer: Parquet.ParquetWriter; readonly base: Checkpoint.State },
+  SinkError,
+  FileSystem.FileSystem | Scope.Scope
+> =>
+  Effect.gen(function*() {
+    switch (start._tag) {
+      case "Fresh": {
+        if (start.staleState) {
+          const fs = yield* FileSystem.FileSystem
+          yield* fs.remove(files.statePath, { force: true }).pipe(Effect.mapError(fileSystemError(files.statePath, "removing")))
+        }
+        return { writer: yield* Parquet.open(files.temp, columns), base: fresh }
+      }
+      case "Resume":
+      case "Extend": {
+        const resume = start.state.parquet
+        if (resume === undefined) {
+          return yield* mismatch(files.statePath, "the checkpoint holds no Parquet row groups; run without resume to start over")
+        }
+        if (start._tag === "Extend") {
+          const copy = yield* copyHashed(files.out, files.temp)
+          if (copy.bytes !== start.state.bytes || digest(copy.hash) !== start.state.contentHash) {
+            yield* removeQuietly(files.temp)
+            return yield* changedFile(files.out)
+          }
+        }
+        return { writer: yield* Parquet.open(files.temp, columns, { resume }), base: start.state }
+      }
+    }
+  })
+
 /** Writes the checkpoint: `base` at `phase`, with the file's length and position. */
 export const write = (
   files: Files,
@@ -176,6 +219,8 @@ export const write = (
     readonly bytes: number
     readonly contentHash?: string | undefined
     readonly partitions?: ReadonlyArray<Checkpoint.Partition> | undefined
+    /** Parquet: the row groups in those bytes (durable). */
+    readonly parquet?: Parquet.State | undefined
   }
 ): Effect.Effect<void, SinkError, FileSystem.FileSystem | Path.Path> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -187,6 +232,7 @@ export const write = (
       completeThrough: at.completeThrough,
       contentHash: at.contentHash,
       partitions: at.partitions === undefined || at.partitions.length === 0 ? undefined : at.partitions,
+      parquet: at.parquet,
       updatedAt: new Date(now).toISOString()
     }))
 
