@@ -1,10 +1,10 @@
 /**
  * Distance: how much of the plan's budget one export uses against a server with real latency.
  *
- * An in-process simulator with `latency=<fixed>+<jitter>` (default 300+300: 300–600 ms, mean 450 ms)
- * and its per-key windows enforced; for logs (the heavy contract) and transactions (the busy wallet) on
+ * The bench simulator (bench/server.ts, a process of its own) with `latency=<fixed>+<jitter>` (default
+ * 300+300: 300–600 ms, mean 450 ms) and its per-key windows enforced; for logs (the heavy contract) and transactions (the busy wallet) on
  * free, standard and professional, `Exports.toFile` of a block range holding about `rows` records,
- * one block cursor as today. The figure is the issue's: throughput ÷ physical limit, where throughput
+ * with one block cursor (`concurrency: 1`) and partitioned (the default). The figure is the issue's: throughput ÷ physical limit, where throughput
  * is rows written ÷ the span of the calls' arrivals at the simulator (first to last, as its windows
  * count them) and the limit is plan rate × rows one call can return (getLogs 1,000; txlist 1,000 on
  * free, 10,000 on paid plans). Also: calls/s as arrived ÷ plan rate, rate-limit answers.
@@ -23,10 +23,8 @@ import * as path from "node:path"
 import * as Client from "../src/ExplorerClient.js"
 import * as Exports from "../src/Exports.js"
 import * as Plan from "../src/Plan.js"
-import { Core } from "../src/simulator/core.js"
-import * as Simulator from "../src/simulator/index.js"
 import * as Sources from "../src/streams/Sources.js"
-import { emit } from "./lib.js"
+import { emit, startServer } from "./lib.js"
 
 const argv = process.argv.slice(2)
 const flag = (name: string): string | undefined => {
@@ -38,13 +36,6 @@ const quick = argv.includes("--quick")
 const only = flag("only")?.split(",")
 const latencySpec = flag("latency") ?? "300+300"
 const [fixedMs, jitterMs] = latencySpec.split("+").map(Number) as [number, number | undefined]
-
-let arrivals: Array<number> = []
-const handle = Core.prototype.handle
-Core.prototype.handle = function(this: Core, raw, ip, now) {
-  arrivals.push(performance.now())
-  return handle.call(this, raw, ip, now)
-}
 
 type Dataset = "logs" | "txs"
 const plans: ReadonlyArray<Plan.Plan> = ["free", "standard", "professional"]
@@ -77,79 +68,89 @@ const wantedRows = (dataset: Dataset, plan: Plan.Plan, cursors: DistanceRow["cur
   return rowsPerCall(dataset, plan) * Math.round(quick ? calls / 2 : calls)
 }
 
-const program = Effect.gen(function*() {
-  const sim = yield* Simulator.Simulator
-  const c = sim.dataset.chain(1)
+interface SimStats {
+  readonly rateLimited: number
+  readonly arrivalsMs: ReadonlyArray<number>
+}
+
+const program = async (): Promise<ReadonlyArray<DistanceRow>> => {
+  // The simulator in a process of its own (bench/server.ts): at 30 calls/s of 1,000 logs it needs a
+  // core, and the export measured must not share its event loop.
+  const server = await startServer({
+    seed: 11,
+    dataset: { heavyContractLogs: 320_000, busyWalletTransactions: 320_000 },
+    faults: { latency: { fixedMs, jitterMs: jitterMs ?? 0 } }
+  })
+  const c = server.dataset
   const dir = mkdtempSync(path.join(tmpdir(), "distance-"))
   const out: Array<DistanceRow> = []
-  for (const dataset of ["logs", "txs"] as const) {
-    for (const [plan, cursors] of plans.flatMap((p) => [[p, 1], [p, "partitions"]] as const)) {
-      if (only !== undefined && !only.includes(`${dataset}:${plan}:${cursors}`)) continue
-      const address = dataset === "logs" ? c.heavyContract.address : c.busyWallet.address
-      const oq = (to: number) =>
-        dataset === "logs"
-          ? { chainId: 1, module: "logs", action: "getLogs", params: { address, fromblock: c.activity.fromBlock, toblock: to } }
-          : { chainId: 1, module: "account", action: "txlist", params: { address, startblock: c.activity.fromBlock, endblock: to } }
-      let lo = c.activity.fromBlock
-      // The range holding about `want` rows, and exactly how many (the file must hold them all).
-      let hi = c.latestBlock
-      const want = wantedRows(dataset, plan, cursors)
-      while (lo < hi) {
-        const mid = Math.floor((lo + hi) / 2)
-        if ((yield* sim.oracleCount(oq(mid))) >= want) hi = mid
-        else lo = mid + 1
+  try {
+    for (const dataset of ["logs", "txs"] as const) {
+      for (const [plan, cursors] of plans.flatMap((p) => [[p, 1], [p, "partitions"]] as const)) {
+        if (only !== undefined && !only.includes(`${dataset}:${plan}:${cursors}`)) continue
+        const address = dataset === "logs" ? c.heavyContract.address : c.busyWallet.address
+        const oq = (to: number) =>
+          dataset === "logs"
+            ? { chainId: 1, module: "logs", action: "getLogs", params: { address, fromblock: c.activity.fromBlock, toblock: to } }
+            : { chainId: 1, module: "account", action: "txlist", params: { address, startblock: c.activity.fromBlock, endblock: to } }
+        // The range holding about `want` rows, and exactly how many (the file must hold them all).
+        let lo = c.activity.fromBlock
+        let hi = c.latestBlock
+        const want = wantedRows(dataset, plan, cursors)
+        while (lo < hi) {
+          const mid = Math.floor((lo + hi) / 2)
+          if ((await server.command<number>({ cmd: "oracleCount", query: oq(mid) })) >= want) hi = mid
+          else lo = mid + 1
+        }
+        const query = { chainId: 1, address, fromBlock: c.activity.fromBlock, toBlock: lo }
+        const oracleRows = await server.command<number>({ cmd: "oracleCount", query: oq(lo) })
+        const file = path.join(dir, `${dataset}-${plan}-${cursors}.jsonl`)
+        const key = server.demoKeys[plan] ?? ""
+        const ClientLive = Client.layer({ apiKey: Redacted.make(key), baseUrl: server.baseUrl, plan }).pipe(
+          Layer.provide(NodeHttpClient.layerUndici)
+        )
+        await server.command({ cmd: "resetStats" })
+        const summary = await Effect.runPromise(Effect.gen(function*() {
+          const source = (dataset === "txs" ? yield* Sources.transactions(query) : yield* Sources.logs(query)) as unknown as Sources.Source<
+            unknown,
+            unknown
+          >
+          return yield* Exports.toFile(source, { out: file, quiet: true, concurrency: cursors === 1 ? 1 : undefined })
+        }).pipe(Effect.provide(Layer.mergeAll(ClientLive, NodeContext.layer))))
+        const stats = await server.command<SimStats>({ cmd: "stats" })
+        const arrivals = stats.arrivalsMs
+        const span = arrivals.length > 1 ? ((arrivals[arrivals.length - 1] as number) - (arrivals[0] as number)) / 1000 : 0
+        const rate = Plan.limits[plan].callsPerSecond
+        const limit = rate * rowsPerCall(dataset, plan)
+        const rowsPerSecond = span > 0 ? summary.rowsWritten / span : 0
+        const row: DistanceRow = {
+          dataset,
+          plan,
+          cursors,
+          rows: summary.rowsWritten,
+          calls: arrivals.length,
+          spanSeconds: Math.round(span * 100) / 100,
+          rowsPerSecond: Math.round(rowsPerSecond),
+          limitRowsPerSecond: limit,
+          ratio: Math.round((rowsPerSecond / limit) * 1000) / 1000,
+          callsPerSecond: span > 0 ? Math.round(((arrivals.length - 1) / span) * 100) / 100 : 0,
+          planRate: rate,
+          rateLimited: stats.rateLimited,
+          sha256: summary.manifest.contentHash,
+          oracleRows
+        }
+        process.stderr.write(`${JSON.stringify(row)}\n`)
+        out.push(row)
       }
-      const query = { chainId: 1, address, fromBlock: c.activity.fromBlock, toBlock: lo }
-      const oracleRows = yield* sim.oracleCount(oq(lo))
-      const file = path.join(dir, `${dataset}-${plan}-${cursors}.jsonl`)
-      const ClientLive = Client.layer({ apiKey: Redacted.make(sim.demoKeys[plan]), baseUrl: sim.baseUrl, plan }).pipe(
-        Layer.provide(NodeHttpClient.layerUndici)
-      )
-      yield* sim.resetStats
-      arrivals = []
-      const summary = yield* Effect.gen(function*() {
-        const source = (dataset === "txs" ? yield* Sources.transactions(query) : yield* Sources.logs(query)) as unknown as Sources.Source<
-          unknown,
-          unknown
-        >
-        return yield* Exports.toFile(source, { out: file, quiet: true, concurrency: cursors === 1 ? 1 : undefined })
-      }).pipe(Effect.provide(ClientLive))
-      const stats = yield* sim.stats
-      const span = arrivals.length > 1 ? ((arrivals[arrivals.length - 1] as number) - (arrivals[0] as number)) / 1000 : 0
-      const rate = Plan.limits[plan].callsPerSecond
-      const limit = rate * rowsPerCall(dataset, plan)
-      const rowsPerSecond = span > 0 ? summary.rowsWritten / span : 0
-      const row: DistanceRow = {
-        dataset,
-        plan,
-        cursors,
-        rows: summary.rowsWritten,
-        calls: arrivals.length,
-        spanSeconds: Math.round(span * 100) / 100,
-        rowsPerSecond: Math.round(rowsPerSecond),
-        limitRowsPerSecond: limit,
-        ratio: Math.round((rowsPerSecond / limit) * 1000) / 1000,
-        callsPerSecond: span > 0 ? Math.round(((arrivals.length - 1) / span) * 100) / 100 : 0,
-        planRate: rate,
-        rateLimited: stats.rateLimited,
-        sha256: summary.manifest.contentHash,
-        oracleRows
-      }
-      process.stderr.write(`${JSON.stringify(row)}\n`)
-      out.push(row)
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+    await server.stop()
   }
-  rmSync(dir, { recursive: true, force: true })
   return out
-})
+}
 
-const layer = Simulator.layer({
-  seed: 11,
-  dataset: { heavyContractLogs: 320_000, busyWalletTransactions: 320_000 },
-  faults: { latency: { fixedMs, jitterMs: jitterMs ?? 0 } }
-})
-
-Effect.runPromise(program.pipe(Effect.provide(Layer.mergeAll(layer, NodeContext.layer)))).then((rows) => {
+program().then((rows) => {
   const table = [
     `Latency ${latencySpec} ms${quick ? " (quick)" : ""}; throughput = rows ÷ span of arrivals; limit = plan rate × rows per call.`,
     "",
