@@ -62,7 +62,7 @@ interface Captured {
   readonly bytes: number
 }
 
-/** Pages a query the way the block cursor does (a full page restarts at its last block) and keeps the bodies. */
+/** Pages a query the way the block cursor does (the next page while the window holds it, else a new query at the last block) and keeps the bodies. */
 const capture = async (dataset: Dataset, address: string, pages: number, cap: number): Promise<Captured> => {
   const bodies = new Map<string, Buffer>()
   const list: Array<Buffer> = []
@@ -84,7 +84,8 @@ const capture = async (dataset: Dataset, address: string, pages: number, cap: nu
     rows += result.length
     bytes += body.length
     if (result.length < cap) break
-    ;({ page, start } = nextCursorPage(start, page, Number((result[result.length - 1] as { blockNumber: string }).blockNumber)))
+    // The paid plans' result window: 10,000 rows (txlist's 10,000-row pages each start a new query).
+    ;({ page, start } = nextCursorPage(start, page, Number((result[result.length - 1] as { blockNumber: string }).blockNumber), cap, 10_000))
   }
   return { bodies, list, keys, rows, bytes }
 }

@@ -61,11 +61,19 @@ export const arg = (all: Readonly<Record<string, string>>, name: string): string
 }
 
 /**
- * The request the block cursor makes after a full page whose last row is in block `last`: the next page
- * of the same block when the page held only `start`'s block, else page 1 from `last` (re-read whole).
+ * The request the block cursor makes after a full page whose last row is in block `last`: the query's
+ * next page while the result window holds it (or the page held only `start`'s block), else page 1 from
+ * `last` (re-read whole).
  */
-export const nextCursorPage = (start: number, page: number, last: number): { readonly start: number; readonly page: number } =>
-  last === start ? { start, page: page + 1 } : { start: last, page: 1 }
+export const nextCursorPage = (
+  start: number,
+  page: number,
+  last: number,
+  cap: number,
+  window: number
+): { readonly start: number; readonly page: number } =>
+  // As BlockCursor: the query's next page while the window holds it, else a new query at the last block.
+  (page + 1) * cap <= window || last === start ? { start, page: page + 1 } : { start: last, page: 1 }
 
 /** What a finished child gave back. */
 export interface ChildRun<A> {

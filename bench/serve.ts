@@ -34,8 +34,8 @@ const main = async () => {
     if (!Array.isArray(result) || result.length === 0) break
     rows += result.length
     if (result.length < cap) break
-    // The next request as the block cursor makes it: from the last block (inside it if the page holds only it).
-    ;({ page, start } = nextCursorPage(start, page, Number((result[result.length - 1] as { blockNumber: string }).blockNumber)))
+    // The next request as the block cursor makes it (a paid plan's window: 10,000 rows).
+    ;({ page, start } = nextCursorPage(start, page, Number((result[result.length - 1] as { blockNumber: string }).blockNumber), cap, 10_000))
   }
   return {
     dataset,
