@@ -366,6 +366,28 @@ const completenessOf = (run: Run, goal: Goal, completeThrough: number) =>
     return reasons.length === 0 ? { status: "complete" } : { status: "truncated", reason: reasons.join("; ") }
   })
 
+/** The first checkpoint of a block-ordered run that starts afresh. */
+const freshState = <A, I, E, R>(run: Run, source: BlockSource<A, I, E, R>): Checkpoint.State => ({
+  version: 1,
+  fingerprint: run.fingerprint,
+  dataset: run.dataset,
+  chainIds: run.chainIds,
+  format: run.settings.format,
+  phase: "writing",
+  tempFile: run.files.tempName,
+  bytes: 0,
+  rows: 0,
+  fromBlock: source.fromBlock,
+  completeThrough: source.fromBlock - 1,
+  updatedAt: new Date(run.started).toISOString()
+})
+
+/** The partitions a run continues, and its last block: a resumed export reads at least to where they were to end. */
+const partitionsOf = (start: Resume.Start, range: BlockRange) => {
+  const resumed = start._tag === "Resume" ? start.state.partitions ?? [] : []
+  return { resumed, toBlock: Math.max(range.toBlock, ...resumed.map((p) => p.toBlock)) }
+}
+
 /**
  * Writes the blocks of `range` after where the run starts, in partitions read in parallel when the
  * source allows it (`Partitioned`), committing checkpoints on the way (and a last one when it fails or
@@ -376,23 +398,8 @@ const writeRange = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run, start
   Effect.gen(function*() {
     const { encoder, files, live, settings } = run
     if (start._tag === "Fresh") yield* Partitioned.removeSpools(settings.folder, files.tempName)
-    const { base, file } = yield* Resume.open(start, files, encoder.header, {
-      version: 1,
-      fingerprint: run.fingerprint,
-      dataset: run.dataset,
-      chainIds: run.chainIds,
-      format: settings.format,
-      phase: "writing",
-      tempFile: files.tempName,
-      bytes: 0,
-      rows: 0,
-      fromBlock: source.fromBlock,
-      completeThrough: source.fromBlock - 1,
-      updatedAt: new Date(run.started).toISOString()
-    })
-    const resumed = start._tag === "Resume" ? start.state.partitions ?? [] : []
-    // A resumed export reads at least to where its partitions were to end.
-    const toBlock = Math.max(range.toBlock, ...resumed.map((p) => p.toBlock))
+    const { base, file } = yield* Resume.open(start, files, encoder.header, freshState(run, source))
+    const { resumed, toBlock } = partitionsOf(start, range)
     const snapshotAt = (snapshot: Partitioned.Snapshot) =>
       Resume.write(files, base, "writing", { ...snapshot.main, partitions: snapshot.partitions })
     live.block = base.completeThrough
@@ -503,23 +510,9 @@ const writeRangeParquet = <A, I, E, R>(
   Effect.gen(function*() {
     const { encoder, files, live, settings } = run
     if (start._tag === "Fresh") yield* Partitioned.removeSpools(settings.folder, files.tempName)
-    const { base, writer } = yield* Resume.openParquet(start, files, columns, {
-      version: 1,
-      fingerprint: run.fingerprint,
-      dataset: run.dataset,
-      chainIds: run.chainIds,
-      format: settings.format,
-      phase: "writing",
-      tempFile: files.tempName,
-      bytes: 0,
-      rows: 0,
-      fromBlock: source.fromBlock,
-      completeThrough: source.fromBlock - 1,
-      updatedAt: new Date(run.started).toISOString()
-    })
+    const { base, writer } = yield* Resume.openParquet(start, files, columns, freshState(run, source))
     const groups = Parquet.rowGroups(writer)
-    const resumed = start._tag === "Resume" ? start.state.partitions ?? [] : []
-    const toBlock = Math.max(range.toBlock, ...resumed.map((p) => p.toBlock))
+    const { resumed, toBlock } = partitionsOf(start, range)
     if (start._tag === "Fresh") {
       const state = writer.state()
       yield* Resume.write(files, base, "writing", { rows: 0, completeThrough: base.completeThrough, bytes: state.bytes, parquet: state })

@@ -212,3 +212,13 @@ export const cliSuite = (prefix: string, options: Omit<Simulator.SimulatorOption
   })
   return suite
 }
+
+/** Waits until `check` holds, polling every 20 ms (at most `ms`). */
+export const until = (check: () => boolean, ms = 60_000) =>
+  Effect.promise(async () => {
+    const end = Date.now() + ms
+    while (!check()) {
+      if (Date.now() > end) throw new Error("timed out waiting")
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  })

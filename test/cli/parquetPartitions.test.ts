@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type * as Simulator from "../../src/simulator/index.js"
-import { exited, madeUpKey, makeTempDir, readJsonl, removeDir, spawnCli, startSimulator, succeeded, Transcript } from "./helpers.js"
+import { exited, madeUpKey, makeTempDir, readJsonl, removeDir, spawnCli, startSimulator, succeeded, Transcript, until } from "./helpers.js"
 
 const TIMEOUT = 240_000
 const keyPlans: Record<string, "standard"> = {}
@@ -84,15 +84,6 @@ const jsonlRows = Effect.gen(function*() {
   reference = expected(readJsonl(readFileSync(out, "utf8")))
   return reference
 })
-
-const until = (check: () => boolean, ms = 60_000) =>
-  Effect.promise(async () => {
-    const end = Date.now() + ms
-    while (!check()) {
-      if (Date.now() > end) throw new Error("timed out waiting")
-      await new Promise((r) => setTimeout(r, 20))
-    }
-  })
 
 interface State {
   readonly rows: number

@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { cliSuite, exited, requestsWith, spawnCli, succeeded } from "./helpers.js"
+import { cliSuite, exited, requestsWith, spawnCli, succeeded, until } from "./helpers.js"
 
 const TIMEOUT = 240_000
 
@@ -39,15 +39,6 @@ const oneCursor = Effect.gen(function*() {
   reference = readFileSync(out, "utf8")
   return reference
 })
-
-const until = (check: () => boolean, ms = 60_000) =>
-  Effect.promise(async () => {
-    const end = Date.now() + ms
-    while (!check()) {
-      if (Date.now() > end) throw new Error("timed out waiting")
-      await new Promise((r) => setTimeout(r, 20))
-    }
-  })
 
 interface State {
   readonly rows: number

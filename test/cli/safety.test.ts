@@ -21,7 +21,8 @@ import {
   spawnCli,
   startSimulator,
   succeeded,
-  Transcript
+  Transcript,
+  until
 } from "./helpers.js"
 
 const TIMEOUT = 240_000
@@ -79,16 +80,6 @@ const logsArgs = (out: string, apiKey: string) => [
   "--plan",
   "standard"
 ]
-
-/** Waits until `check` holds, polling every 50 ms (at most `ms`). */
-const until = (check: () => boolean, ms = 60_000) =>
-  Effect.promise(async () => {
-    const end = Date.now() + ms
-    while (!check()) {
-      if (Date.now() > end) throw new Error("timed out waiting")
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  })
 
 /** Rows a state file counts (0 when absent or unreadable). */
 const stateRows = (out: string): number => {
