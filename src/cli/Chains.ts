@@ -9,6 +9,7 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Effect from "effect/Effect"
 import * as Chain from "../Chain.js"
+import { suggest } from "../internal/suggest.js"
 
 /** The CLI name of a chain of the table. */
 export const slugOf = (info: Chain.ChainInfo): string =>
@@ -31,30 +32,6 @@ const byName: ReadonlyMap<string, number> = new Map([
   ...Chain.chains.map((c) => [slugOf(c), c.id] as const),
   ...Object.entries(aliases)
 ])
-
-const distance = (a: string, b: string): number => {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0] as number
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j] as number
-      row[j] = Math.min(current + 1, (row[j - 1] as number) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1))
-      previous = current
-    }
-  }
-  return row[b.length] as number
-}
-
-/** The known name closest to `text`, when it is close enough to be a typo of it. */
-export const suggest = (text: string, names: Iterable<string>): string | undefined => {
-  let best: { name: string; d: number } | undefined
-  for (const name of names) {
-    const d = distance(text.toLowerCase(), name)
-    if (best === undefined || d < best.d) best = { name, d }
-  }
-  return best !== undefined && best.d <= Math.max(2, Math.floor(text.length / 3)) ? best.name : undefined
-}
 
 /**
  * A `--chain` value as a chain id: a number as it is (a chain the API does not serve is refused by the

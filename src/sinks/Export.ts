@@ -34,6 +34,7 @@ import * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Plan from "../Plan.js"
@@ -271,11 +272,39 @@ const rowsOfLines = (lines: ReadonlyArray<string>): ReadonlyArray<Parquet.Row> =
   return rows
 }
 
+/**
+ * A file written whole: `write` fills the temporary file (and returns its length and sha256), which is
+ * then renamed over `out` (a state file beside `out` would describe the file being replaced, so it
+ * goes), and the manifest written. A failure removes the temporary file.
+ */
+const publishWhole = <E, R>(
+  run: Run,
+  write: (files: Resume.Files) => Effect.Effect<{ readonly bytes: number; readonly contentHash: string }, E, R | Scope.Scope>
+) =>
+  Effect.gen(function*() {
+    const { files } = run
+    const written = yield* write(files).pipe(
+      Effect.scoped,
+      Effect.tap(() => removeQuietly(files.statePath)),
+      Effect.tap(() => publish(files.temp, files.out)),
+      Effect.onError(() => removeQuietly(files.temp))
+    )
+    const reason = yield* run.truncation
+    return yield* run.finish({
+      rows: run.live.rows,
+      bytes: written.bytes,
+      contentHash: written.contentHash,
+      blockRange: null,
+      completeness: reason === undefined ? { status: "complete" } : { status: "truncated", reason },
+      mode: "fresh"
+    })
+  })
+
 /** A rows source to Parquet: row groups of `Parquet.rowGroupRows` rows, the footer, then the rename. */
 const writeRowsParquet = <A, I, E, R>(source: RowSource<A, I, E, R>, run: Run, columns: ReadonlyArray<Parquet.Column>) =>
-  Effect.gen(function*() {
-    const { encoder, files, live } = run
-    const written = yield* Effect.gen(function*() {
+  publishWhole(run, (files) =>
+    Effect.gen(function*() {
+      const { encoder, live } = run
       const writer = yield* Parquet.open(files.temp, columns)
       const groups = Parquet.rowGroups(writer)
       yield* source.rows({ progress: run.progress, allowPartial: run.settings.allowPartial }).pipe(
@@ -289,29 +318,14 @@ const writeRowsParquet = <A, I, E, R>(source: RowSource<A, I, E, R>, run: Run, c
       )
       yield* groups.flush
       return yield* writer.finish
-    }).pipe(
-      Effect.scoped,
-      Effect.tap(() => removeQuietly(files.statePath)),
-      Effect.tap(() => publish(files.temp, files.out)),
-      Effect.onError(() => removeQuietly(files.temp))
-    )
-    const reason = yield* run.truncation
-    return yield* run.finish({
-      rows: live.rows,
-      bytes: written.bytes,
-      contentHash: written.contentHash,
-      blockRange: null,
-      completeness: reason === undefined ? { status: "complete" } : { status: "truncated", reason },
-      mode: "fresh"
-    })
-  })
+    }))
 
 /** A rows source: the temporary file is written whole, then renamed over `out`. */
 const writeRows = <A, I, E, R>(source: RowSource<A, I, E, R>, run: Run) =>
-  Effect.gen(function*() {
-    const { encoder, files, live } = run
-    if (run.parquet !== undefined) return yield* writeRowsParquet(source, run, run.parquet)
-    const written = yield* Effect.gen(function*() {
+  Effect.suspend(() => {
+    if (run.parquet !== undefined) return writeRowsParquet(source, run, run.parquet)
+    const { encoder, live } = run
+    return publishWhole(run, (files) => Effect.gen(function*() {
       const file = yield* openData(files.temp, 0)
       yield* file.append(encoder.header)
       yield* source.rows({ progress: run.progress, allowPartial: run.settings.allowPartial }).pipe(
@@ -326,21 +340,7 @@ const writeRows = <A, I, E, R>(source: RowSource<A, I, E, R>, run: Run) =>
       )
       yield* file.sync
       return { bytes: file.bytes(), contentHash: file.contentHash() }
-    }).pipe(
-      Effect.scoped,
-      // A state file beside `out` would describe the file being replaced.
-      Effect.tap(() => removeQuietly(files.statePath)),
-      Effect.tap(() => publish(files.temp, files.out)),
-      Effect.onError(() => removeQuietly(files.temp))
-    )
-    const reason = yield* run.truncation
-    return yield* run.finish({
-      rows: live.rows,
-      ...written,
-      blockRange: null,
-      completeness: reason === undefined ? { status: "complete" } : { status: "truncated", reason },
-      mode: "fresh"
-    })
+    }))
   })
 
 /** The blocks a run aims at: `wanted` by the source, `target` = the last of them final now. */

@@ -40,6 +40,7 @@ import * as Hash from "ox/Hash"
 import * as Hex from "ox/Hex"
 import { ExplorerClient } from "../ExplorerClient.js"
 import { InvalidInputError, type StreamError } from "../ExplorerError.js"
+import { suggest } from "../internal/suggest.js"
 import { AddressField, DecimalInt, Hash32, HashField, HexData } from "../schemas/common.js"
 import type { BlockBatch } from "./BlockCursor.js"
 import { logs, type LogsQuery } from "./Datasets.js"
@@ -153,21 +154,6 @@ const eventsOf = (items: ReadonlyArray<unknown>): Either.Either<ReadonlyArray<Ab
 /** `Transfer(address indexed from, address indexed to, uint256 value)`. */
 const signatureOf = (event: AbiEvent.AbiEvent): string => AbiEvent.format(event).replace(/^event /, "")
 
-/** Edit distance, for "did you mean". */
-const distance = (a: string, b: string): number => {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0] as number
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j] as number
-      row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1))
-      diagonal = above
-    }
-  }
-  return row[b.length] as number
-}
-
 /** The chosen event: a full signature as given, or the ABI's one event of that name. */
 const chooseEvent = (events: ReadonlyArray<AbiEvent.AbiEvent>, spec: string): Either.Either<AbiEvent.AbiEvent, string> => {
   const text = spec.trim()
@@ -187,10 +173,8 @@ const chooseEvent = (events: ReadonlyArray<AbiEvent.AbiEvent>, spec: string): Ei
   }
   const names = [...new Set(events.map((e) => e.name))].sort()
   if (names.length === 0) return Either.left(`the ABI has no events (looking for ${text})`)
-  const best = names
-    .map((name) => ({ name, d: name.toLowerCase() === text.toLowerCase() ? 0 : distance(name.toLowerCase(), text.toLowerCase()) }))
-    .sort((a, b) => a.d - b.d)[0]
-  const hint = best !== undefined && best.d <= Math.max(2, Math.floor(text.length / 3)) ? `did you mean ${best.name}? ` : ""
+  const close = suggest(text, names)
+  const hint = close === undefined ? "" : `did you mean ${close}? `
   return Either.left(`the ABI has no event named ${text}: ${hint}its events are ${names.join(", ")}`)
 }
 
