@@ -38,25 +38,28 @@ export interface DataFile {
   readonly flush: Effect.Effect<void, SinkError>
   /** Writes the buffer out and fsyncs the file. */
   readonly sync: Effect.Effect<void, SinkError>
-  /** `sha256:<hex>` of the whole file as appended (call once, after the last append). */
+  /** `sha256:<hex>` of the whole file as appended (call once, after the last append); "" for an unhashed file. */
   readonly contentHash: () => string
 }
+
+/** A hash that hashes nothing: for files whose content is copied elsewhere, never published (spools). */
+const noHash = { update: () => noHash, copy: () => noHash, digest: () => "" } as unknown as Hash
 
 /**
  * Opens `path` for writing at `start` bytes, truncating anything after (a torn tail past the last
  * checkpoint). The content hash continues `prefix` when the caller already hashed the first `start`
- * bytes (`copyHashed`), else those bytes are read back and hashed. `start = 0` creates or empties the
- * file. After a failed write the file refuses to sync, so no checkpoint can count bytes that may be
+ * bytes (`copyHashed`), else those bytes are read back and hashed; `"unhashed"`: no hash at all (a
+ * spool, whose bytes are hashed where they are copied to). `start = 0` creates or empties the file. After a failed write the file refuses to sync, so no checkpoint can count bytes that may be
  * missing. The file is closed with the scope.
  */
 export const openData = (
   path: string,
   start: number,
-  prefix?: Hash
+  prefix?: Hash | "unhashed"
 ): Effect.Effect<DataFile, SinkError, FileSystem.FileSystem | Scope.Scope> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const hash = prefix ?? createHash("sha256")
+    const hash = prefix === "unhashed" ? noHash : prefix ?? createHash("sha256")
     const file = yield* fs.open(path, { flag: start === 0 ? "w" : "r+" }).pipe(
       Effect.mapError(fileSystemError(path, "opening the temporary file"))
     )
@@ -100,7 +103,8 @@ export const openData = (
       Effect.zipRight(file.sync.pipe(Effect.mapError(fileSystemError(path, "fsync")))),
       Effect.uninterruptible
     )
-    return { path, bytes: () => bytes, append, appendBytes, flush, sync, contentHash: () => hashText(hash.copy()) }
+    const contentHash = () => (hash === noHash ? "" : hashText(hash.copy()))
+    return { path, bytes: () => bytes, append, appendBytes, flush, sync, contentHash }
   })
 
 /**
