@@ -34,6 +34,8 @@ import * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
@@ -394,7 +396,13 @@ const partitionsOf = (start: Resume.Start, range: BlockRange) => {
  * is interrupted, so `resume` continues from there). Ends with the file complete, fsynced and its state
  * "publishing".
  */
-const writeRange = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run, start: Resume.Start, range: BlockRange) =>
+const writeRange = <A, I, E, R>(
+  source: BlockSource<A, I, E, R>,
+  run: Run,
+  start: Resume.Start,
+  range: BlockRange,
+  until: Effect.Effect<number, E | SinkError> | undefined
+) =>
   Effect.gen(function*() {
     const { encoder, files, live, settings } = run
     if (start._tag === "Fresh") yield* Partitioned.removeSpools(settings.folder, files.tempName)
@@ -422,6 +430,7 @@ const writeRange = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run, start
         })),
       at: { rows: base.rows, completeThrough: base.completeThrough },
       toBlock,
+      until,
       resumed,
       read: (blocks, bound, onAnswer) => {
         const options = { progress: run.progress, bound, onAnswer }
@@ -505,7 +514,8 @@ const writeRangeParquet = <A, I, E, R>(
   run: Run,
   start: Resume.Start,
   range: BlockRange,
-  columns: ReadonlyArray<Parquet.Column>
+  columns: ReadonlyArray<Parquet.Column>,
+  until: Effect.Effect<number, E | SinkError> | undefined
 ) =>
   Effect.gen(function*() {
     const { encoder, files, live, settings } = run
@@ -525,6 +535,7 @@ const writeRangeParquet = <A, I, E, R>(
       main: parquetMain(writer, groups),
       at: { rows: base.rows, completeThrough: base.completeThrough },
       toBlock,
+      until,
       resumed,
       read: (blocks, bound, onAnswer) => {
         const options = { progress: run.progress, bound, onAnswer }
@@ -562,42 +573,67 @@ const writeRangeParquet = <A, I, E, R>(
     return { ...done, contentHash: finished.contentHash, base, parquet: finished.state }
   }).pipe(Effect.scoped)
 
-/** A block-ordered source: from where `Resume` decides, up to the last final block, then published. */
+/**
+ * A block-ordered source: from where `Resume` decides, up to the last final block, then published.
+ *
+ * The last final block comes from the chain's head (`latestBlock`). When the range's end is a fixed
+ * block and the source reads in parallel, the head is asked while the first page is already on the wire (one round trip less before the
+ * export is under way); nothing is written before it answers, and if the end must then be lower than
+ * blocks the first page already took, that page is asked again with the known end.
+ */
 const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
   Effect.gen(function*() {
     const { files, settings } = run
     const start = yield* Resume.decide(files, run.fingerprint, settings.resume)
-    const latest = yield* source.latestBlock({ progress: run.progress })
-    if (!Number.isSafeInteger(latest) || latest < 0) {
-      return yield* new SinkError({ reason: "InvalidInput", path: files.out, detail: `the latest block is not a block number: ${latest}` })
-    }
+    const latestBlock = Effect.flatMap(source.latestBlock({ progress: run.progress }), (latest) =>
+      !Number.isSafeInteger(latest) || latest < 0
+        ? new SinkError({ reason: "InvalidInput", path: files.out, detail: `the latest block is not a block number: ${latest}` })
+        : Effect.succeed(latest))
     // `latest` asks for every final block; a fixed toBlock may be past them (then the file is truncated).
-    const wanted = source.toBlock === "latest" ? latest - settings.confirmations : source.toBlock
-    const goal: Goal = { latest, wanted, target: Math.min(wanted, latest - settings.confirmations) }
-    const firstBlock = Resume.firstBlock(start, source.fromBlock)
-    if (start._tag === "Extend" && firstBlock > goal.target) {
-      // Nothing new is final yet: the file stays as it is (checked); only the manifest is refreshed.
-      const state = start.state
-      return yield* run.finish({
-        rows: state.rows,
-        bytes: state.bytes,
-        contentHash: yield* Resume.checkUnchanged(files, state),
-        blockRange: { from: state.fromBlock, to: state.completeThrough },
-        completeness: yield* completenessOf(run, goal, state.completeThrough),
-        mode: "unchanged"
-      })
+    const goalOf = (latest: number): Goal => {
+      const wanted = source.toBlock === "latest" ? latest - settings.confirmations : source.toBlock
+      return { latest, wanted, target: Math.min(wanted, latest - settings.confirmations) }
     }
-    const blocks = { fromBlock: firstBlock, toBlock: goal.target }
-    const written: {
-      readonly bytes: number
-      readonly rows: number
-      readonly completeThrough: number
-      readonly contentHash: string
-      readonly base: Checkpoint.State
-      readonly parquet?: Parquet.State | undefined
-    } = run.parquet !== undefined
-      ? yield* writeRangeParquet(source, run, start, blocks, run.parquet)
-      : yield* writeRange(source, run, start, blocks)
+    const firstBlock = Resume.firstBlock(start, source.fromBlock)
+    const write = (toBlock: number, until: Effect.Effect<number, E | SinkError> | undefined) => {
+      const blocks = { fromBlock: firstBlock, toBlock }
+      return run.parquet !== undefined
+        ? writeRangeParquet(source, run, start, blocks, run.parquet, until)
+        : writeRange(source, run, start, blocks, until)
+    }
+    const isEndMoved = (e: unknown): e is Partitioned.EndMoved => e instanceof Partitioned.EndMoved
+    // Without `until` the end never moves.
+    const writeTo = (toBlock: number) => Effect.catchIf(write(toBlock, undefined), isEndMoved, Effect.die)
+    // Only for sources that honour a lowered end (`parallel`: the library's block cursors).
+    const early = source.parallel !== undefined && source.toBlock !== "latest" && firstBlock <= source.toBlock &&
+      start._tag !== "Extend" &&
+      (start._tag === "Fresh" || (start.state.partitions ?? []).length === 0)
+    let goal: Goal
+    let written: Effect.Effect.Success<ReturnType<typeof write>>
+    if (early) {
+      const head = yield* Effect.fork(latestBlock)
+      written = yield* write(source.toBlock, Effect.map(Fiber.join(head), (latest) => goalOf(latest).target)).pipe(
+        Effect.catchIf(isEndMoved, (moved) => writeTo(moved.toBlock)),
+        // A failure of the head is told first, as when it is asked before the first page.
+        Effect.catchAll((e) => Effect.flatMap(Fiber.await(head), (exit) => Exit.isFailure(exit) ? Effect.failCause(exit.cause) : Effect.fail(e)))
+      )
+      goal = goalOf(yield* Fiber.join(head))
+    } else {
+      goal = goalOf(yield* latestBlock)
+      if (start._tag === "Extend" && firstBlock > goal.target) {
+        // Nothing new is final yet: the file stays as it is (checked); only the manifest is refreshed.
+        const state = start.state
+        return yield* run.finish({
+          rows: state.rows,
+          bytes: state.bytes,
+          contentHash: yield* Resume.checkUnchanged(files, state),
+          blockRange: { from: state.fromBlock, to: state.completeThrough },
+          completeness: yield* completenessOf(run, goal, state.completeThrough),
+          mode: "unchanged"
+        })
+      }
+      written = yield* writeTo(goal.target)
+    }
     yield* publish(files.temp, files.out)
     yield* Resume.write(files, written.base, "published", written)
     return yield* run.finish({

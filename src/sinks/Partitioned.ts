@@ -32,6 +32,7 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -39,7 +40,6 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { createHash } from "node:crypto"
 import * as BlockCursor from "../streams/BlockCursor.js"
 import type { BlockBatch } from "../streams/BlockCursor.js"
 import * as Partitions from "../streams/Partitions.js"
@@ -122,6 +122,13 @@ export interface Options<E, R> {
   readonly at: { readonly rows: number; readonly completeThrough: number }
   /** The last block to read. */
   readonly toBlock: number
+  /**
+   * When present, the last block is only known once this completes (the chain's head, asked while the
+   * first page is on the wire): the head reads toward `toBlock` meanwhile and its first write waits for
+   * it; a lower value lowers the head's end, or fails with `EndMoved` when the head already claimed blocks
+   * past it (nothing has been written then: run again with the known end). Only without `resumed`.
+   */
+  readonly until?: Effect.Effect<number, E> | undefined
   /** The partitions of the checkpoint being resumed (none for a fresh or extended run). */
   readonly resumed: ReadonlyArray<Checkpoint.Partition>
   /** The batches of a range; `bound` and `onAnswer` are honoured when the source reads in parallel. */
@@ -171,6 +178,12 @@ interface Part {
   readonly lock: Effect.Semaphore
 }
 
+/**
+ * The last block of a run turned out lower than the blocks its head had already claimed (see
+ * `Options.until`): nothing was written; run again with the known end.
+ */
+export class EndMoved extends Data.TaggedError("EndMoved")<{ readonly toBlock: number }> {}
+
 /** Rows the partitions of one export may hold in memory at once (pages being read or written). */
 const rowsHeld = 70_000
 
@@ -195,10 +208,17 @@ export const removeSpools = (folder: string, tempName: string): Effect.Effect<vo
  */
 export const run = <E, R>(
   options: Options<E, R>
-): Effect.Effect<Position, E | SinkError, R | FileSystem.FileSystem | Path.Path | Scope.Scope> =>
+): Effect.Effect<Position, E | SinkError | EndMoved, R | FileSystem.FileSystem | Path.Path | Scope.Scope> =>
   Effect.gen(function*() {
     const path = yield* Path.Path
     const { main } = options
+    // The last block: `options.toBlock`, or lower once `until` says so (resumed partitions wait for it).
+    let toBlock = options.toBlock
+    let until = options.until === undefined ? undefined : yield* Effect.cached(options.until)
+    if (until !== undefined && options.resumed.length > 0) {
+      toBlock = Math.min(toBlock, yield* until)
+      until = undefined
+    }
     const mainLock = yield* Effect.makeSemaphore(1)
     const at = { rows: options.at.rows, completeThrough: options.at.completeThrough, bytes: main.bytes() }
     const spoolPrefix = `${options.tempName}.p`
@@ -217,7 +237,7 @@ export const run = <E, R>(
     const retired: Array<string> = []
     const wake = yield* Queue.sliding<void>(1)
     const dirty = yield* Queue.sliding<void>(1)
-    const failed = yield* Deferred.make<never, E | SinkError>()
+    const failed = yield* Deferred.make<never, E | SinkError | EndMoved>()
 
     const makePart = (
       fromBlock: number,
@@ -240,22 +260,22 @@ export const run = <E, R>(
       lock: Effect.unsafeMakeSemaphore(1)
     })
 
-    /** A new, empty spool (its hash is never read: a spool is copied, not published). */
+    /** A new, empty spool (not hashed: a spool is copied, not published; its bytes are hashed in the file). */
     const newSpool = Effect.gen(function*() {
       const name = `${spoolPrefix}${nextId++}`
-      return { name, file: yield* openData(spoolPath(name), 0, createHash("sha256")) }
+      return { name, file: yield* openData(spoolPath(name), 0, "unhashed") }
     })
 
     // The head continues the temporary file; the checkpoint's partitions continue their spools (a spool
     // gone or shorter than its record is read again from its first block).
     const parts: Array<Part> = []
     const firstResumed = options.resumed[0]
-    parts.push(makePart(runStart, firstResumed === undefined ? options.toBlock : firstResumed.fromBlock - 1, undefined, false))
+    parts.push(makePart(runStart, firstResumed === undefined ? toBlock : firstResumed.fromBlock - 1, undefined, false))
     for (const [i, p] of options.resumed.entries()) {
-      const end = i === options.resumed.length - 1 ? Math.max(p.toBlock, options.toBlock) : p.toBlock
+      const end = i === options.resumed.length - 1 ? Math.max(p.toBlock, toBlock) : p.toBlock
       const size = yield* sizeOf(spoolPath(p.spoolFile))
       const intact = size !== undefined && size >= p.spoolBytes
-      const file = yield* openData(spoolPath(p.spoolFile), intact ? p.spoolBytes : 0, createHash("sha256"))
+      const file = yield* openData(spoolPath(p.spoolFile), intact ? p.spoolBytes : 0, "unhashed")
       const part = makePart(p.fromBlock, end, { file, name: p.spoolFile }, false)
       if (intact) {
         part.completeThrough = p.completeThrough
@@ -272,7 +292,7 @@ export const run = <E, R>(
       if (parts.length === 0) fraction = 1
       else if (firstData !== undefined) {
         const lo = Math.max(runStart, firstData)
-        const span = options.toBlock - lo + 1
+        const span = toBlock - lo + 1
         let covered = Math.max(0, at.completeThrough - lo + 1)
         for (const p of parts) {
           if (p.spool !== undefined) covered += Math.max(0, p.completeThrough - Math.max(p.fromBlock, lo) + 1)
@@ -287,8 +307,20 @@ export const run = <E, R>(
       }
     }
 
+    /** Before the first write: waits for the last block (`until`) and lowers the head's end to it. */
+    const settle = (part: Part) =>
+      Effect.gen(function*() {
+        if (until === undefined) return
+        const last = yield* until
+        until = undefined
+        if (last >= toBlock) return
+        if (!BlockCursor.lower(part.bound, last)) return yield* new EndMoved({ toBlock: last })
+        toBlock = last
+      })
+
     const writeBatch = (part: Part, batch: BlockBatch<unknown>) =>
       part.lock.withPermits(1)(Effect.gen(function*() {
+        yield* settle(part)
         const completeThrough = Math.min(batch.completeThrough, part.bound.end)
         const n = batch.rows.length
         const spool = part.spool
@@ -340,6 +372,7 @@ export const run = <E, R>(
           ? forEachReadingAhead(batches, (batch) => writeBatch(part, batch))
           : Stream.runForEach(batches, (batch) => writeBatch(part, batch))
         // Ended: every row up to its (possibly lowered) end is written.
+        yield* part.lock.withPermits(1)(settle(part))
         yield* part.lock.withPermits(1)(Effect.sync(() => {
           part.completeThrough = part.bound.end
           part.state = "done"

@@ -56,7 +56,8 @@ const source = (
   window: number,
   parallel: { readonly callsPerSecond: number; readonly pool?: Partitions.Pool } = { callsPerSecond: 1_000 },
   /** Counts the partitions being read (streams running), across every source given it. */
-  partitions: { now: number; most: number } = { now: 0, most: 0 }
+  partitions: { now: number; most: number } = { now: 0, most: 0 },
+  latestBlock: Effect.Effect<number, ExplorerError.ExplorerError> = Effect.succeed(toBlock + 10)
 ) =>
   Sources.fromBlocks({
     dataset: "rows",
@@ -66,7 +67,7 @@ const source = (
     schema: Row,
     fromBlock: 0,
     toBlock,
-    latestBlock: Effect.succeed(toBlock + 10),
+    latestBlock,
     // A made-up rate and latency: Little's law then asks for more partitions than `concurrency` allows.
     parallel: { ...parallel, rowsPerCall: cap },
     batches: (range, options) =>
@@ -238,6 +239,56 @@ describe("partitioned exports", () => {
       // (each export alone would read 3).
       expect(partitions.most).toBeLessThanOrEqual(4)
       expect(pool.running).toBe(0)
+      yield* fs.remove(folder, { recursive: true })
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.live.prop(
+    "with a fixed end, the chain's head is asked while the first page is on the wire, and a lower head still ends the file there",
+    [shape, fc.integer({ min: 1, max: 6 }), fc.integer({ min: -200, max: 200 }), fc.integer({ min: 0, max: 12 })],
+    ([dist, concurrency, headOffset, confirmations]) =>
+      Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const folder = yield* fs.makeTempDirectory({ prefix: "partitioned-" })
+        const all = rowsOf(dist)
+        const toBlock = (all.at(-1)?.blockNumber ?? 100) + 50
+        // The head may be past the end or well before it (then the file ends at head − confirmations).
+        const head = Math.max(0, toBlock + headOffset)
+        const target = Math.min(toBlock, head - confirmations)
+        const expected = yield* exportTo(folder, "expected.csv", source(model(all, 10, 100, 0), target, 10, 100), { concurrency: 1 })
+        const api = model(all, 10, 100, 3)
+        let callsBeforeHead = -1
+        const latest = Effect.sleep(150).pipe(Effect.map(() => {
+          callsBeforeHead = api.stats.calls
+          return head
+        }))
+        const got = yield* exportTo(folder, "got.csv", source(api, toBlock, 10, 100, undefined, undefined, latest), {
+          concurrency,
+          confirmations
+        })
+        expect(got.text).toBe(expected.text)
+        expect(got.summary.manifest.blockRange?.to).toBe(target)
+        expect(got.summary.manifest.completeness.status).toBe(target < toBlock ? "truncated" : "complete")
+        // The first page went out before the head answered.
+        if (target >= 0) expect(callsBeforeHead).toBeGreaterThanOrEqual(1)
+        expect((yield* fs.readDirectory(folder)).filter((n) => n.startsWith("."))).toEqual([])
+        yield* fs.remove(folder, { recursive: true })
+      }).pipe(Effect.provide(NodeContext.layer)),
+    { fastCheck: { numRuns: 30 } }
+  )
+
+  it.live("a head that fails is the export's error, as when it is asked first", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const folder = yield* fs.makeTempDirectory({ prefix: "partitioned-" })
+      const all = rowsOf(Array.from({ length: 50 }, () => [2, 3] as const))
+      const rejected = new ExplorerError.InvalidApiKeyError({ ...where, detail: "Invalid API Key" })
+      const latest = Effect.sleep(20).pipe(Effect.zipRight(Effect.fail(rejected)))
+      const api = model(all, 10, 100, 2)
+      const exit = yield* Effect.exit(exportTo(folder, "head.csv", source(api, 1_000, 10, 100, undefined, undefined, latest), {}))
+      expect(Exit.isFailure(exit)).toBe(true)
+      if (Exit.isFailure(exit)) expect(Option.getOrThrow(Cause.failureOption(exit.cause))).toBe(rejected)
+      // Nothing was written before the head answered: no file.
+      expect((yield* fs.readDirectory(folder)).filter((n) => n === "head.csv")).toEqual([])
       yield* fs.remove(folder, { recursive: true })
     }).pipe(Effect.provide(NodeContext.layer)))
 
