@@ -7,9 +7,11 @@
  * with one block cursor (`concurrency: 1`) and partitioned (the default). The figure is the issue's: throughput ÷ physical limit, where throughput
  * is rows written ÷ the span of the calls' arrivals at the simulator (first to last, as its windows
  * count them) and the limit is plan rate × rows one call can return (getLogs 1,000; txlist 1,000 on
- * free, 10,000 on paid plans). Also: calls/s as arrived ÷ plan rate, rate-limit answers.
+ * free, 10,000 on paid plans). Also: calls/s as arrived ÷ plan rate, rate-limit answers, and where this
+ * machine's CPU may bind before the plan (over 20,000 rows/s of limit) the same export at zero latency,
+ * measured in the same run, as the baseline of what one process here reaches.
  *
- * Usage: tsx bench/distance.ts [--quick] [--latency 300+300] [--only logs:standard:partitions,…] [--json FILE]; `npm run bench` runs it as a child
+ * Usage: tsx bench/distance.ts [--quick] [--latency 300+300] [--only logs:standard:partitions,…] [--json FILE] [--arrivals FILE]; `npm run bench` runs it as a child
  * (`--emit`: the rows as the bench's RESULT line).
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -57,16 +59,31 @@ export interface DistanceRow {
   readonly sha256: string
   /** Rows the simulator's oracle holds for the query: the file must hold exactly these. */
   readonly oracleRows?: number
+  /**
+   * Where the CPU may bind (see `cpuBound`): rows/s of the same export against the simulator with no
+   * latency (the machine's own limit for it, measured in the same run), and the ratio to it.
+   */
+  readonly zeroLatencyRowsPerSecond?: number
+  readonly ratioToZeroLatency?: number
 }
 
 const rowsPerCall = (dataset: Dataset, plan: Plan.Plan): number => dataset === "logs" ? 1_000 : plan === "free" ? 1_000 : 10_000
-// One cursor: about 20 calls at its ~2 calls/s, ~10 s a run. Partitions: about 10 s of the plan's
-// budget for logs (free 30 calls, standard 100, professional 300), 30 calls of transactions (at
-// 10,000 rows a call, more would measure this machine's CPU, not the export); half with --quick.
+/** Seconds of the plan's budget a partitioned export of 1,000-row pages spends (about). */
+const budgetSeconds = 30
+// One cursor: about 20 calls at its ~2 calls/s, ~10 s a run. Partitions: about 30 s of the plan's
+// budget where a call returns 1,000 rows (logs: free 90 calls, standard 300, professional 900;
+// transactions on free 90), 30 calls of 10,000-row transaction pages (more would measure this
+// machine's CPU longer, not the export); a third with --quick.
 const wantedRows = (dataset: Dataset, plan: Plan.Plan, cursors: DistanceRow["cursors"]): number => {
-  const calls = cursors === 1 ? 20 : dataset === "logs" ? Plan.limits[plan].callsPerSecond * 10 : 30
-  return rowsPerCall(dataset, plan) * Math.round(quick ? calls / 2 : calls)
+  const calls = cursors === 1 ? 20 : rowsPerCall(dataset, plan) === 1_000 ? Plan.limits[plan].callsPerSecond * budgetSeconds : 30
+  return rowsPerCall(dataset, plan) * Math.round(quick ? calls / 3 : calls)
 }
+
+/**
+ * Whether this machine's CPU may bind before the plan does (more than 20,000 rows/s of limit): then the
+ * same export also runs at zero latency, the baseline of what one process here reaches.
+ */
+const cpuBound = (dataset: Dataset, plan: Plan.Plan): boolean => Plan.limits[plan].callsPerSecond * rowsPerCall(dataset, plan) > 20_000
 
 interface SimStats {
   readonly rateLimited: number
@@ -78,7 +95,7 @@ const program = async (): Promise<ReadonlyArray<DistanceRow>> => {
   // core, and the export measured must not share its event loop.
   const server = await startServer({
     seed: 11,
-    dataset: { heavyContractLogs: 320_000, busyWalletTransactions: 320_000 },
+    dataset: { heavyContractLogs: 1_000_000, busyWalletTransactions: 320_000 },
     faults: { latency: { fixedMs, jitterMs: jitterMs ?? 0 } }
   })
   const c = server.dataset
@@ -109,17 +126,34 @@ const program = async (): Promise<ReadonlyArray<DistanceRow>> => {
         const ClientLive = Client.layer({ apiKey: Redacted.make(key), baseUrl: server.baseUrl, plan }).pipe(
           Layer.provide(NodeHttpClient.layerUndici)
         )
-        await server.command({ cmd: "resetStats" })
-        const summary = await Effect.runPromise(Effect.gen(function*() {
-          const source = (dataset === "txs" ? yield* Sources.transactions(query) : yield* Sources.logs(query)) as unknown as Sources.Source<
-            unknown,
-            unknown
-          >
-          return yield* Exports.toFile(source, { out: file, quiet: true, concurrency: cursors === 1 ? 1 : undefined })
-        }).pipe(Effect.provide(Layer.mergeAll(ClientLive, NodeContext.layer))))
-        const stats = await server.command<SimStats>({ cmd: "stats" })
-        const arrivals = stats.arrivalsMs
-        const span = arrivals.length > 1 ? ((arrivals[arrivals.length - 1] as number) - (arrivals[0] as number)) / 1000 : 0
+        const exportOnce = async (to: string) => {
+          await server.command({ cmd: "resetStats" })
+          const summary = await Effect.runPromise(Effect.gen(function*() {
+            const source = (dataset === "txs" ? yield* Sources.transactions(query) : yield* Sources.logs(query)) as unknown as Sources.Source<
+              unknown,
+              unknown
+            >
+            const every = flag("checkpoint-every")
+            return yield* Exports.toFile(source, {
+              out: to,
+              quiet: true,
+              concurrency: cursors === 1 ? 1 : undefined,
+              ...(every === undefined ? {} : { checkpointEvery: Number(every) })
+            })
+          }).pipe(Effect.provide(Layer.mergeAll(ClientLive, NodeContext.layer))))
+          const stats = await server.command<SimStats>({ cmd: "stats" })
+          const arrivals = stats.arrivalsMs
+          const span = arrivals.length > 1 ? ((arrivals[arrivals.length - 1] as number) - (arrivals[0] as number)) / 1000 : 0
+          return { summary, stats, arrivals, span }
+        }
+        const { arrivals, span, stats, summary } = await exportOnce(file)
+        let baseline: { readonly rowsPerSecond: number } | undefined
+        if (cursors !== 1 && cpuBound(dataset, plan)) {
+          await server.command({ cmd: "setFaults", faults: {} })
+          const zero = await exportOnce(path.join(dir, `${dataset}-${plan}-zero-latency.jsonl`))
+          await server.command({ cmd: "setFaults", faults: { latency: { fixedMs, jitterMs: jitterMs ?? 0 } } })
+          baseline = { rowsPerSecond: zero.span > 0 ? zero.summary.rowsWritten / zero.span : 0 }
+        }
         const rate = Plan.limits[plan].callsPerSecond
         const limit = rate * rowsPerCall(dataset, plan)
         const rowsPerSecond = span > 0 ? summary.rowsWritten / span : 0
@@ -137,9 +171,18 @@ const program = async (): Promise<ReadonlyArray<DistanceRow>> => {
           planRate: rate,
           rateLimited: stats.rateLimited,
           sha256: summary.manifest.contentHash,
-          oracleRows
+          oracleRows,
+          ...(baseline === undefined ? {} : {
+            zeroLatencyRowsPerSecond: Math.round(baseline.rowsPerSecond),
+            ratioToZeroLatency: Math.round((rowsPerSecond / baseline.rowsPerSecond) * 1000) / 1000
+          })
         }
         process.stderr.write(`${JSON.stringify(row)}\n`)
+        const trace = flag("arrivals")
+        // --arrivals FILE: each call's arrival at the simulator (ms since the first), to see where a run loses its budget.
+        if (trace !== undefined) {
+          writeFileSync(`${trace}.${dataset}-${plan}-${cursors}.json`, JSON.stringify(arrivals.map((a) => Math.round(a - (arrivals[0] as number)))))
+        }
         out.push(row)
       }
     }
@@ -154,10 +197,10 @@ program().then((rows) => {
   const table = [
     `Latency ${latencySpec} ms${quick ? " (quick)" : ""}; throughput = rows ÷ span of arrivals; limit = plan rate × rows per call.`,
     "",
-    "| data set | plan | cursors | rows | calls | calls/s (of plan) | rows/s | limit rows/s | ratio | rate-limited |",
-    "|---|---|---|---|---|---|---|---|---|---|",
+    "| data set | plan | cursors | rows | calls | calls/s (of plan) | rows/s | limit rows/s | ratio | zero-latency rows/s (ratio) | rate-limited |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows.map((r) =>
-      `| ${r.dataset} | ${r.plan} | ${r.cursors} | ${r.rows} | ${r.calls} | ${r.callsPerSecond} (${r.planRate}) | ${r.rowsPerSecond} | ${r.limitRowsPerSecond} | ${r.ratio} | ${r.rateLimited} |`
+      `| ${r.dataset} | ${r.plan} | ${r.cursors} | ${r.rows} | ${r.calls} | ${r.callsPerSecond} (${r.planRate}) | ${r.rowsPerSecond} | ${r.limitRowsPerSecond} | ${r.ratio} | ${r.zeroLatencyRowsPerSecond ?? "–"} (${r.ratioToZeroLatency ?? "–"}) | ${r.rateLimited} |`
     )
   ].join("\n")
   if (argv.includes("--emit")) emit({ latency: latencySpec, rows })
