@@ -250,6 +250,18 @@ export declare namespace ExplorerClient {
     readonly getblockreward: Method<"getblockreward">
     /** contract/getcontractcreation: creator and creating transaction of up to 5 contracts (unknown ones: `[]`). */
     readonly getcontractcreation: Method<"getcontractcreation">
+    /**
+     * contract/checkverifystatus (every plan and chain): the status of a source-code verification by the
+     * GUID its submission answered, as a `VerificationState` to branch on by `_tag` — `Pending`,
+     * `Verified`, `Failed` (`reason`), `AlreadyVerified`. The service sends the pending, failed and
+     * already-verified answers with status "0": they are results here, never errors nor retried. A GUID
+     * the service does not know is an InvalidInputError (`parameter: "guid"`).
+     *
+     * @example
+     * const status = yield* client.checkverifystatus({ guid: "ezq878u486pzijkvvmerl6a9mzwhv6sefgvqi5tkwceejc7tvsq" })
+     * switch (status._tag) { case "Pending": … case "Failed": console.error(status.reason) … }
+     */
+    readonly checkverifystatus: Method<"checkverifystatus">
     /** stats/tokensupplyhistory (PRO, 2/s): a token's raw total supply at `blockNo`. */
     readonly tokensupplyhistory: Method<"tokensupplyhistory">
     /** stats/chainsize: a node's chain data size per day (`clientType` geth/parity, `syncMode` default/archive). */

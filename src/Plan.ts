@@ -113,6 +113,7 @@ export const operations = {
   txsBeaconWithdrawal: op("account", "txsBeaconWithdrawal", "free", false, "list"),
   getblockreward: op("block", "getblockreward", "free", false, "none"),
   getcontractcreation: op("contract", "getcontractcreation", "free", false, "none"),
+  checkverifystatus: op("contract", "checkverifystatus", "free", false, "none", true),
   tokensupplyhistory: op("stats", "tokensupplyhistory", "standard", true, "none"),
   chainsize: op("stats", "chainsize", "free", false, "none"),
   dailyavgblocksize: op("stats", "dailyavgblocksize", "standard", false, "none"),

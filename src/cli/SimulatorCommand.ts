@@ -43,6 +43,10 @@ export const samples = (service: Simulator.SimulatorService): string => {
     `    wallet    ${wallet}  (transactions, ERC-20 transfers)`,
     `    token     ${token.address}  (${token.symbol}, ERC-20: transfers)`,
     `    contract  ${contract}  (verified: source code and ABI)`,
+    "  verification GUIDs (call contract checkverifystatus guid=…):",
+    `    passed    ${chain.verifications.verified}`,
+    `    pending   ${chain.verifications.pending}`,
+    `    failed    ${chain.verifications.failed}`,
     "  try (free demo key; --simulator instead of --base-url/--api-key runs its own simulator in-process):",
     `    npx explorer-etl export txs --address ${wallet} --base-url ${service.baseUrl} --api-key ${service.demoKeys.free} --out txs.csv`
   ].join("\n")

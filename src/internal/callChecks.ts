@@ -69,7 +69,7 @@ export const planCheck = (config: ExplorerConfig.ExplorerConfig, call: Call): Ef
         return yield* new Errors.ChainNotOnPlanError({
           ...ctx,
           plan,
-          detail: `${Chain.label(call.chainId)} is not open to free keys (only getsourcecode and getabi are)`
+          detail: `${Chain.label(call.chainId)} is not open to free keys (only getsourcecode, getabi and checkverifystatus are)`
         })
       }
       if (operation.action === "topholders" && call.chainId === Chain.HYPEREVM) {

@@ -18,6 +18,7 @@ import {
   TransportError,
   UnsupportedChainError,
 } from "../ExplorerError.js"
+import { isVerifyStatusText } from "../schemas/contract.js"
 
 // ---------------------------------------------------------------------------------------------
 
@@ -98,7 +99,10 @@ const rules: ReadonlyArray<Rule> = [
   [/missing or invalid action name/i, (c, d) => new InvalidInputError({ ...ctxFields(c), detail: d, parameter: "action" })],
   [/missing or invalid module name/i, (c, d) => new InvalidInputError({ ...ctxFields(c), detail: d, parameter: "module" })],
   [/missing or invalid parameter/i, (c, d) => new InvalidInputError({ ...ctxFields(c), detail: d })],
-  [/block number already pass/i, (c, d) => new InvalidInputError({ ...ctxFields(c), detail: d, parameter: "blockno" })]
+  [/block number already pass/i, (c, d) => new InvalidInputError({ ...ctxFields(c), detail: d, parameter: "blockno" })],
+  // checkverifystatus of a GUID the service does not know: "Unknown UID" is what Etherscan-compatible
+  // explorers (Blockscout) answer; Etherscan's own text is not recorded.
+  [/unknown uid|unable to locate guid|invalid guid/i, (c, d) => new InvalidInputError({ ...ctxFields(c), detail: d, parameter: "guid" })]
   // Everything else — "Contract source code not verified", "Error! No closest block found",
   // "Unexpected err, timeout occurred or server too busy…" (retried, see isTransient), the V1
   // deprecation notice, the proxy-verification text, texts we have never seen — is a NotOkError
@@ -134,6 +138,7 @@ const decodeError = (ctx: CallContext, detail: string, transient: boolean): Deco
  * Reads a parsed JSON answer, `message` and `result` together (Part A.10):
  * - `{status:"1", result}` → the result (any `message`: "OK", "Ok", legacy "OK-Missing/Invalid API Key…");
  * - `{status:"0", message:"No transactions found"|"No records found"|"No data found", result:[]|null}` → empty;
+ * - contract/checkverifystatus `{status:"0", result:"Pending in queue"|"Fail - …"|"Already Verified"…}` → the result;
  * - other `{status:"0"}` → the typed error of its text ({@link classifyText});
  * - JSON-RPC `{jsonrpc, result}` → the result; `{jsonrpc, error}` → JsonRpcError with the node's code,
  *   message and revert data (a NotOkError if the code is not a number);
@@ -162,6 +167,11 @@ export const classifyBody = (
         (Array.isArray(result) && result.length === 0)
       if (EMPTY_MESSAGES.test(message.trim()) && emptyResult) {
         return Either.right({ _tag: "Empty", serverMessage: message })
+      }
+      // checkverifystatus says "Pending in queue", "Fail - Unable to verify…", "Already Verified" with
+      // status 0: a verification's state, the call's result, not a failure of the call.
+      if (ctx.module === "contract" && ctx.action === "checkverifystatus" && typeof result === "string" && isVerifyStatusText(result)) {
+        return Either.right({ _tag: "Result", result })
       }
       const text = typeof result === "string" && result.trim() !== "" ? result : message
       if (text.trim() === "") return Either.left(decodeError(ctx, "unexpected answer: status 0 without a reason", false))

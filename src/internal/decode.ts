@@ -52,6 +52,7 @@ export const Results = {
   txsBeaconWithdrawal: Schema.Array(Schemas.BeaconWithdrawal),
   getblockreward: Schemas.BlockReward,
   getcontractcreation: Schema.Array(Schemas.ContractCreation),
+  checkverifystatus: Schemas.VerifyStatus,
   tokensupplyhistory: Schemas.TokenSupplyAt,
   chainsize: Schema.Array(Schemas.ChainSize),
   dailyavgblocksize: Schema.Array(Schemas.DailyAvgBlockSize),

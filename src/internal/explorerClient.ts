@@ -168,6 +168,7 @@ export const make = (
       txsBeaconWithdrawal: operation("txsBeaconWithdrawal"),
       getblockreward: operation("getblockreward"),
       getcontractcreation: operation("getcontractcreation"),
+      checkverifystatus: operation("checkverifystatus"),
       tokensupplyhistory: operation("tokensupplyhistory"),
       chainsize: operation("chainsize"),
       dailyavgblocksize: operation("dailyavgblocksize"),

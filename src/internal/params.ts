@@ -55,6 +55,10 @@ const ContractListParam = withMessage(
   Schema.Array(AddressParam).pipe(Schema.minItems(1), Schema.maxItems(5)),
   "must be 1 to 5 contract addresses"
 )
+const GuidParam = withMessage(
+  Schema.String.pipe(Schema.pattern(/^\S{1,100}$/)),
+  "must be the GUID a verification request answered (50 letters and digits on Etherscan), without spaces"
+)
 const FormatParam = withMessage(Schema.Literal("csv"), "must be \"csv\" (the only format the client can read)")
 
 /** Every call may name its chain; without it the client's `defaultChainId` is used. */
@@ -151,6 +155,7 @@ export const Params = {
   txsBeaconWithdrawal: Schema.Struct({ ...chainField, address: AddressParam, ...blockRangeFields }),
   getblockreward: Schema.Struct({ ...chainField, blockNo: BlockParam }),
   getcontractcreation: Schema.Struct({ ...chainField, contractAddresses: ContractListParam }),
+  checkverifystatus: Schema.Struct({ ...chainField, guid: GuidParam }),
   tokensupplyhistory: Schema.Struct({ ...chainField, contractAddress: AddressParam, blockNo: BlockParam }),
   chainsize: Schema.Struct({
     ...dailyFields,

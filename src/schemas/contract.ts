@@ -1,11 +1,13 @@
 /**
- * Records of the `contract` module: verified source and ABI.
+ * Records of the `contract` module: verified source and ABI, contract creations, the status of a
+ * source-code verification.
  *
  * @example
  * import { Schema } from "effect"
  * import { ContractSource } from "explorer-etl"
  * Schema.decodeUnknown(Schema.Array(ContractSource))(envelope.result)
  */
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { AddressField, BooleanFromDigit, DecimalInt, EmptyAsNull, HashField } from "./common.js"
 
@@ -86,3 +88,79 @@ export const ContractCreation = Schema.Struct({
 }).annotations({ identifier: "ContractCreation" })
 /** @see ContractCreation */
 export type ContractCreation = typeof ContractCreation.Type
+
+/** A verification still waiting for its turn: `"Pending in queue"` (the service answers it with status `"0"`). */
+export const VerificationPending = Schema.TaggedStruct("Pending", {
+  /** The server's text, as sent. */
+  result: Schema.String
+}).annotations({ identifier: "VerificationPending" })
+
+/** The submitted source matched: `"Pass - Verified"` (status `"1"`). */
+export const VerificationPassed = Schema.TaggedStruct("Verified", {
+  /** The server's text, as sent. */
+  result: Schema.String
+}).annotations({ identifier: "VerificationPassed" })
+
+/**
+ * The submitted source did not match, e.g. `"Fail - Unable to verify. Compiled contract deployment bytecode
+ * does NOT match the transaction deployment bytecode."` (status `"0"`).
+ */
+export const VerificationFailed = Schema.TaggedStruct("Failed", {
+  /** Why, as the server says it after `"Fail - "` (`"Unable to verify. …"`). */
+  reason: Schema.String,
+  /** The server's text, as sent. */
+  result: Schema.String
+}).annotations({ identifier: "VerificationFailed" })
+
+/**
+ * The contract was verified already (by an earlier submission, or matched from a similar contract):
+ * `"Already Verified"` or `"Contract source code already verified"`.
+ */
+export const VerificationAlreadyDone = Schema.TaggedStruct("AlreadyVerified", {
+  /** The server's text, as sent. */
+  result: Schema.String
+}).annotations({ identifier: "VerificationAlreadyDone" })
+
+/** What a verification's status is, one case per answer of `contract/checkverifystatus`. */
+export const VerificationState = Schema.Union(VerificationPending, VerificationPassed, VerificationFailed, VerificationAlreadyDone)
+
+const PENDING = /^pending in queue/i
+const PASSED = /^pass - verified/i
+const ALREADY = /^(already verified|contract source code already verified)/i
+const FAILED = /^fail - /i
+
+/**
+ * The `result` of `contract/checkverifystatus`: the server's text read as a {@link VerificationState} to
+ * branch on by `_tag` — `Pending` (poll again later), `Verified`, `Failed` (with the server's `reason`),
+ * `AlreadyVerified`. The service answers the pending, failed and already-verified texts with status `"0"`
+ * and `"NOTOK"`: the client reads them as results, not as errors. Any other text does not decode (the
+ * client's DecodeError), so a new answer of the service is noticed rather than guessed at. Encodes back to
+ * the text as sent.
+ *
+ * @example
+ * const status = yield* client.checkverifystatus({ guid })
+ * if (status._tag === "Pending") yield* Effect.sleep("5 seconds")
+ * if (status._tag === "Failed") console.error(status.reason)
+ */
+export const VerifyStatus: Schema.Schema<VerificationState, string> = Schema.transformOrFail(Schema.String, VerificationState, {
+  strict: true,
+  decode: (text, _, ast) => {
+    const result = text.trim()
+    if (PENDING.test(result)) return ParseResult.succeed(VerificationPending.make({ result: text }))
+    if (PASSED.test(result)) return ParseResult.succeed(VerificationPassed.make({ result: text }))
+    if (ALREADY.test(result)) return ParseResult.succeed(VerificationAlreadyDone.make({ result: text }))
+    if (FAILED.test(result)) return ParseResult.succeed(VerificationFailed.make({ reason: result.replace(FAILED, ""), result: text }))
+    return ParseResult.fail(new ParseResult.Type(ast, text, `not a verification status: ${JSON.stringify(text)}`))
+  },
+  encode: (state) => ParseResult.succeed(state.result)
+}).annotations({ identifier: "VerifyStatus" })
+/** @see VerificationState */
+export type VerificationState = typeof VerificationState.Type
+/** @see VerifyStatus */
+export type VerifyStatus = VerificationState
+
+/** Whether a text is one of the verification statuses (what the classifier keeps as a result on status "0"). */
+export const isVerifyStatusText = (text: string): boolean => {
+  const t = text.trim()
+  return PENDING.test(t) || PASSED.test(t) || ALREADY.test(t) || FAILED.test(t)
+}

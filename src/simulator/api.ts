@@ -26,6 +26,7 @@ import { type LogSource, type RowSource, type Selection, walk } from "./rowIndex
 import { type Endpoint, type PlanName, resultWindow, rowsPerRequest } from "./rules.js"
 import { addressTagsCsv, labelMasterCsv } from "./tagFiles.js"
 import * as Texts from "./texts.js"
+import type { VerificationState } from "./verifications.js"
 
 /** Query parameters of one call, names lower-cased, empty values dropped. */
 export type Params = Readonly<Record<string, string>>
@@ -124,6 +125,23 @@ const list = (rows: ReadonlyArray<string>, emptyMessage: string, okMessage = "OK
 })
 const value = (json: string): Outcome => ({ _tag: "value", json })
 const str = (s: string | number | bigint): string => "\"" + s + "\""
+
+/**
+ * checkverifystatus's answer for a submission's state: only a pass is status "1"; pending, failed and
+ * already-verified come as NOTOK with their text, as the service says them.
+ */
+const verificationAnswer = (state: VerificationState): Outcome => {
+  switch (state) {
+    case "passed":
+      return value(str(Texts.VERIFY_PASSED))
+    case "pending":
+      return { _tag: "error", text: Texts.VERIFY_PENDING }
+    case "failed":
+      return { _tag: "error", text: Texts.VERIFY_FAILED }
+    case "alreadyVerified":
+      return { _tag: "error", text: Texts.ALREADY_VERIFIED }
+  }
+}
 
 /** Render the selected rows (or, for an oracle count, only count them: one "" per row). */
 const select = <R>(
@@ -506,6 +524,12 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
       })
       // recorded: an address the service knows no creation of answers "No data found" with a null result
       return { _tag: "list", rows, okMessage: "OK", emptyMessage: Texts.NO_DATA_FOUND, emptyResult: "null" }
+    }
+    case "checkverifystatus": {
+      const guid = p.guid
+      if (guid === undefined) return refuse(Texts.INVALID_PARAMETER)
+      const submission = c.verifications().byGuid(guid)
+      return submission === undefined ? refuse(Texts.UNKNOWN_UID) : verificationAnswer(submission.state)
     }
     case "nodecount":
       return value("{\"UTCDate\":" + str(formatDay(Math.floor(view.timestampOf(latest) / DAY))) + ",\"TotalNodeCount\":" +

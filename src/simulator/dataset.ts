@@ -18,6 +18,7 @@ import {
   timestampOf
 } from "./profiles.js"
 import { proposerNames, STAKER, stakerValidators, withdrawnBy } from "./blocks.js"
+import { makeVerifications, noVerifications, type VerificationGuids, type Verifications } from "./verifications.js"
 import type { ChainView, InternalTx, Log, NormalTx, TokenMeta, TokenTransfer } from "./rows.js"
 import { arrayLogSource, arraySource, type LogSource, type RowSource, upperBound } from "./rowIndex.js"
 import {
@@ -120,6 +121,13 @@ export interface ChainDataset {
   readonly unverifiedContract: EntityRef
   /** A verified proxy whose implementation is the router. */
   readonly proxyContract: EntityRef
+  /**
+   * GUIDs for checkverifystatus: the router's passed verification, a pending and a failed submission for
+   * the vault, a second submission of the router ("Already Verified"). Any other GUID answers "Unknown UID".
+   */
+  readonly verifications: VerificationGuids
+  /** The GUID of the verification a verified contract passed ("Pass - Verified"); `undefined` for others. */
+  readonly verificationGuidOf: (address: string) => string | undefined
   /** An ERC-20 of 0 decimals (verified; transfers to wallets 0..3 and from wallet 0 to 1). */
   readonly wholeToken: TokenRef
   /**
@@ -332,6 +340,13 @@ export class ChainData {
 
   /** The regular world (empty on chains without a populated data set). */
   readonly world = lazy(() => (this.populated ? buildWorld(this.seed, this.profile) : EMPTY_HISTORY_WORLD))
+
+  /** Source-code verifications and their GUIDs (checkverifystatus); none on a chain without data. */
+  readonly verifications = lazy((): Verifications =>
+    this.populated
+      ? makeVerifications(this.root, this.world().verified.keys(), { router: this.addr(names.router), vault: this.addr(names.vault) })
+      : noVerifications
+  )
 
   /** Dense block and size of the busy wallet / heavy contract. */
   get busyInfo() {
@@ -795,6 +810,8 @@ export class ChainData {
       verifiedContract: w(names.router),
       unverifiedContract: w(names.vault),
       proxyContract: w(names.proxy),
+      verifications: this.verifications().guids,
+      verificationGuidOf: this.verifications().guidOf,
       wholeToken: extra[0] as TokenRef,
       proxyToken: { ...(extra[1] as TokenRef), implementation: this.addr(names.tokenImplementation) },
       factory: w(names.factory),

@@ -47,7 +47,7 @@ const actionsByModule = {
     "tokenbalancehistory", "addresstokenbalance", "addresstokennftbalance", "fundedby",
     "balancemulti", "tokenbalance", "getminedblocks", "txsBeaconWithdrawal"
   ],
-  contract: ["getsourcecode", "getabi", "getcontractcreation"],
+  contract: ["getsourcecode", "getabi", "getcontractcreation", "checkverifystatus"],
   block: ["getblocknobytime", "getblockcountdown", "getblockreward"],
   logs: ["getLogs"],
   token: ["tokeninfo", "topholders", "tokenholderlist"],
@@ -147,8 +147,11 @@ export const rowsPerRequest = (plan: PlanName, action: Action): number =>
 /** The paid-only chains: BSC, Base, OP, Avalanche and their testnets (Part A.5, facts §3.4). */
 const PAID_ONLY_CHAINS: ReadonlySet<number> = new Set([56, 97, 8453, 84532, 10, 11155420, 43114, 43113])
 
-/** The operations a free key may call on a paid-only chain too (facts §3.4, the exception). */
-const ON_EVERY_CHAIN_FOR_FREE: ReadonlySet<Action> = new Set<Action>(["getsourcecode", "getabi"])
+/**
+ * The operations a free key may call on a paid-only chain too (facts §3.4, the exception: "source code
+ * and ABI endpoints"; the verification status poll is taken as one of them).
+ */
+const ON_EVERY_CHAIN_FOR_FREE: ReadonlySet<Action> = new Set<Action>(["getsourcecode", "getabi", "checkverifystatus"])
 
 /** Whether a free key is refused this operation on this chain ("Free API access is not supported…"). */
 export const refusedToFreeKeys = (chainId: number, action: Action): boolean =>

@@ -58,6 +58,17 @@ export const INVALID_PARAMETER = "Error! Missing or invalid parameter"
 export const INVALID_ADDRESS = "Error! Invalid address format"
 /** A malformed `contractaddress`. */
 export const INVALID_CONTRACT_ADDRESS = "Error! Invalid contract address format"
+/** checkverifystatus of a verification waiting its turn (status "0", recorded by hardhat-verify's tests). */
+export const VERIFY_PENDING = "Pending in queue"
+/** checkverifystatus of a verification that passed (status "1", Etherscan's docs). */
+export const VERIFY_PASSED = "Pass - Verified"
+/** checkverifystatus of a verification whose bytecode did not match (status "0"; as foundry's tests against Etherscan read it). */
+export const VERIFY_FAILED =
+  "Fail - Unable to verify. Compiled contract deployment bytecode does NOT match the transaction deployment bytecode."
+/** checkverifystatus of a submission for a contract verified already (status "0": our choice, hardhat-verify reads the text only). */
+export const ALREADY_VERIFIED = "Already Verified"
+/** checkverifystatus of a GUID nobody submitted: Blockscout's Etherscan-compatible text (Etherscan's own is not recorded). */
+export const UNKNOWN_UID = "Unknown UID"
 /** getabi of an unverified contract. */
 export const SOURCE_NOT_VERIFIED = "Contract source code not verified"
 /** getblockcountdown for a block already mined. */

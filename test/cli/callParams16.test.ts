@@ -1,7 +1,8 @@
 /**
  * `explorer-etl call` names the operations added for issue 16 with the API's parameter names:
  * balancemulti's comma-separated `address`, gasestimate's `gasprice`, getcontractcreation's
- * `contractaddresses`, chainsize's `clienttype`/`syncmode`, the proxy's `boolean` and hex parameters.
+ * `contractaddresses`, chainsize's `clienttype`/`syncmode`, the proxy's `boolean` and hex parameters,
+ * checkverifystatus's `guid`.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -51,5 +52,16 @@ describe("call: issue 16 parameters", () => {
       const estimate = yield* toMethodParams("eth_estimateGas", 1, [["to", A], ["value", "0xff22"], ["gasPrice", "0x51da038cc"]])
       expect(Params.check("eth_estimateGas", estimate)._tag).toBe("Right")
       expect(Params.toWire(estimate)).toEqual({ to: A, value: "0xff22", gasprice: "0x51da038cc" })
+    }))
+
+  it.effect("checkverifystatus guid=… is sent as guid; a blank or spaced GUID is refused", () =>
+    Effect.gen(function*() {
+      const guid = "ezq878u486pzijkvvmerl6a9mzwhv6sefgvqi5tkwceejc7tvsq"
+      const params = yield* toMethodParams("checkverifystatus", 1, [["guid", guid]])
+      expect(params).toEqual({ chainId: 1, guid })
+      expect(Params.check("checkverifystatus", params)._tag).toBe("Right")
+      expect(Params.toWire(params)).toEqual({ guid })
+      for (const bad of ["", "  ", "a b", "g".repeat(101)]) expect(Params.check("checkverifystatus", { guid: bad })._tag).toBe("Left")
+      expect(Params.check("checkverifystatus", {})._tag).toBe("Left")
     }))
 })

@@ -6,7 +6,8 @@
  *   added, which uses the simulator's demo key of the plan the command names — none is skipped
  *   (`chains` and `export` alone need no API and run as written);
  * - a `0x…` placeholder is replaced by an address of the simulator's data set that has rows for that
- *   data set (`placeholders` below: a new example with a placeholder not listed there fails this test);
+ *   data set, a `name=…` parameter of `call` by a value of it (`placeholders` below: a new example with
+ *   a placeholder not listed there fails this test);
  * - `--out`/`--out-dir` go to a temporary folder, not the repository, and so does an `--abi FILE`: the
  *   test writes the ERC-20 events' ABI there under the name the README gives;
  * - `run … --every` (it runs until interrupted) is stopped with SIGINT after its first run.
@@ -62,7 +63,8 @@ const placeholders: Record<string, (chainId: number) => string | undefined> = {
   "logs --topic0": () => Simulator.TRANSFER_TOPIC,
   "erc20-transfers --contract": (c) => sim.dataset.chain(c).erc20[0]?.address,
   "holders --contract": (c) => sim.dataset.chain(c).airdropToken.address,
-  "events --address": (c) => sim.dataset.chain(c).erc20[0]?.address
+  "events --address": (c) => sim.dataset.chain(c).erc20[0]?.address,
+  "checkverifystatus guid": (c) => sim.dataset.chain(c).verifications.pending
 }
 
 /** The ABI an `--abi FILE` example reads: the events of ERC-20. */
@@ -96,10 +98,12 @@ const prepared = (line: string, index: number): Array<string> => {
   for (let i = 1; i < args.length; i++) {
     const value = args[i] as string
     if (!value.includes("…")) continue
-    const fill = placeholders[`${dataset} ${args[i - 1]}`]
-    const address = fill?.(chainId)
-    if (address === undefined) throw new Error(`README: no test value for ${args[i - 1]} ${value} in "${line}"`)
-    args[i] = address
+    // `call <module> <action> name=…`: the parameter of that action; else the value of the flag before it
+    const named = args[0] === "call" ? /^([A-Za-z0-9_]+)=…$/.exec(value) : null
+    const fill = named !== null ? placeholders[`${args[2]} ${named[1]}`] : placeholders[`${dataset} ${args[i - 1]}`]
+    const filled = fill?.(chainId)
+    if (filled === undefined) throw new Error(`README: no test value for ${args[i - 1]} ${value} in "${line}"`)
+    args[i] = named !== null ? `${named[1]}=${filled}` : filled
   }
   const outAt = args.indexOf("--out")
   if (outAt !== -1) args[outAt + 1] = join(dir, `${index}-${args[outAt + 1]}`)

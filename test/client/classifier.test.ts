@@ -70,6 +70,7 @@ const cases: ReadonlyArray<Case> = [
   { text: T.INVALID_CONTRACT_ADDRESS, tag: "InvalidInputError", transient: false, check: parameter("contractaddress") },
   { text: T.SOURCE_NOT_VERIFIED, tag: "NotOkError", transient: false, check: (e) => expect(Errors.isNotVerified(e)).toBe(true) },
   { text: T.BLOCK_ALREADY_PASSED, tag: "InvalidInputError", transient: false, check: parameter("blockno") },
+  { text: T.UNKNOWN_UID, tag: "InvalidInputError", transient: false, check: parameter("guid") },
   { text: T.NO_CLOSEST_BLOCK, tag: "NotOkError", transient: false },
   { text: T.resultWindowTooLarge(10_000), tag: "ResultWindowError", transient: false, check: window(10_000) },
   { text: T.resultWindowTooLarge(1_000), tag: "ResultWindowError", transient: false, check: window(1_000) },
@@ -133,6 +134,20 @@ describe("classifyBody", () => {
     ]) {
       expect(body(b)).toEqual(Either.right({ _tag: "Empty", serverMessage: b.message }))
     }
+  })
+
+  it("checkverifystatus: a verification's status-0 texts are its result; the same texts elsewhere stay errors", () => {
+    const verify: Classify.CallContext = { chainId: 1, module: "contract", action: "checkverifystatus" }
+    for (const text of [T.VERIFY_PENDING, T.VERIFY_FAILED, "Fail - Unable to verify", T.ALREADY_VERIFIED, "Contract source code already verified"]) {
+      expect(Classify.classifyBody(verify, { status: "0", message: "NOTOK", result: text })).toEqual(Either.right({ _tag: "Result", result: text }))
+      const elsewhere = body({ status: "0", message: "NOTOK", result: text })
+      expect(Either.isLeft(elsewhere) && elsewhere.left._tag, text).toBe("NotOkError")
+    }
+    // the gateway's refusals keep their errors on checkverifystatus too
+    const limited = Classify.classifyBody(verify, { status: "0", message: "NOTOK", result: T.maxCallsPerSec(3) })
+    expect(Either.isLeft(limited) && limited.left._tag).toBe("RateLimitError")
+    const unknown = Classify.classifyBody(verify, { status: "0", message: "NOTOK", result: T.UNKNOWN_UID })
+    expect(Either.isLeft(unknown) && unknown.left._tag).toBe("InvalidInputError")
   })
 
   it("an empty-list message with a text result is classified by the text", () => {

@@ -2,14 +2,13 @@
  * Conformance with a second client nobody here wrote: etherscan-api 12.1 (its V2 line), given a
  * transport that sends its requests to the simulator instead of api.etherscan.io, with its own
  * defaults (`endblock=latest` on the account lists, `tag=latest`). Every call it supports that the
- * simulator serves so far; the answers equal the simulator's own.
- *
- * Not yet covered (not served yet): checkverifystatus.
+ * simulator serves; the answers equal the simulator's own.
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { EtherscanError, init } from "etherscan-api"
 import * as Simulator from "../../src/simulator/index.js"
+import * as Texts from "../../src/simulator/texts.js"
 import { call } from "../simulator/helpers.js"
 
 const clientFor = (sim: Simulator.Simulator.Service) =>
@@ -170,5 +169,27 @@ layer(
       expect(got.size.result).toEqual(yield* own({ module: "stats", action: "chainsize", startdate: "2025-09-01", enddate: "2025-09-03" }))
       expect(got.nodes.result).toEqual(yield* own({ module: "stats", action: "nodecount" }))
       expect(got.limit.result).toMatchObject({ creditLimit: 1_500_000, limitInterval: "daily" })
+    }))
+
+  it.effect("checkverifystatus: a pass resolves; pending, failed, already verified and an unknown GUID come as status 0 (its EtherscanError)", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const g = sim.dataset.chain(1).verifications
+      const api = clientFor(sim)
+      const outcome = (guid: string) =>
+        Effect.promise(() =>
+          api.contract.checkverifystatus(guid).then(
+            (body) => ({ status: String(body.status), result: body.result as unknown }),
+            (e: unknown) => e instanceof EtherscanError ? { status: "0", result: e.message, raw: e.result } : { status: "?", result: String(e) }
+          )
+        )
+      expect(yield* outcome(g.verified)).toEqual({ status: "1", result: "Pass - Verified" })
+      expect(yield* outcome(g.pending)).toEqual({ status: "0", result: "Pending in queue", raw: "Pending in queue" })
+      expect(yield* outcome(g.failed)).toMatchObject({ status: "0", result: Texts.VERIFY_FAILED })
+      expect(yield* outcome(g.alreadyVerified)).toMatchObject({ status: "0", result: "Already Verified" })
+      expect(yield* outcome("x".repeat(50))).toMatchObject({ status: "0", result: Texts.UNKNOWN_UID })
+      // the answers equal the simulator's own
+      const own = yield* call(sim, { chainid: 1, apikey: sim.demoKeys.proplus, module: "contract", action: "checkverifystatus", guid: g.pending })
+      expect(own).toEqual({ status: "0", message: "NOTOK", result: "Pending in queue" })
     }))
 })

@@ -6,6 +6,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { Dataset } from "../../src/simulator/dataset.js"
 import * as Simulator from "../../src/simulator/index.js"
 import * as Texts from "../../src/simulator/texts.js"
 import { apiUrl, call } from "./helpers.js"
@@ -185,5 +186,23 @@ layer(
       expect(vyper).toMatchObject({ CompilerVersion: "vyper:0.3.10", CompilerType: "vyper", OptimizationUsed: "0", Runs: "0", EVMVersion: "Default" })
       // every form keeps the ABI a JSON string
       for (const r of [flat, standard, multi, vyper]) expect(Array.isArray(JSON.parse(r.ABI ?? ""))).toBe(true)
+    }))
+
+  it.effect("checkverifystatus: only a pass is status 1; pending, failed, already verified and an unknown GUID are NOTOK texts", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const g = sim.dataset.chain(1).verifications
+      const q = { chainid: 1, apikey: sim.demoKeys.free, module: "contract", action: "checkverifystatus" }
+      const notok = (result: string) => ({ status: "0", message: "NOTOK", result })
+      expect(yield* call(sim, { ...q, guid: g.verified })).toEqual({ status: "1", message: "OK", result: Texts.VERIFY_PASSED })
+      expect(yield* call(sim, { ...q, guid: g.pending })).toEqual(notok(Texts.VERIFY_PENDING))
+      expect(yield* call(sim, { ...q, guid: g.failed })).toEqual(notok(Texts.VERIFY_FAILED))
+      expect(yield* call(sim, { ...q, guid: g.alreadyVerified })).toEqual(notok(Texts.ALREADY_VERIFIED))
+      expect(yield* call(sim, { ...q, guid: g.pending.toUpperCase() })).toEqual(notok(Texts.UNKNOWN_UID))
+      expect(yield* call(sim, q)).toEqual(notok(Texts.INVALID_PARAMETER))
+      // four distinct GUIDs, stable for a seed
+      expect(new Set(Object.values(g)).size).toBe(4)
+      const again = new Dataset(16, { chains: [1], busyWalletTransactions: 0, heavyContractLogs: 0 }).describe()
+      expect(again.chain(1).verifications).toEqual(g)
     }))
 })
