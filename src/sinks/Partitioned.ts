@@ -15,7 +15,10 @@
  *   count, so a full limiter does not make the export ask for more). Until the first answer, one
  *   cursor: a range that one short page answers costs one call. `concurrency` caps it (1 = one cursor),
  *   and so does memory: pages in flight hold at most 70,000 rows in all (6 partitions of 10,000-row
- *   pages, 69 of 1,000-row ones).
+ *   pages, 69 of 1,000-row ones). So does the CPU: while the event loop is saturated (answers wait to
+ *   be parsed, which a latency measurement would count as the server's), a fifth fewer partitions ask
+ *   for pages every half second — the others pause between two pages, keeping their ranges — and more
+ *   again once it has room (`Partitions.nextCpuCap`).
  *   Exports of one key running at once (a source's `parallel.pool`: the library's sources share one
  *   per client) count their partitions together against that target, each reading at least one.
  * - **Where to cut.** A partition is cut only once it has returned a full page (evidence of more rows
@@ -186,6 +189,9 @@ export class EndMoved extends Data.TaggedError("EndMoved")<{ readonly toBlock: n
 
 /** Rows the partitions of one export may hold in memory at once (pages being read or written). */
 const rowsHeld = 70_000
+
+/** How often a paused partition looks whether it may go on (ms). */
+const pauseStep = 50
 
 /** Blocks a range must have left to be cut in two. */
 const minCut = 2
@@ -370,7 +376,7 @@ export const run = <E, R>(
         // held costs memory.
         yield* part.spool === undefined
           ? forEachReadingAhead(batches, (batch) => writeBatch(part, batch))
-          : Stream.runForEach(batches, (batch) => writeBatch(part, batch))
+          : Stream.runForEach(batches, (batch) => Effect.zipRight(writeBatch(part, batch), pause(part)))
         // Ended: every row up to its (possibly lowered) end is written.
         yield* part.lock.withPermits(1)(settle(part))
         yield* part.lock.withPermits(1)(Effect.sync(() => {
@@ -381,6 +387,21 @@ export const run = <E, R>(
         options.onProgress(view())
         yield* Queue.offer(dirty, undefined)
         yield* Queue.offer(wake, undefined)
+      })
+
+    /**
+     * Before a partition that is not the head asks for its next page: while the key's partitions asking
+     * for pages are more than the process's CPU keeps up with, it waits (its range stays its own), until
+     * there is room again or it has become the head.
+     */
+    const pause = (part: Part) =>
+      Effect.suspend(() => {
+        if (shared.active <= Partitions.cpuCapOf(shared)) return Effect.void
+        shared.active--
+        return Effect.sleep(pauseStep).pipe(
+          Effect.repeat({ until: () => part.spool === undefined || shared.active < Partitions.cpuCapOf(shared) }),
+          Effect.ensuring(Effect.sync(() => void shared.active++))
+        )
       })
 
     /**
@@ -494,10 +515,14 @@ export const run = <E, R>(
       const start = (part: Part) => {
         part.state = "running"
         shared.running++
+        shared.active++
         return Effect.forkScoped(
           readPart(part).pipe(
             Effect.catchAllCause((cause) => Deferred.failCause(failed, cause)),
-            Effect.ensuring(Effect.sync(() => void shared.running--))
+            Effect.ensuring(Effect.sync(() => {
+              shared.running--
+              shared.active--
+            }))
           )
         )
       }
@@ -506,8 +531,9 @@ export const run = <E, R>(
         if (parts.length === 0) break
         let running = parts.filter((p) => p.state === "running").length
         // Every export reads at least one partition; more while the key's exports together read fewer
-        // than the target, and this one fewer than its cap (the user's, or what its memory allows).
-        while (running === 0 || (shared.running < target() && running < cap)) {
+        // than the target and than the process's CPU keeps up with, and this one fewer than its cap (the
+        // user's, or what its memory allows).
+        while (running === 0 || (shared.running < Math.min(target(), Partitions.cpuCapOf(shared)) && running < cap)) {
           const waiting = parts.find((p) => p.state === "waiting")
           const next = waiting ?? (cap === 1 ? undefined : yield* cut)
           if (next === undefined) break

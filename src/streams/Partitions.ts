@@ -71,14 +71,88 @@ export const ewma = (previous: number | undefined, sample: number, alpha = 0.2):
   previous === undefined ? sample : previous + alpha * (sample - previous)
 
 /**
- * What the partitioned exports of one key share: the partitions being read by all of them and the
- * latency they measure, so exports running at once (a pipeline's targets, merged streams) size their
- * requests in flight together, not each for the whole rate.
+ * What the partitioned exports of one key share: the partitions being read by all of them, the
+ * latency they measure, and how many this process can feed (`cpuCap`), so exports running at once (a
+ * pipeline's targets, merged streams) size their requests in flight together, not each for the whole
+ * rate.
  */
 export interface Pool {
   running: number
+  /** Of the running partitions, those asking for pages (not paused for the CPU). */
+  active: number
   latency: number | undefined
+  /** Partitions this process's CPU keeps up with (see {@link nextCpuCap}); unbounded until it saturates. */
+  cpuCap: number
+  /** When the event loop was last sampled (ms, `performance.now()`), and its reading then. */
+  sampledAt: number
+  loopReading: unknown
 }
 
 /** A pool with nothing running. */
-export const pool = (): Pool => ({ running: 0, latency: undefined })
+export const pool = (): Pool => ({
+  running: 0,
+  active: 0,
+  latency: undefined,
+  cpuCap: Number.POSITIVE_INFINITY,
+  sampledAt: 0,
+  loopReading: undefined
+})
+
+/** Event-loop utilisation at or above which the process is saturated: more partitions would only queue. */
+export const saturated = 0.97
+
+/** Below this utilisation the process has room again. */
+export const roomy = 0.85
+
+/**
+ * The partitions the process can feed, after a sample of its event loop's utilisation (the share of
+ * the time it ran code rather than waited for I/O) while `running` partitions were read. Saturated: a
+ * fifth fewer than were running (an answer that waits for the CPU is latency Little's law would answer
+ * with yet more partitions, each holding a page); roomy: half as many again, up to unbounded; in
+ * between, as it is.
+ *
+ * @example
+ * Partitions.nextCpuCap(Infinity, 30, 0.99) // 24
+ * Partitions.nextCpuCap(24, 12, 0.5)        // 36: roomy, grows back
+ */
+export const nextCpuCap = (cap: number, running: number, utilization: number): number => {
+  if (utilization >= saturated) return Math.max(1, Math.floor(Math.min(cap, running) * 0.8))
+  if (utilization < roomy && Number.isFinite(cap)) {
+    const grown = Math.ceil(cap * 1.5)
+    return grown > 2 * Math.max(1, running) + 8 ? Number.POSITIVE_INFINITY : grown
+  }
+  return cap
+}
+
+interface LoopUtilization {
+  readonly idle: number
+  readonly active: number
+  readonly utilization: number
+}
+type LoopClock = {
+  readonly now: () => number
+  readonly eventLoopUtilization?: (a?: LoopUtilization, b?: LoopUtilization) => LoopUtilization
+}
+
+/**
+ * Samples this process's event loop for the pool, at most every `everyMs` (Node's
+ * `performance.eventLoopUtilization`; where the runtime has none, nothing changes), and returns the
+ * partitions the process can feed.
+ */
+export const cpuCapOf = (p: Pool, everyMs = 500): number => {
+  const perf = (globalThis as { readonly performance?: LoopClock }).performance
+  const elu = perf?.eventLoopUtilization
+  if (perf === undefined || elu === undefined) return p.cpuCap
+  const now = perf.now()
+  if (p.loopReading === undefined) {
+    p.loopReading = elu.call(perf)
+    p.sampledAt = now
+  } else if (now - p.sampledAt >= everyMs) {
+    const reading = elu.call(perf)
+    const since = elu.call(perf, reading, p.loopReading as LoopUtilization)
+    p.loopReading = reading
+    p.sampledAt = now
+    p.cpuCap = nextCpuCap(p.cpuCap, p.active, since.utilization)
+  }
+  return p.cpuCap
+}

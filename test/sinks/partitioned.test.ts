@@ -7,7 +7,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, FastCheck as fc, Fiber, Option, Schema, Stream } from "effect"
+import { Cause, Effect, Exit, FastCheck as fc, Fiber, Option, Schedule, Schema, Stream } from "effect"
 import { BlockCursor, Exports, ExplorerError, Sources } from "explorer-etl"
 import * as Checkpoint from "../../src/sinks/Checkpoint.js"
 import * as Partitions from "../../src/streams/Partitions.js"
@@ -291,6 +291,55 @@ describe("partitioned exports", () => {
       expect((yield* fs.readDirectory(folder)).filter((n) => n === "head.csv")).toEqual([])
       yield* fs.remove(folder, { recursive: true })
     }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.live("a process whose CPU cannot keep up reads fewer partitions than the latency asks for, and the same bytes", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const folder = yield* fs.makeTempDirectory({ prefix: "partitioned-" })
+      const all = rowsOf(Array.from({ length: 1_500 }, () => [1, 2] as const))
+      // Answers after 60 ms, each costing `burnMs` of synchronous work (parsing a large page).
+      const run = (name: string, burnMs: number) =>
+        Effect.gen(function*() {
+          const api = model(all, 10, 100, 0)
+          // Requests in flight or being parsed.
+          const flight = { now: 0, most: 0 }
+          const slow = {
+            ...api,
+            fetch: (r: BlockCursor.BlockPageRequest) =>
+              Effect.sync(() => {
+                flight.now++
+                flight.most = Math.max(flight.most, flight.now)
+              }).pipe(
+                Effect.zipRight(Effect.sleep(60)),
+                Effect.zipRight(api.fetch(r)),
+                Effect.tap(() => {
+                  const until = performance.now() + burnMs
+                  while (performance.now() < until) { /* a page being parsed */ }
+                }),
+                Effect.ensuring(Effect.sync(() => void flight.now--))
+              )
+          }
+          const late: Array<number> = []
+          const sampler = yield* Effect.fork(Effect.repeat(Effect.sync(() => void late.push(flight.now)), { schedule: Schedule.spaced("100 millis") }))
+          const started = performance.now()
+          const done = yield* exportTo(folder, name, source(slow, 3_200, 10, 100, { callsPerSecond: 1_000 }), {})
+          yield* Fiber.interrupt(sampler)
+          const seconds = (performance.now() - started) / 1000
+          // The requests in flight in the second half of the run.
+          return { done, seconds, lateMost: Math.max(0, ...late.slice(Math.floor(late.length / 2))), most: flight.most }
+        })
+      const roomy = yield* run("roomy.csv", 0)
+      const busy = yield* run("busy.csv", 25)
+      expect(busy.done.text).toBe(roomy.done.text)
+      // Latency alone (1,000 calls/s × 60 ms × 1.5): many requests at once.
+      expect(roomy.most).toBeGreaterThan(15)
+      // 25 ms of CPU an answer feeds at most 40 answers a second: 3–4 requests of 60 ms keep up; the
+      // rest would only hold pages. Once the process saw itself saturated, its other partitions pause.
+      expect(busy.seconds).toBeGreaterThan(3)
+      expect(busy.lateMost).toBeLessThan(roomy.most / 2)
+      expect(busy.lateMost).toBeLessThanOrEqual(8)
+      yield* fs.remove(folder, { recursive: true })
+    }).pipe(Effect.provide(NodeContext.layer)), 60_000)
 
   it.live("a block denser than the window fails with DenseBlockError, as with one cursor", () =>
     Effect.gen(function*() {
