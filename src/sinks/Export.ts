@@ -94,6 +94,8 @@ interface Outcome {
   readonly blockRange: { readonly from: number; readonly to: number } | null
   readonly completeness: Manifest.Completeness
   readonly mode: Manifest.RunMode
+  /** Decoded events: of `rows`, the ones kept undecoded (undefined: not counted, or not known). */
+  readonly undecodedRows?: number | undefined
 }
 
 /** One run while it writes: its files, encoder, identity, progress and display. */
@@ -228,6 +230,9 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
           columns,
           ...(parquet === undefined ? {} : { columnTypes: parquet.map((c) => ({ name: c.name, type: c.type })) }),
           rows: outcome.rows,
+          ...(source._tag === "Blocks" && source.countsDecoding === true && outcome.undecodedRows !== undefined
+            ? { decodedRows: outcome.rows - outcome.undecodedRows, undecodedRows: outcome.undecodedRows }
+            : {}),
           bytes: outcome.bytes,
           blockRange: outcome.blockRange,
           completeness: outcome.completeness,
@@ -377,6 +382,8 @@ const freshState = <A, I, E, R>(run: Run, source: BlockSource<A, I, E, R>): Chec
   tempFile: run.files.tempName,
   bytes: 0,
   rows: 0,
+  // Decoded events count their undecoded rows from the first checkpoint on.
+  undecodedRows: source.countsDecoding === true ? 0 : undefined,
   fromBlock: source.fromBlock,
   completeThrough: source.fromBlock - 1,
   updatedAt: new Date(run.started).toISOString()
@@ -403,7 +410,9 @@ const writeRange = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run, start
     const snapshotAt = (snapshot: Partitioned.Snapshot) =>
       Resume.write(files, base, "writing", { ...snapshot.main, partitions: snapshot.partitions })
     live.block = base.completeThrough
-    if (start._tag === "Fresh") yield* snapshotAt({ main: { bytes: file.bytes(), rows: 0, completeThrough: base.completeThrough }, partitions: [] })
+    if (start._tag === "Fresh") {
+      yield* snapshotAt({ main: { bytes: file.bytes(), rows: 0, completeThrough: base.completeThrough, undecodedRows: 0 }, partitions: [] })
+    }
     // Lines are written as they are; decoded rows are encoded first. Written `rowsChunk` rows at a
     // time: the text of a 10,000-row page (and its bytes) need not all be held at once.
     const lineBatches = source.lineBatches
@@ -420,7 +429,7 @@ const writeRange = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run, start
             yield* writeSlice(target, rows.length <= rowsChunk ? rows : rows.slice(i, i + rowsChunk))
           }
         })),
-      at: { rows: base.rows, completeThrough: base.completeThrough },
+      at: { rows: base.rows, completeThrough: base.completeThrough, undecodedRows: base.undecodedRows },
       toBlock,
       resumed,
       read: (blocks, bound, onAnswer) => {
@@ -454,7 +463,7 @@ const writeRange = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run, start
     const contentHash = file.contentHash()
     yield* Resume.write(files, base, "publishing", { ...position, contentHash })
     yield* Partitioned.removeSpools(settings.folder, files.tempName)
-    return { bytes: position.bytes, rows: position.rows, completeThrough: position.completeThrough, contentHash, base }
+    return { ...position, contentHash, base }
   }).pipe(Effect.scoped)
 
 /**
@@ -515,7 +524,7 @@ const writeRangeParquet = <A, I, E, R>(
     const { resumed, toBlock } = partitionsOf(start, range)
     if (start._tag === "Fresh") {
       const state = writer.state()
-      yield* Resume.write(files, base, "writing", { rows: 0, completeThrough: base.completeThrough, bytes: state.bytes, parquet: state })
+      yield* Resume.write(files, base, "writing", { rows: 0, completeThrough: base.completeThrough, undecodedRows: 0, bytes: state.bytes, parquet: state })
     }
     live.block = base.completeThrough
     const lineBatches = source.lineBatches
@@ -523,7 +532,7 @@ const writeRangeParquet = <A, I, E, R>(
       folder: settings.folder,
       tempName: files.tempName,
       main: parquetMain(writer, groups),
-      at: { rows: base.rows, completeThrough: base.completeThrough },
+      at: { rows: base.rows, completeThrough: base.completeThrough, undecodedRows: base.undecodedRows },
       toBlock,
       resumed,
       read: (blocks, bound, onAnswer) => {
@@ -556,7 +565,7 @@ const writeRangeParquet = <A, I, E, R>(
     }).pipe(Effect.scoped)
     yield* groups.flush
     const finished = yield* writer.finish
-    const done = { rows: position.rows, completeThrough: position.completeThrough, bytes: finished.bytes }
+    const done = { rows: position.rows, completeThrough: position.completeThrough, undecodedRows: position.undecodedRows, bytes: finished.bytes }
     yield* Resume.write(files, base, "publishing", { ...done, contentHash: finished.contentHash, parquet: finished.state })
     yield* Partitioned.removeSpools(settings.folder, files.tempName)
     return { ...done, contentHash: finished.contentHash, base, parquet: finished.state }
@@ -584,7 +593,8 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
         contentHash: yield* Resume.checkUnchanged(files, state),
         blockRange: { from: state.fromBlock, to: state.completeThrough },
         completeness: yield* completenessOf(run, goal, state.completeThrough),
-        mode: "unchanged"
+        mode: "unchanged",
+        undecodedRows: state.undecodedRows
       })
     }
     const blocks = { fromBlock: firstBlock, toBlock: goal.target }
@@ -592,6 +602,7 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
       readonly bytes: number
       readonly rows: number
       readonly completeThrough: number
+      readonly undecodedRows: number
       readonly contentHash: string
       readonly base: Checkpoint.State
       readonly parquet?: Parquet.State | undefined
@@ -606,7 +617,9 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
       contentHash: written.contentHash,
       blockRange: { from: source.fromBlock, to: written.completeThrough },
       completeness: yield* completenessOf(run, goal, written.completeThrough),
-      mode: start._tag === "Fresh" ? "fresh" : start._tag === "Resume" ? "resumed" : "extended"
+      mode: start._tag === "Fresh" ? "fresh" : start._tag === "Resume" ? "resumed" : "extended",
+      // A checkpoint written before undecoded rows were counted leaves the total unknown.
+      undecodedRows: written.base.undecodedRows === undefined ? undefined : written.undecodedRows
     })
   })
 

@@ -465,7 +465,7 @@ export const events = (query: EventsQuery): Effect.Effect<EventsSource, StreamEr
             decodedRows: (p.decodedRows ?? 0) + rows.length - missed,
             undecodedRows: (p.undecodedRows ?? 0) + missed
           })),
-          { rows, completeThrough: batch.completeThrough, firstBlock: batch.firstBlock } satisfies BlockBatch<DecodedEvent>
+          { rows, completeThrough: batch.completeThrough, firstBlock: batch.firstBlock, undecodedRows: missed } satisfies BlockBatch<DecodedEvent>
         )
       })
     return {
@@ -484,6 +484,7 @@ export const events = (query: EventsQuery): Effect.Effect<EventsSource, StreamEr
       latestBlock: source.latestBlock,
       // Read in partitions as logs are: the options (the bound a cut lowers) go to the logs' batches.
       parallel: source.parallel,
+      countsDecoding: true,
       batches: (range, options) => Stream.mapEffect(source.batches(range, options), (batch) => decodeBatch(batch, options)),
       decoder: made,
       counts: Effect.sync(() => ({ ...counts }))
