@@ -206,7 +206,7 @@ const abiOption = Options.text("abi").pipe(
 )
 const eventOption = Options.text("event").pipe(
   Options.optional,
-  Options.withDescription("an event of the ABI by name, or a full signature \"Transfer(address indexed from,address indexed to,uint256 value)\" (default every event)")
+  Options.withDescription("an event of the ABI by name or topic0, or a full signature \"Transfer(address indexed from,address indexed to,uint256 value)\" (default every event)")
 )
 const abiCache = Options.text("abi-cache").pipe(
   Options.optional,
