@@ -60,6 +60,8 @@ export interface Settings {
   readonly format: Format.FileFormat
   /** CSV: whether the formula guard is on; undefined for JSONL and Parquet. */
   readonly formulaGuard: boolean | undefined
+  /** Parquet: whether each decimal-string column has a `<name>_float` companion; undefined for CSV and JSONL. */
+  readonly floatColumns: boolean | undefined
   readonly resume: boolean
   readonly confirmations: number
   readonly allowPartial: boolean | undefined
@@ -169,7 +171,10 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
     const chainIds = chainIdsOf(source)
     const encoder = yield* encoderOf(source, settings)
     const parquet = settings.format === "parquet"
-      ? yield* Parquet.columnsOf(source.schema, { chainId: encoder.columns[0] === Format.chainIdColumn }).pipe(
+      ? yield* Parquet.columnsOf(source.schema, {
+        chainId: encoder.columns[0] === Format.chainIdColumn,
+        floats: settings.floatColumns === true
+      }).pipe(
         Effect.mapError((e) => new SinkError({ reason: e.reason, path: settings.out, detail: e.detail }))
       )
       : undefined
