@@ -275,12 +275,7 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
     } satisfies Run
   })
 
-/** JSONL lines (as the run's encoder writes them) as the rows a Parquet writer takes. */
-const rowsOfLines = (lines: ReadonlyArray<string>): ReadonlyArray<Parquet.Row> => {
-  const rows: Array<Parquet.Row> = new Array(lines.length)
-  for (let i = 0; i < lines.length; i++) rows[i] = JSON.parse(lines[i] as string) as Parquet.Row
-  return rows
-}
+const { rowsOfLines } = Parquet
 
 /**
  * A file written whole: `write` fills the temporary file (and returns its length and sha256), which is
