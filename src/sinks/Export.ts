@@ -159,7 +159,8 @@ const encoderOf = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =
     return {
       ...made,
       encode: (rows) => Effect.mapError(made.encode(rows), atOut),
-      lines: (rows) => Either.mapLeft(made.lines(rows), atOut)
+      lines: (rows) => Either.mapLeft(made.lines(rows), atOut),
+      objects: made.objects === undefined ? undefined : (rows) => Either.mapLeft((made.objects as NonNullable<typeof made.objects>)(rows), atOut)
     } satisfies Format.RowEncoder<unknown>
   })
 
@@ -278,6 +279,19 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
 const { rowsOfLines } = Parquet
 
 /**
+ * The rows a Parquet writer takes from decoded records: the JSONL encoder's objects, built without the
+ * line's text (the same values `JSON.parse` of the line gives, so the file is the same).
+ */
+const parquetRows = (
+  encoder: Format.RowEncoder<unknown>,
+  rows: ReadonlyArray<unknown>
+): Either.Either<ReadonlyArray<Parquet.Row>, SinkError> =>
+  encoder.objects !== undefined
+    // JSON values, as JSON.parse gives them (rowsOfLines casts the same way).
+    ? encoder.objects(rows) as Either.Either<ReadonlyArray<Parquet.Row>, SinkError>
+    : Either.map(encoder.lines(rows), rowsOfLines)
+
+/**
  * A file written whole: `write` fills the temporary file (and returns its length and sha256), which is
  * then renamed over `out` (a state file beside `out` would describe the file being replaced, so it
  * goes), and the manifest written. A failure removes the temporary file.
@@ -315,9 +329,9 @@ const writeRowsParquet = <A, I, E, R>(source: RowSource<A, I, E, R>, run: Run, c
       yield* source.rows({ progress: run.progress, allowPartial: run.settings.allowPartial }).pipe(
         Stream.rechunk(rowsChunk),
         Stream.runForEachChunk((chunk) =>
-          Effect.flatMap(encoder.lines(Chunk.toReadonlyArray(chunk)), (lines) => {
-            live.rows += lines.length
-            return groups.add(rowsOfLines(lines))
+          Effect.flatMap(parquetRows(encoder, Chunk.toReadonlyArray(chunk)), (rows) => {
+            live.rows += rows.length
+            return groups.add(rows)
           })
         )
       )
@@ -467,15 +481,21 @@ const writeRange = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run, start
   }).pipe(Effect.scoped)
 
 /**
- * The temporary file of a Parquet export as the partitions write it: JSONL lines (the rows of a batch,
- * or of a merged spool, read line by line) gathered into row groups; a checkpoint's mark cuts the rows
- * gathered so far into a smaller row group, and `sync` returns the row groups up to the mark.
+ * The temporary file of a Parquet export as the partitions write it: the rows of a batch (JSONL lines
+ * from `lineBatches`, else the encoder's objects) and of a merged spool (read line by line) gathered
+ * into row groups; a checkpoint's mark cuts the rows gathered so far into a smaller row group, and
+ * `sync` returns the row groups up to the mark.
  */
-const parquetMain = (writer: Parquet.ParquetWriter, groups: Parquet.RowGroups): Partitioned.Main => {
+const parquetMain = (
+  writer: Parquet.ParquetWriter,
+  groups: Parquet.RowGroups,
+  batchRows: "lines" | "objects"
+): Partitioned.Main => {
   const addLines = (lines: ReadonlyArray<string>) => groups.add(rowsOfLines(lines))
   return {
     bytes: () => writer.state().bytes,
-    write: (rows) => addLines(rows as ReadonlyArray<string>),
+    write: (rows) =>
+      batchRows === "lines" ? addLines(rows as ReadonlyArray<string>) : groups.add(rows as ReadonlyArray<Parquet.Row>),
     appendSpool: (spool) =>
       Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem
@@ -531,7 +551,7 @@ const writeRangeParquet = <A, I, E, R>(
     const position = yield* Partitioned.run({
       folder: settings.folder,
       tempName: files.tempName,
-      main: parquetMain(writer, groups),
+      main: parquetMain(writer, groups, lineBatches !== undefined ? "lines" : "objects"),
       at: { rows: base.rows, completeThrough: base.completeThrough, undecodedRows: base.undecodedRows },
       toBlock,
       resumed,
@@ -540,10 +560,15 @@ const writeRangeParquet = <A, I, E, R>(
         return lineBatches !== undefined
           ? lineBatches(blocks, encoder.lines, options)
           : Stream.mapEffect(source.batches(blocks, options), (batch) =>
-            Effect.map(encoder.lines(batch.rows), (lines): BlockBatch<unknown> => ({ ...batch, rows: lines })))
+            Effect.map(parquetRows(encoder, batch.rows), (rows): BlockBatch<unknown> => ({ ...batch, rows })))
       },
-      // Spools hold the JSONL lines.
-      write: (target, rows) => target.append((rows as ReadonlyArray<string>).join("")),
+      // Spools hold JSONL lines: the lines as they are, or the objects' JSON text (read back as the same objects).
+      write: (target, rows) =>
+        target.append(
+          lineBatches !== undefined
+            ? (rows as ReadonlyArray<string>).join("")
+            : (rows as ReadonlyArray<Parquet.Row>).map((row) => JSON.stringify(row) + "\n").join("")
+        ),
       parallel: source.parallel,
       concurrency: settings.concurrency,
       checkpointEvery: settings.checkpointEvery,

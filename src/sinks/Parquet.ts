@@ -45,6 +45,7 @@ import * as Path from "@effect/platform/Path"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
+import * as EitherOps from "effect/Either"
 import * as Exit from "effect/Exit"
 import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -557,9 +558,11 @@ export const sink = <A, I>(
     yield* Effect.addFinalizer((exit) => (Exit.isSuccess(exit) ? Effect.void : removeQuietly(temp)))
     const writer = yield* open(temp, columns, { codec: options.codec })
     const groups = rowGroups(writer, options.rowGroupRows ?? rowGroupRows)
-    return Sink.forEachChunk((chunk: Chunk.Chunk<A>) =>
-      Effect.flatMap(Effect.map(encoder.lines(Chunk.toReadonlyArray(chunk)), rowsOfLines), groups.add)
-    ).pipe(
+    const rowsOf = (records: ReadonlyArray<A>): Either.Either<ReadonlyArray<Row>, SinkError> =>
+      encoder.objects !== undefined
+        ? encoder.objects(records) as Either.Either<ReadonlyArray<Row>, SinkError>
+        : EitherOps.map(encoder.lines(records), rowsOfLines)
+    return Sink.forEachChunk((chunk: Chunk.Chunk<A>) => Effect.flatMap(rowsOf(Chunk.toReadonlyArray(chunk)), groups.add)).pipe(
       Sink.mapEffect(() =>
         Effect.gen(function*() {
           yield* groups.flush
