@@ -110,7 +110,8 @@ export {
  *   `int64`, or `timestamp` when the field's name ends with `timestamp` (any case: `timeStamp`,
  *   `unixTimeStamp`); any other number (`JsonNumber`, `Schema.Number`) → `float64`; the rest → `string`;
  * - a field that decodes `""` to null (`EmptyAsNull`, e.g. `to` of a contract creation) writes `""` as NULL;
- * - `topics` → `topic0`..`topic3` (as in CSV); any other list → its JSON text;
+ * - `topics` → `topic0`..`topic3` (as in CSV); any other list → its JSON text; a field of any value
+ *   (`Schema.Unknown`: an event's `args` object, its arrays and tuples) → `string`, its JSON text;
  * - then the built-in table {@link knownOverrides} (text fields that hold decimals or flags, by record
  *   identifier), then `options.overrides` by field name;
  * - `options.floats`: a `float64` companion `<name>_float` after each `decimalString` column;

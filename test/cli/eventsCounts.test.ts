@@ -3,8 +3,8 @@
  * whose logs mix ERC-20 Transfers, ERC-721-shaped Transfers and an event no ABI declares (the
  * simulator's `mixedLogs` scenario), `decodedRows`/`undecodedRows` equal the oracle's logs sorted by
  * hand (a Transfer with 2 indexed topics decodes, anything else does not) and the file's own empty
- * `event` rows — fresh, and after a SIGKILL while partitions are under way then `--resume`, in CSV and
- * in Parquet (read back by DuckDB).
+ * `event` rows — fresh, extended by a later `--resume`, and after a SIGKILL while partitions are under
+ * way then `--resume`, in CSV and in Parquet (read back by DuckDB).
  */
 import { DuckDBInstance } from "@duckdb/node-api"
 import { describe, expect, it } from "@effect/vitest"
@@ -12,6 +12,7 @@ import { Effect } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Simulator from "../../src/simulator/index.js"
+import { profileOf } from "../../src/simulator/profiles.js"
 import { cliSuite, exited, readCsv, readJsonl, spawnCli, succeeded, until } from "./helpers.js"
 
 const CHAIN = 42161
@@ -52,9 +53,9 @@ const args = (out: string, apiKey: string, extra: ReadonlyArray<string>) => [
 ]
 
 /** The oracle's logs of the contract (every one, or the Transfer-topic ones), split as an ERC-20 ABI decodes them. */
-const oracle = (onlyTransfers: boolean) =>
+const oracle = (onlyTransfers: boolean, toBlock = FROM + 2_000) =>
   Effect.gen(function*() {
-    const params = { address: MIXED, fromBlock: FROM, toBlock: FROM + 2_000, ...(onlyTransfers ? { topic0: Simulator.TRANSFER_TOPIC } : {}) }
+    const params = { address: MIXED, fromBlock: FROM, toBlock, ...(onlyTransfers ? { topic0: Simulator.TRANSFER_TOPIC } : {}) }
     const logs = (yield* Effect.orDie(suite.sim.oracle({ chainId: CHAIN, module: "logs", action: "getLogs", params }))) as ReadonlyArray<Wire>
     const decodes = (l: Wire) => {
       const topics = l.topics as ReadonlyArray<string>
@@ -111,6 +112,43 @@ describe("decoded and undecoded rows in the manifest of an events export", () =>
       expect(expected.decodedRows).toBeGreaterThan(expected.undecodedRows)
       expect(manifestOf(out)).toMatchObject({ ...expected, run: { mode: "fresh" } })
       expect(yield* emptyEvents(out)).toEqual({ rows: expected.rows, undecoded: expected.undecodedRows })
+    }), TIMEOUT)
+
+  const extendKey = key("extend")
+  it.live("a finished file extended with --resume: the counts of the whole file, its first part's kept", () =>
+    Effect.gen(function*() {
+      const abi = join(suite.dir, "erc20-extend.json")
+      writeFileSync(abi, JSON.stringify(ERC20_ABI))
+      const out = join(suite.dir, "extended.parquet")
+      const latest = profileOf(CHAIN).latestBlock
+      const cut = FROM + 700
+      const base = [
+        "export", "events", "--address", MIXED, "--chain", String(CHAIN), "--abi", abi, "--from-block", String(FROM),
+        "--out", out, "--base-url", suite.sim.baseUrl, "--api-key", extendKey, "--plan", "standard"
+      ]
+      // The newest blocks held back: the file ends at `cut`.
+      succeeded(yield* transcript.cli([...base, "--confirmations", String(latest - cut)]))
+      const first = yield* oracle(false, cut)
+      expect(first.undecodedRows).toBeGreaterThan(0)
+      expect(manifestOf(out)).toMatchObject({ ...first, run: { mode: "fresh" } })
+      succeeded(yield* transcript.cli([...base, "--resume"]))
+      const whole = yield* oracle(false, latest)
+      expect(whole.rows).toBeGreaterThan(first.rows)
+      expect(manifestOf(out)).toMatchObject({ ...whole, run: { mode: "extended" } })
+      expect(yield* emptyEvents(out)).toEqual({ rows: whole.rows, undecoded: whole.undecodedRows })
+      // Without --event the arguments are one JSON object: a text column of its JSON (not a flag).
+      expect((JSON.parse(readFileSync(`${out}.manifest.json`, "utf8")) as { columnTypes: ReadonlyArray<unknown> }).columnTypes)
+        .toContainEqual({ name: "args", type: "string" })
+      const args = yield* Effect.promise(async () => {
+        const db = await DuckDBInstance.create(":memory:", { threads: "1" })
+        const connection = await db.connect()
+        try {
+          return (await connection.runAndReadAll(`SELECT args FROM read_parquet('${out}') WHERE event = 'Transfer' LIMIT 1`)).getRowObjectsJson()
+        } finally {
+          connection.closeSync()
+        }
+      })
+      expect(Object.keys(JSON.parse(String(args[0]?.args)) as object)).toEqual(["from", "to", "value"])
     }), TIMEOUT)
 
   for (const format of ["csv", "parquet"] as const) {
