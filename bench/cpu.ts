@@ -10,7 +10,10 @@
  *   to a file;
  * - baseline (the issue's): `JSON.parse` of each body, then csv-stringify of the raw `result` objects, to a
  *   file — the reference of both the CSV and the JSONL ratios;
- * - for JSONL also a stricter reference with no goal: `JSON.parse`, then one `JSON.stringify` per record.
+ * - for JSONL also a stricter reference with no goal: `JSON.parse`, then one `JSON.stringify` per record;
+ * - Parquet (`txs.parquet`, `logs.parquet`) and decoded events (`events.csv`, `events.parquet`: the log
+ *   bodies' Swap events decoded by `Sources.events` with ox) through the same `Exports.toFile`, each also
+ *   against explorer-etl's own CSV path of the same bodies (`vsCsv`, issue 15's goal: ≥ 0.5).
  *
  * Also the stages on their own, best of three passes (JSON.parse; the client's file records = parse +
  * classify + check; its typed call = parse + classify + decode; writing and encoding), to say what bounds
@@ -18,7 +21,8 @@
  *
  * Args: --base-url URL --key KEY --tx-address A --log-address A --from-block N --latest N
  *       [--tx-pages 3] [--log-pages 30] [--rounds 3] --dir DIR
- *       [--only txs.csv|txs.jsonl|logs.csv|logs.jsonl] [--stages false] (to profile one case)
+ *       [--only txs.csv|txs.jsonl|logs.csv|logs.jsonl|txs.parquet|logs.parquet|events.csv|events.parquet]
+ *       [--stages false] (to profile one case)
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -50,6 +54,12 @@ const dir = arg(a, "dir")
 
 type Dataset = "txs" | "logs"
 type FileFormat = "csv" | "jsonl"
+/** What a case exports: a data set, or the log bodies decoded as events. */
+type Exported = Dataset | "events"
+type ExportFormat = FileFormat | "parquet"
+
+/** The heavy contract's Swap event (the simulator's pool emits it): what the `events` cases decode by. */
+const SWAP = "Swap(address indexed sender,address indexed recipient,int256 amount0,int256 amount1,uint160 sqrtPriceX96,uint128 liquidity,int24 tick)"
 
 interface Captured {
   /** Bodies by `${startBlock}:${page}`, the way the block cursor asks for them. */
@@ -149,12 +159,14 @@ const program = (captured: Record<Dataset, Captured>) => Effect.gen(function*() 
   const client = yield* Client.ExplorerClient
   const sources = {
     txs: yield* Sources.transactions({ chainId, address: arg(a, "tx-address"), fromBlock, toBlock: latest }),
-    logs: yield* Sources.logs({ chainId, address: arg(a, "log-address"), fromBlock, toBlock: latest })
+    logs: yield* Sources.logs({ chainId, address: arg(a, "log-address"), fromBlock, toBlock: latest }),
+    // A full signature needs no ABI; the replayed answers ignore the topic0 filter it adds (every log is a Swap).
+    events: yield* Sources.events({ chainId, address: arg(a, "log-address"), abi: [], event: SWAP, fromBlock, toBlock: latest })
   }
-  const explorer = (dataset: Dataset, format: FileFormat) =>
+  const explorer = (dataset: Exported, format: ExportFormat) =>
     Effect.gen(function*() {
       const out = path.join(dir, `cpu-${dataset}.${format}`)
-      const source: Sources.Source<unknown, unknown> = sources[dataset] as Sources.Source<unknown, unknown>
+      const source: Sources.Source<unknown, unknown> = sources[dataset] as unknown as Sources.Source<unknown, unknown>
       const { seconds, value } = yield* timed(Exports.toFile(source, { out, quiet: true }))
       return { rows: value.rowsWritten, seconds }
     })
@@ -162,18 +174,22 @@ const program = (captured: Record<Dataset, Captured>) => Effect.gen(function*() 
   const samples: Record<string, { explorer: Array<number>; baseline: Array<number>; strict: Array<number> }> = {}
   for (let r = 0; r < rounds; r++) {
     const only = a.only
-    const cases = ([["txs", "csv"], ["txs", "jsonl"], ["logs", "csv"], ["logs", "jsonl"]] as const).filter(
+    const cases = ([
+      ["txs", "csv"], ["txs", "jsonl"], ["logs", "csv"], ["logs", "jsonl"],
+      ["txs", "parquet"], ["logs", "parquet"], ["events", "csv"], ["events", "parquet"]
+    ] as const).filter(
       ([d, f]) => only === undefined || only === `${d}.${f}`
     )
     for (const [dataset, format] of r % 2 === 0 ? cases : [...cases].reverse()) {
       const name = `${dataset}.${format}`
       const s = (samples[name] ??= { explorer: [], baseline: [], strict: [] })
       const runExplorer = Effect.map(explorer(dataset, format), (x) => void s.explorer.push(x.rows / x.seconds))
+      const bodies = captured[dataset === "events" ? "logs" : dataset].list
       const runBaseline = Effect.sync(() => {
-        const b = baseline(captured[dataset].list, "csv", path.join(dir, `base-${dataset}.csv`))
+        const b = baseline(bodies, "csv", path.join(dir, `base-${dataset}.csv`))
         s.baseline.push(b.rows / b.seconds)
         if (format === "jsonl") {
-          const j = baseline(captured[dataset].list, "jsonl", path.join(dir, `base-${dataset}.jsonl`))
+          const j = baseline(bodies, "jsonl", path.join(dir, `base-${dataset}.jsonl`))
           s.strict.push(j.rows / j.seconds)
         }
       })
@@ -265,10 +281,15 @@ const program = (captured: Record<Dataset, Captured>) => Effect.gen(function*() 
       // Each round runs both sides back to back: the ratio is the median of the rounds' own ratios, so a
       // slow spell of the machine (CPU steal on a shared VM) weighs on both sides of a ratio at once.
       const paired = (other: ReadonlyArray<number>) => median(s.explorer.map((x, i) => x / (other[i] as number)))
+      // Parquet and decoded events against explorer-etl's own CSV path of the same bodies, round by round.
+      const [dataset, format] = name.split(".") as [Exported, ExportFormat]
+      const csvPath = samples[`${dataset === "events" ? "logs" : dataset}.csv`]?.explorer
+      const vsCsv = (format === "parquet" || dataset === "events") && csvPath !== undefined ? round(paired(csvPath), 2) : undefined
       return [name, {
         explorer: round(explorerRate),
         baseline: round(baselineRate),
         ratio: round(paired(s.baseline), 2),
+        ...(vsCsv === undefined ? {} : { vsCsv }),
         ...(strictRate === undefined ? {} : { strict: round(strictRate), strictRatio: round(paired(s.strict), 2) }),
         explorerSamples: s.explorer.map((x) => round(x)),
         baselineSamples: s.baseline.map((x) => round(x)),

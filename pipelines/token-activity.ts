@@ -22,7 +22,13 @@
  * - `token`       the token contract address;
  * - `fromBlock`   first block of `transfers.csv` (default 0; it is part of the file's identity: change
  *                 it and run without the old files);
- * - `topHolders`  how many top holders to keep, 1..1000 (default 100).
+ * - `topHolders`  how many top holders to keep, 1..1000 (default 100);
+ * - `decimals`    `true` to add amounts people can read (default `false`): `holders.csv` gains
+ *                 `TokenHolderQuantityScaled`, `top-holders.csv` the same column (the server's value by
+ *                 the same policy), `transfers.csv` `valueScaled` and `timeStampIso` — exact decimal
+ *                 strings scaled by the token's decimals (`Sources.withDecimals`, README "Readable
+ *                 amounts"). It changes the files' columns, so a file written without it is refused
+ *                 by the next run (StateMismatch): turn it on in a fresh folder, or remove the old files.
  *
  * Run once (embedded simulator without a key; the real API with EXPLORER_API_KEY or ETHERSCAN_API_KEY,
  * plan from EXPLORER_PLAN — tokeninfo, tokenholderlist and topholders need a PRO plan):
@@ -33,7 +39,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { Schemas, Sources } from "explorer-etl"
+import { type ExplorerClient, type ExplorerError, Schemas, Sources } from "explorer-etl"
 import * as Pipeline from "explorer-etl/pipeline"
 
 /** The targets of token-activity. */
@@ -41,7 +47,8 @@ export const TokenActivityConfig = Schema.Struct({
   chainId: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { default: () => 1 }),
   token: Schemas.Address,
   fromBlock: Schema.optionalWith(Schema.NonNegativeInt, { default: () => 0 }),
-  topHolders: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000)), { default: () => 100 })
+  topHolders: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000)), { default: () => 100 }),
+  decimals: Schema.optionalWith(Schema.Boolean, { default: () => false })
 })
 /** @see TokenActivityConfig */
 export type TokenActivityConfig = typeof TokenActivityConfig.Type
@@ -55,10 +62,13 @@ const pipeline = Pipeline.make({
   // The airdropped token: 1,212 holders and 1,408 transfers on the simulator.
   demoConfig: (data) => {
     const chain = data.chain(1)
-    return { chainId: 1, token: chain.airdropToken.address, fromBlock: chain.activity.fromBlock, topHolders: 25 }
+    return { chainId: 1, token: chain.airdropToken.address, fromBlock: chain.activity.fromBlock, topHolders: 25, decimals: false }
   },
   run: (config, context) => {
     const { chainId, token } = config
+    /** The source, with scaled amounts when the config asks for them. */
+    const readable = <A, I>(source: Effect.Effect<Sources.Source<A, I>, ExplorerError.StreamError, ExplorerClient.ExplorerClient>) =>
+      config.decimals ? Effect.flatMap(source, (s) => Sources.withDecimals(s)) : source
     return Effect.all([
       context.export(
         "token.jsonl",
@@ -71,9 +81,9 @@ const pipeline = Pipeline.make({
           fetch: (client, chainId) => client.tokeninfo({ chainId, contractAddress: token })
         })
       ),
-      context.export("holders.csv", Sources.tokenHolders({ chainId, contractAddress: token }), { allowPartial: true }),
-      context.export("top-holders.csv", Sources.topHolders({ chainId, contractAddress: token, limit: config.topHolders })),
-      context.export("transfers.csv", Sources.erc20Transfers({ chainId, contractAddress: token, fromBlock: config.fromBlock }))
+      context.export("holders.csv", readable(Sources.tokenHolders({ chainId, contractAddress: token })), { allowPartial: true }),
+      context.export("top-holders.csv", readable(Sources.topHolders({ chainId, contractAddress: token, limit: config.topHolders }))),
+      context.export("transfers.csv", readable(Sources.erc20Transfers({ chainId, contractAddress: token, fromBlock: config.fromBlock })))
     ])
   }
 })

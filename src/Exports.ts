@@ -41,6 +41,12 @@ export interface ToFileOptions {
   readonly allowPartial?: boolean | undefined
   /** CSV: prefix `'` to text cells starting with = + - @ tab CR (default true). */
   readonly formulaGuard?: boolean | undefined
+  /**
+   * Parquet only (refused with another format): a `float64` companion `<name>_float` after each exact
+   * decimal-string column (`value` → `value_float`), the nearest double of the exact amount, for charts and
+   * quick filters (default false). It is part of the file's columns: a file is resumed with the same choice.
+   */
+  readonly floatColumns?: boolean | undefined
   /** Replace a file at `out` that explorer-etl did not write (no manifest describes it); default false. */
   readonly force?: boolean | undefined
   /** Print nothing on the progress output, not even the summary. */
@@ -95,6 +101,9 @@ const check = <A, I, E, R>(
     if (options.checkpointEvery !== undefined && Duration.toMillis(Duration.decode(options.checkpointEvery)) < 0) {
       return yield* invalid(out, "checkpointEvery must not be negative", "checkpointEvery")
     }
+    if (options.floatColumns === true && format !== "parquet") {
+      return yield* invalid(out, `float columns are written in Parquet files only (this output is ${format})`, "floatColumns")
+    }
     if (!isBlockNumber(confirmations)) {
       return yield* invalid(out, `confirmations must be a whole number ≥ 0, got ${confirmations}`, "confirmations")
     }
@@ -112,6 +121,7 @@ const check = <A, I, E, R>(
       name,
       format,
       formulaGuard: format === "csv" ? options.formulaGuard ?? true : undefined,
+      floatColumns: format === "parquet" ? options.floatColumns === true : undefined,
       resume: options.resume === true,
       confirmations,
       allowPartial: options.allowPartial,

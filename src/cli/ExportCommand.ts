@@ -14,6 +14,7 @@ import * as Params from "../internal/params.js"
 import * as Exports from "../Exports.js"
 import type { ExplorerClient } from "../ExplorerClient.js"
 import * as Checkpoint from "../sinks/Checkpoint.js"
+import * as Format from "../sinks/Format.js"
 import * as Reporter from "../sinks/Reporter.js"
 import * as Events from "../streams/Events.js"
 import * as Sources from "../streams/Sources.js"
@@ -45,7 +46,11 @@ const force = Options.boolean("force").pipe(
   Options.withDescription("replace a file at --out that explorer-etl did not write (no manifest beside it)")
 )
 
-const fileOptions = { out, format, resume, confirmations, allowPartial, noFormulaGuard, force }
+const floatColumns = Options.boolean("float-columns").pipe(
+  Options.withDescription("Parquet: a float64 <name>_float column after each exact decimal amount (approximate, for charts)")
+)
+
+const fileOptions = { out, format, resume, confirmations, allowPartial, noFormulaGuard, floatColumns, force }
 
 const address = Options.text("address").pipe(Options.withDescription("0x address"))
 const optionalAddress = address.pipe(Options.optional)
@@ -94,6 +99,7 @@ type FileFlags = {
   readonly confirmations: number
   readonly allowPartial: boolean
   readonly noFormulaGuard: boolean
+  readonly floatColumns: boolean
   readonly force: boolean
   readonly concurrency?: Option.Option<number>
   readonly checkpointEvery?: Option.Option<number>
@@ -140,6 +146,13 @@ const runExport = <A, I>(
     if (seconds !== undefined && seconds < 0) {
       return yield* badFlag("export", "--checkpoint-every", `must be ≥ 0, got ${seconds}`, api.chain)
     }
+    if (flags.floatColumns) {
+      // Refused before the source is made: making it may already ask the server (an ABI, decimals).
+      const written = yield* Effect.option(Format.formatOf(flags.out, some(flags.format)))
+      if (Option.isSome(written) && written.value !== "parquet") {
+        return yield* badFlag("export", "--float-columns", `needs a Parquet output (--format parquet or an .parquet --out); this one is ${written.value}`, api.chain)
+      }
+    }
     const source = yield* makeSource
     return yield* Exports.toFile(source, {
       checkpointEvery: seconds === undefined ? undefined : `${seconds} seconds`,
@@ -149,6 +162,7 @@ const runExport = <A, I>(
       confirmations: flags.confirmations,
       allowPartial: flags.allowPartial,
       formulaGuard: !flags.noFormulaGuard,
+      floatColumns: flags.floatColumns,
       force: flags.force,
       concurrency: flags.concurrency === undefined ? undefined : some(flags.concurrency),
       quiet: api.quiet
@@ -206,7 +220,7 @@ const abiOption = Options.text("abi").pipe(
 )
 const eventOption = Options.text("event").pipe(
   Options.optional,
-  Options.withDescription("an event of the ABI by name, or a full signature \"Transfer(address indexed from,address indexed to,uint256 value)\" (default every event)")
+  Options.withDescription("an event of the ABI by name or topic0, or a full signature \"Transfer(address indexed from,address indexed to,uint256 value)\" (default every event)")
 )
 const abiCache = Options.text("abi-cache").pipe(
   Options.optional,

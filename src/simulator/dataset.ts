@@ -373,7 +373,7 @@ export class ChainData {
       scenario.set(s, [tx, log])
       const m = maxPerBlock(s.blocks)
       tx += m
-      if (s.scenario.kind === "logs" || s.scenario.kind === "tokentx" || s.scenario.kind === "tokennfttx" || s.scenario.kind === "token1155tx") log += m
+      if (s.scenario.kind === "logs" || s.scenario.kind === "mixedLogs" || s.scenario.kind === "tokentx" || s.scenario.kind === "tokennfttx" || s.scenario.kind === "token1155tx") log += m
     }
     return { busy, heavyTx, heavyLog, scenario }
   })
@@ -440,6 +440,9 @@ export class ChainData {
           break
         case "logs":
           logs.push([s.address, transferLogSource(ctx, s.id, s.address, s.blocks, txLane, logLane)])
+          break
+        case "mixedLogs":
+          logs.push([s.address, transferLogSource(ctx, s.id, s.address, s.blocks, txLane, logLane, true)])
           break
         case "tokentx":
           transfers.push([s.address, transferSource(ctx, s.id, s.address, this.scenarioTokens.erc20, s.blocks, txLane, logLane)])

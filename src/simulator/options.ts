@@ -9,6 +9,7 @@ import type { PlanName } from "./rules.js"
 /** The row kinds a scenario can add (see `DatasetOptions.scenarios`). */
 export type ScenarioKind =
   | "logs"
+  | "mixedLogs"
   | "txlist"
   | "txlistinternal"
   | "tokentx"
@@ -22,7 +23,9 @@ export type ScenarioKind =
  * Extra rows for one entity, for tests that need a precise distribution. `address` is the entity
  * the rows belong to: the emitting contract for `logs`, the wallet for the account lists and
  * balances, the token contract for `tokenholderlist`. `rowsPerBlock` lists (block, count) pairs; for
- * the holder and balance kinds (not block-ordered) only the total count matters.
+ * the holder and balance kinds (not block-ordered) only the total count matters. `logs` are ERC-20-shaped
+ * Transfer logs; `mixedLogs` the same with about one log in five an ERC-721-shaped Transfer (3 indexed
+ * topics, no data) and about one in thirteen a `Paused(address)`, logs an ERC-20 ABI cannot decode.
  */
 export interface Scenario {
   readonly chainId: number

@@ -12,7 +12,7 @@ import { addressHex, addressTopic, hash2, hash3, hash32Hex, hex8, hexWords, mix3
 import type { ChainProfile } from "./profiles.js"
 import type { InternalTx, Log, NormalTx, TokenMeta, TokenTransfer } from "./rows.js"
 import { lowerBound, type LogSource, type RowSource } from "./rowIndex.js"
-import { TRANSFER_TOPIC } from "./world.js"
+import { PAUSED_TOPIC, TRANSFER_TOPIC } from "./world.js"
 
 /** Topic0 of Uniswap-V3-style `Swap(address,address,int256,int256,uint160,uint128,int24)`. */
 export const SWAP_TOPIC = "0xc42079f94a6350d7e6235f29174924f928cc2ac818eb64fed8004e115fbcca67"
@@ -274,30 +274,48 @@ export const swapLogSource = (
   return { blocks, get, topicAt }
 }
 
-/** Scenario logs of a contract: ERC-20-style Transfer events between a pool of 16 addresses. */
+/**
+ * Scenario logs of a contract: ERC-20-style Transfer events between a pool of 16 addresses. `mixed`:
+ * about one log in five is an ERC-721-shaped Transfer (the amount as a third indexed topic, no data)
+ * and about one in thirteen a `Paused(address)`, as a contract whose logs an ERC-20 ABI only partly
+ * decodes.
+ */
 export const transferLogSource = (
   ctx: SetContext,
   id: number,
   contract: string,
   blocks: Int32Array,
   txLane: number,
-  logLane: number
+  logLane: number,
+  mixed = false
 ): LogSource => {
   const pool = addressPool(ctx.root, mix32(id ^ 0x5ce7), 16).map(addressTopic)
-  const topicAt = (i: number, k: number): string | undefined => {
-    if (k === 0) return TRANSFER_TOPIC
-    const h = hash3(ctx.root, id, i)
-    if (k === 1) return pool[h & 15]
-    if (k === 2) return pool[(h >>> 4) & 15]
-    return undefined
+  /** 0: ERC-20 Transfer, 1: ERC-721-shaped Transfer, 2: Paused. */
+  const shapeOf = (h: number): 0 | 1 | 2 => {
+    if (!mixed) return 0
+    const r = mix32(h ^ 0x3c6ef372) % 65
+    return r < 13 ? 1 : r < 18 ? 2 : 0
   }
+  const topicsOf = (h: number, i: number): ReadonlyArray<string> => {
+    const from = pool[h & 15] as string
+    switch (shapeOf(h)) {
+      case 0:
+        return [TRANSFER_TOPIC, from, pool[(h >>> 4) & 15] as string]
+      case 1:
+        return [TRANSFER_TOPIC, from, pool[(h >>> 4) & 15] as string, "0x" + word(BigInt(i))]
+      case 2:
+        return [PAUSED_TOPIC]
+    }
+  }
+  const topicAt = (i: number, k: number): string | undefined => topicsOf(hash3(ctx.root, id, i), i)[k]
   const get = (i: number): Log => {
     const h = hash3(ctx.root, id, i)
     const block = blocks[i] as number
     const pos = positionInBlock(blocks, i)
+    const shape = shapeOf(h)
+    const data = shape === 1 ? "0x" : shape === 2 ? "0x" + (pool[h & 15] as string).slice(2) : "0x" + word((BigInt(mix32(h)) << 40n) | BigInt(i))
     return {
-      address: contract, topics: [TRANSFER_TOPIC, pool[h & 15] as string, pool[(h >>> 4) & 15] as string],
-      data: "0x" + word((BigInt(mix32(h)) << 40n) | BigInt(i)), block, txHash: hash32Hex(ctx.root, id, i),
+      address: contract, topics: [...topicsOf(h, i)], data, block, txHash: hash32Hex(ctx.root, id, i),
       txIndex: txLane + pos, logIndex: logLane + pos, gasPrice: gasPriceOf(ctx, h), gasUsed: 35_000 + (h % 30_000)
     }
   }

@@ -48,7 +48,9 @@ export const Partition = Schema.Struct({
   completeThrough: Schema.Number,
   spoolFile: Schema.String,
   spoolBytes: Schema.Number,
-  rows: Schema.Number
+  rows: Schema.Number,
+  /** Decoded events: how many of those rows the ABI could not decode (absent: none). */
+  undecodedRows: Schema.optional(Schema.Number)
 }).annotations({ identifier: "ExportPartition" })
 /** @see Partition */
 export type Partition = typeof Partition.Type
@@ -68,6 +70,11 @@ export const State = Schema.Struct({
   bytes: Schema.Number,
   /** Rows in those bytes. */
   rows: Schema.Number,
+  /**
+   * Decoded events (`events`): how many of those rows the ABI could not decode. Absent for other data
+   * sets, and in a checkpoint written before it was counted (the manifest then leaves the counts out).
+   */
+  undecodedRows: Schema.optional(Schema.Number),
   /** The first block the file covers. */
   fromBlock: Schema.Number,
   /** Every row of blocks `fromBlock..completeThrough` is in those bytes, and no other row. */

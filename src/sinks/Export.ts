@@ -62,6 +62,8 @@ export interface Settings {
   readonly format: Format.FileFormat
   /** CSV: whether the formula guard is on; undefined for JSONL and Parquet. */
   readonly formulaGuard: boolean | undefined
+  /** Parquet: whether each decimal-string column has a `<name>_float` companion; undefined for CSV and JSONL. */
+  readonly floatColumns: boolean | undefined
   readonly resume: boolean
   readonly confirmations: number
   readonly allowPartial: boolean | undefined
@@ -96,6 +98,8 @@ interface Outcome {
   readonly blockRange: { readonly from: number; readonly to: number } | null
   readonly completeness: Manifest.Completeness
   readonly mode: Manifest.RunMode
+  /** Decoded events: of `rows`, the ones kept undecoded (undefined: not counted, or not known). */
+  readonly undecodedRows?: number | undefined
 }
 
 /** One run while it writes: its files, encoder, identity, progress and display. */
@@ -157,7 +161,8 @@ const encoderOf = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =
     return {
       ...made,
       encode: (rows) => Effect.mapError(made.encode(rows), atOut),
-      lines: (rows) => Either.mapLeft(made.lines(rows), atOut)
+      lines: (rows) => Either.mapLeft(made.lines(rows), atOut),
+      objects: made.objects === undefined ? undefined : (rows) => Either.mapLeft((made.objects as NonNullable<typeof made.objects>)(rows), atOut)
     } satisfies Format.RowEncoder<unknown>
   })
 
@@ -169,7 +174,10 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
     const chainIds = chainIdsOf(source)
     const encoder = yield* encoderOf(source, settings)
     const parquet = settings.format === "parquet"
-      ? yield* Parquet.columnsOf(source.schema, { chainId: encoder.columns[0] === Format.chainIdColumn }).pipe(
+      ? yield* Parquet.columnsOf(source.schema, {
+        chainId: encoder.columns[0] === Format.chainIdColumn,
+        floats: settings.floatColumns === true
+      }).pipe(
         Effect.mapError((e) => new SinkError({ reason: e.reason, path: settings.out, detail: e.detail }))
       )
       : undefined
@@ -230,6 +238,9 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
           columns,
           ...(parquet === undefined ? {} : { columnTypes: parquet.map((c) => ({ name: c.name, type: c.type })) }),
           rows: outcome.rows,
+          ...(source._tag === "Blocks" && source.countsDecoding === true && outcome.undecodedRows !== undefined
+            ? { decodedRows: outcome.rows - outcome.undecodedRows, undecodedRows: outcome.undecodedRows }
+            : {}),
           bytes: outcome.bytes,
           blockRange: outcome.blockRange,
           completeness: outcome.completeness,
@@ -267,12 +278,20 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
     } satisfies Run
   })
 
-/** JSONL lines (as the run's encoder writes them) as the rows a Parquet writer takes. */
-const rowsOfLines = (lines: ReadonlyArray<string>): ReadonlyArray<Parquet.Row> => {
-  const rows: Array<Parquet.Row> = new Array(lines.length)
-  for (let i = 0; i < lines.length; i++) rows[i] = JSON.parse(lines[i] as string) as Parquet.Row
-  return rows
-}
+const { rowsOfLines } = Parquet
+
+/**
+ * The rows a Parquet writer takes from decoded records: the JSONL encoder's objects, built without the
+ * line's text (the same values `JSON.parse` of the line gives, so the file is the same).
+ */
+const parquetRows = (
+  encoder: Format.RowEncoder<unknown>,
+  rows: ReadonlyArray<unknown>
+): Either.Either<ReadonlyArray<Parquet.Row>, SinkError> =>
+  encoder.objects !== undefined
+    // JSON values, as JSON.parse gives them (rowsOfLines casts the same way).
+    ? encoder.objects(rows) as Either.Either<ReadonlyArray<Parquet.Row>, SinkError>
+    : Either.map(encoder.lines(rows), rowsOfLines)
 
 /**
  * A file written whole: `write` fills the temporary file (and returns its length and sha256), which is
@@ -312,9 +331,9 @@ const writeRowsParquet = <A, I, E, R>(source: RowSource<A, I, E, R>, run: Run, c
       yield* source.rows({ progress: run.progress, allowPartial: run.settings.allowPartial }).pipe(
         Stream.rechunk(rowsChunk),
         Stream.runForEachChunk((chunk) =>
-          Effect.flatMap(encoder.lines(Chunk.toReadonlyArray(chunk)), (lines) => {
-            live.rows += lines.length
-            return groups.add(rowsOfLines(lines))
+          Effect.flatMap(parquetRows(encoder, Chunk.toReadonlyArray(chunk)), (rows) => {
+            live.rows += rows.length
+            return groups.add(rows)
           })
         )
       )
@@ -379,6 +398,8 @@ const freshState = <A, I, E, R>(run: Run, source: BlockSource<A, I, E, R>): Chec
   tempFile: run.files.tempName,
   bytes: 0,
   rows: 0,
+  // Decoded events count their undecoded rows from the first checkpoint on.
+  undecodedRows: source.countsDecoding === true ? 0 : undefined,
   fromBlock: source.fromBlock,
   completeThrough: source.fromBlock - 1,
   updatedAt: new Date(run.started).toISOString()
@@ -411,7 +432,9 @@ const writeRange = <A, I, E, R>(
     const snapshotAt = (snapshot: Partitioned.Snapshot) =>
       Resume.write(files, base, "writing", { ...snapshot.main, partitions: snapshot.partitions })
     live.block = base.completeThrough
-    if (start._tag === "Fresh") yield* snapshotAt({ main: { bytes: file.bytes(), rows: 0, completeThrough: base.completeThrough }, partitions: [] })
+    if (start._tag === "Fresh") {
+      yield* snapshotAt({ main: { bytes: file.bytes(), rows: 0, completeThrough: base.completeThrough, undecodedRows: 0 }, partitions: [] })
+    }
     // Lines are written as they are; decoded rows are encoded first. Written `rowsChunk` rows at a
     // time: the text of a 10,000-row page (and its bytes) need not all be held at once.
     const lineBatches = source.lineBatches
@@ -428,7 +451,7 @@ const writeRange = <A, I, E, R>(
             yield* writeSlice(target, rows.length <= rowsChunk ? rows : rows.slice(i, i + rowsChunk))
           }
         })),
-      at: { rows: base.rows, completeThrough: base.completeThrough },
+      at: { rows: base.rows, completeThrough: base.completeThrough, undecodedRows: base.undecodedRows },
       toBlock,
       until,
       resumed,
@@ -463,19 +486,25 @@ const writeRange = <A, I, E, R>(
     const contentHash = file.contentHash()
     yield* Resume.write(files, base, "publishing", { ...position, contentHash })
     yield* Partitioned.removeSpools(settings.folder, files.tempName)
-    return { bytes: position.bytes, rows: position.rows, completeThrough: position.completeThrough, contentHash, base }
+    return { ...position, contentHash, base }
   }).pipe(Effect.scoped)
 
 /**
- * The temporary file of a Parquet export as the partitions write it: JSONL lines (the rows of a batch,
- * or of a merged spool, read line by line) gathered into row groups; a checkpoint's mark cuts the rows
- * gathered so far into a smaller row group, and `sync` returns the row groups up to the mark.
+ * The temporary file of a Parquet export as the partitions write it: the rows of a batch (JSONL lines
+ * from `lineBatches`, else the encoder's objects) and of a merged spool (read line by line) gathered
+ * into row groups; a checkpoint's mark cuts the rows gathered so far into a smaller row group, and
+ * `sync` returns the row groups up to the mark.
  */
-const parquetMain = (writer: Parquet.ParquetWriter, groups: Parquet.RowGroups): Partitioned.Main => {
+const parquetMain = (
+  writer: Parquet.ParquetWriter,
+  groups: Parquet.RowGroups,
+  batchRows: "lines" | "objects"
+): Partitioned.Main => {
   const addLines = (lines: ReadonlyArray<string>) => groups.add(rowsOfLines(lines))
   return {
     bytes: () => writer.state().bytes,
-    write: (rows) => addLines(rows as ReadonlyArray<string>),
+    write: (rows) =>
+      batchRows === "lines" ? addLines(rows as ReadonlyArray<string>) : groups.add(rows as ReadonlyArray<Parquet.Row>),
     appendSpool: (spool) =>
       Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem
@@ -525,15 +554,15 @@ const writeRangeParquet = <A, I, E, R>(
     const { resumed, toBlock } = partitionsOf(start, range)
     if (start._tag === "Fresh") {
       const state = writer.state()
-      yield* Resume.write(files, base, "writing", { rows: 0, completeThrough: base.completeThrough, bytes: state.bytes, parquet: state })
+      yield* Resume.write(files, base, "writing", { rows: 0, completeThrough: base.completeThrough, undecodedRows: 0, bytes: state.bytes, parquet: state })
     }
     live.block = base.completeThrough
     const lineBatches = source.lineBatches
     const position = yield* Partitioned.run({
       folder: settings.folder,
       tempName: files.tempName,
-      main: parquetMain(writer, groups),
-      at: { rows: base.rows, completeThrough: base.completeThrough },
+      main: parquetMain(writer, groups, lineBatches !== undefined ? "lines" : "objects"),
+      at: { rows: base.rows, completeThrough: base.completeThrough, undecodedRows: base.undecodedRows },
       toBlock,
       until,
       resumed,
@@ -542,10 +571,15 @@ const writeRangeParquet = <A, I, E, R>(
         return lineBatches !== undefined
           ? lineBatches(blocks, encoder.lines, options)
           : Stream.mapEffect(source.batches(blocks, options), (batch) =>
-            Effect.map(encoder.lines(batch.rows), (lines): BlockBatch<unknown> => ({ ...batch, rows: lines })))
+            Effect.map(parquetRows(encoder, batch.rows), (rows): BlockBatch<unknown> => ({ ...batch, rows })))
       },
-      // Spools hold the JSONL lines.
-      write: (target, rows) => target.append((rows as ReadonlyArray<string>).join("")),
+      // Spools hold JSONL lines: the lines as they are, or the objects' JSON text (read back as the same objects).
+      write: (target, rows) =>
+        target.append(
+          lineBatches !== undefined
+            ? (rows as ReadonlyArray<string>).join("")
+            : (rows as ReadonlyArray<Parquet.Row>).map((row) => JSON.stringify(row) + "\n").join("")
+        ),
       parallel: source.parallel,
       concurrency: settings.concurrency,
       checkpointEvery: settings.checkpointEvery,
@@ -567,7 +601,7 @@ const writeRangeParquet = <A, I, E, R>(
     }).pipe(Effect.scoped)
     yield* groups.flush
     const finished = yield* writer.finish
-    const done = { rows: position.rows, completeThrough: position.completeThrough, bytes: finished.bytes }
+    const done = { rows: position.rows, completeThrough: position.completeThrough, undecodedRows: position.undecodedRows, bytes: finished.bytes }
     yield* Resume.write(files, base, "publishing", { ...done, contentHash: finished.contentHash, parquet: finished.state })
     yield* Partitioned.removeSpools(settings.folder, files.tempName)
     return { ...done, contentHash: finished.contentHash, base, parquet: finished.state }
@@ -577,8 +611,8 @@ const writeRangeParquet = <A, I, E, R>(
  * A block-ordered source: from where `Resume` decides, up to the last final block, then published.
  *
  * The last final block comes from the chain's head (`latestBlock`). When the range's end is a fixed
- * block and the source reads in parallel, the head is asked while the first page is already on the wire (one round trip less before the
- * export is under way); nothing is written before it answers, and if the end must then be lower than
+ * block and the source reads in parallel, the head is asked while the first page is already on the wire
+ * (one round trip less before the export is under way); nothing is written before it answers, and if the end must then be lower than
  * blocks the first page already took, that page is asked again with the known end.
  */
 const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
@@ -629,7 +663,8 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
           contentHash: yield* Resume.checkUnchanged(files, state),
           blockRange: { from: state.fromBlock, to: state.completeThrough },
           completeness: yield* completenessOf(run, goal, state.completeThrough),
-          mode: "unchanged"
+          mode: "unchanged",
+          undecodedRows: state.undecodedRows
         })
       }
       written = yield* writeTo(goal.target)
@@ -642,7 +677,9 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
       contentHash: written.contentHash,
       blockRange: { from: source.fromBlock, to: written.completeThrough },
       completeness: yield* completenessOf(run, goal, written.completeThrough),
-      mode: start._tag === "Fresh" ? "fresh" : start._tag === "Resume" ? "resumed" : "extended"
+      mode: start._tag === "Fresh" ? "fresh" : start._tag === "Resume" ? "resumed" : "extended",
+      // A checkpoint written before undecoded rows were counted leaves the total unknown.
+      undecodedRows: written.base.undecodedRows === undefined ? undefined : written.undecodedRows
     })
   })
 

@@ -177,6 +177,34 @@ export interface RowEncoder<A> {
    * Joined, the lines are what `encode` gives. Fails on a record that does not encode.
    */
   readonly lines: (rows: ReadonlyArray<A>) => Either.Either<ReadonlyArray<string>, SinkError>
+  /**
+   * JSONL only: each row as the object its line reads back as (`JSON.parse` of the line), built without
+   * the text: what a Parquet file takes (its rows are the JSONL export's), with no encode-then-parse.
+   */
+  readonly objects?: ((rows: ReadonlyArray<A>) => Either.Either<ReadonlyArray<Record<string, unknown>>, SinkError>) | undefined
+}
+
+/**
+ * A value as `JSON.parse` reads back the JSON text the JSONL line writes for it; undefined when the line
+ * leaves the key out (a function). Plain values are their own; only objects go through their JSON text.
+ */
+const jsonValue = (value: unknown): unknown => {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value
+    case "bigint":
+      return value.toString()
+    case "number":
+      // JSON writes -0 as 0 and NaN/±Infinity as null.
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : null
+    case "object":
+      if (value === null) return null
+      if (isPlainList(value)) return value
+      return JSON.parse(jsonText(value)) as unknown
+    default:
+      return undefined
+  }
 }
 
 const encodeFailure = (index: number, error: ParseResult.ParseError): SinkError =>
@@ -342,7 +370,27 @@ const make = <A, I, Row>(
         }
         return text + "}\n"
       }
-      return { format: "jsonl", columns, header: "", encode: encodeWith(line), lines: linesWith(line) } satisfies RowEncoder<Row>
+      /** The row as `JSON.parse(line(row, source))` reads it (the same keys, in the same order, the same values). */
+      const object = (row: Row, source: Record<string, unknown>): Record<string, unknown> => {
+        const out: Record<string, unknown> = {}
+        if (chainIdOf !== undefined) out[chainIdColumn] = jsonValue(chainIdOf(row))
+        for (let j = 0; j < names.length; j++) {
+          const name = names[j] as string
+          const value = source[name]
+          if (value === undefined) continue
+          const json = jsonValue(value)
+          if (json !== undefined) out[name] = json
+        }
+        return out
+      }
+      const objects = (list: ReadonlyArray<Row>): Either.Either<ReadonlyArray<Record<string, unknown>>, SinkError> => {
+        const sources = encodeAll(list)
+        if (sources instanceof SinkError) return Either.left(sources)
+        const out: Array<Record<string, unknown>> = new Array(list.length)
+        for (let i = 0; i < list.length; i++) out[i] = object(list[i] as Row, sources[i] as Record<string, unknown>)
+        return Either.right(out)
+      }
+      return { format: "jsonl", columns, header: "", encode: encodeWith(line), lines: linesWith(line), objects } satisfies RowEncoder<Row>
     }
     for (const field of fields) {
       if (field.topics) for (let i = 0; i < topicColumns; i++) columns.push(`topic${i}`)

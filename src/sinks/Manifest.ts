@@ -55,6 +55,14 @@ export const Manifest = Schema.Struct({
   columnTypes: Schema.optional(Schema.Array(Schema.Struct({ name: Schema.String, type: Schema.String }))),
   /** Rows in the file (the CSV header not counted). */
   rows: Schema.Number,
+  /**
+   * Decoded events (`events`): rows of the file the ABI decoded, and rows kept undecoded (an empty
+   * `event`, raw topics and data); `decodedRows + undecodedRows = rows`. Counted across resumed and
+   * extended runs; absent for other data sets (and when a checkpoint written before they were counted
+   * was continued).
+   */
+  decodedRows: Schema.optional(Schema.Number),
+  undecodedRows: Schema.optional(Schema.Number),
   bytes: Schema.Number,
   /** Blocks the file covers, both ends included (block-ordered data sets; `to < from` when none). */
   blockRange: Schema.NullOr(Schema.Struct({ from: Schema.Number, to: Schema.Number })),

@@ -31,7 +31,9 @@
  * column's name and type, so a reader can tell decimal strings from other text.
  *
  * @example
- * import { Parquet } from "explorer-etl/sinks"   // once exported; today: src/sinks/Parquet.ts
+ * import { Sinks } from "explorer-etl"
+ * // A Stream of records into a Parquet file: Sinks.Parquet.sink (see there). Writing row groups yourself:
+ * const { Parquet } = Sinks
  * const columns = yield* Parquet.columnsOf(Erc20Transfer)
  * const writer = yield* Parquet.open(".transfers.parquet.partial", columns, { resume: checkpoint?.parquet })
  * for (const page of pages) yield* writer.writeRowGroup(page)        // a row group per page
@@ -39,10 +41,15 @@
  * const { bytes, rows, contentHash } = yield* writer.finish
  */
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
+import * as EitherOps from "effect/Either"
+import * as Exit from "effect/Exit"
 import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import { ByteWriter } from "hyparquet-writer/src/bytewriter.js"
 import { writeColumn } from "hyparquet-writer/src/column.js"
@@ -79,6 +86,8 @@ import {
   type State,
   stateProblem
 } from "./internal-parquet/state.js"
+import { publish, removeQuietly } from "./Files.js"
+import * as Format from "./Format.js"
 import { fileSystemError, SinkError } from "./SinkError.js"
 
 export type { Cell, Column, ColumnType, DeriveOptions as ColumnsOptions, Row } from "./internal-parquet/columns.js"
@@ -101,7 +110,8 @@ export {
  *   `int64`, or `timestamp` when the field's name ends with `timestamp` (any case: `timeStamp`,
  *   `unixTimeStamp`); any other number (`JsonNumber`, `Schema.Number`) → `float64`; the rest → `string`;
  * - a field that decodes `""` to null (`EmptyAsNull`, e.g. `to` of a contract creation) writes `""` as NULL;
- * - `topics` → `topic0`..`topic3` (as in CSV); any other list → its JSON text;
+ * - `topics` → `topic0`..`topic3` (as in CSV); any other list → its JSON text; a field of any value
+ *   (`Schema.Unknown`: an event's `args` object, its arrays and tuples) → `string`, its JSON text;
  * - then the built-in table {@link knownOverrides} (text fields that hold decimals or flags, by record
  *   identifier), then `options.overrides` by field name;
  * - `options.floats`: a `float64` companion `<name>_float` after each `decimalString` column;
@@ -506,3 +516,61 @@ export const rowGroups = (writer: ParquetWriter, size: number = rowGroupRows): R
   )
   return { add, flush, mark, sync, pending: () => gathered.length + cut.reduce((n, g) => n + g.length, 0) }
 }
+
+/** JSONL lines (as a `Format` jsonl encoder writes them) as the rows a Parquet writer takes. */
+export const rowsOfLines = (lines: ReadonlyArray<string>): ReadonlyArray<Row> => {
+  const rows: Array<Row> = new Array(lines.length)
+  for (let i = 0; i < lines.length; i++) rows[i] = JSON.parse(lines[i] as string) as Row
+  return rows
+}
+
+/** Options of {@link sink}: the columns ({@link columnsOf}), the codec ({@link open}), the row group size. */
+export interface SinkOptions extends DeriveOptions {
+  readonly codec?: Codec | undefined
+  /** Rows per row group (default {@link rowGroupRows}). */
+  readonly rowGroupRows?: number | undefined
+}
+
+/**
+ * A `Sink` of records of `schema` into the Parquet file `path`: the columns typed from the schema as
+ * exports type them ({@link columnsOf}; `floats` adds the `<name>_float` companions), each record
+ * encoded by the schema as the JSONL export writes it, row groups written as they fill. The file is
+ * written as `.<name>.partial` beside `path` and renamed over it once its footer is written (a failed
+ * or interrupted stream removes it, leaving `path` as it was). Ends with what was written. For a
+ * manifest, checkpoints and `resume`, write a source with `Exports.toFile` instead.
+ *
+ * @example
+ * import { Events, Sinks, Streams } from "explorer-etl"
+ * const decoder = yield* Events.decoder(abi, { event: "Transfer" })
+ * const written = yield* Streams.logs({ address: token, topic0: decoder.topic0 }).pipe(
+ *   Events.decodeLogs(decoder),
+ *   Stream.run(Sinks.Parquet.sink("out/transfers.parquet", decoder.schema, { floats: true })))
+ */
+export const sink = <A, I>(
+  path: string,
+  schema: Schema.Schema<A, I, never>,
+  options: SinkOptions = {}
+): Sink.Sink<Finished, A, never, SinkError, FileSystem.FileSystem | Path.Path> =>
+  Sink.unwrapScoped(Effect.gen(function*() {
+    const paths = yield* Path.Path
+    const columns = yield* columnsOf(schema, options)
+    const encoder = yield* Format.encoder(schema, { format: "jsonl" })
+    const temp = paths.join(paths.dirname(path), `.${paths.basename(path)}.partial`)
+    yield* Effect.addFinalizer((exit) => (Exit.isSuccess(exit) ? Effect.void : removeQuietly(temp)))
+    const writer = yield* open(temp, columns, { codec: options.codec })
+    const groups = rowGroups(writer, options.rowGroupRows ?? rowGroupRows)
+    const rowsOf = (records: ReadonlyArray<A>): Either.Either<ReadonlyArray<Row>, SinkError> =>
+      encoder.objects !== undefined
+        ? encoder.objects(records) as Either.Either<ReadonlyArray<Row>, SinkError>
+        : EitherOps.map(encoder.lines(records), rowsOfLines)
+    return Sink.forEachChunk((chunk: Chunk.Chunk<A>) => Effect.flatMap(rowsOf(Chunk.toReadonlyArray(chunk)), groups.add)).pipe(
+      Sink.mapEffect(() =>
+        Effect.gen(function*() {
+          yield* groups.flush
+          const finished = yield* writer.finish
+          yield* publish(temp, path)
+          return finished
+        })
+      )
+    )
+  }))

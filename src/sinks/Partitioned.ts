@@ -57,6 +57,8 @@ export interface Position {
   readonly bytes: number
   readonly rows: number
   readonly completeThrough: number
+  /** Of those rows, the ones batches said were kept undecoded (`BlockBatch.undecodedRows`). */
+  readonly undecodedRows: number
 }
 
 /** What a checkpoint records of a partitioned export. */
@@ -122,7 +124,7 @@ export interface Options<E, R> {
   /** The temporary file, open at its durable length. */
   readonly main: Main
   /** What the temporary file holds. */
-  readonly at: { readonly rows: number; readonly completeThrough: number }
+  readonly at: { readonly rows: number; readonly completeThrough: number; readonly undecodedRows?: number | undefined }
   /** The last block to read. */
   readonly toBlock: number
   /**
@@ -167,6 +169,8 @@ interface Part {
   /** Rows of `fromBlock..completeThrough` are written (counted at batch boundaries). */
   completeThrough: number
   rows: number
+  /** Of `rows`, the ones kept undecoded. */
+  undecoded: number
   spoolBytes: number
   /** The spool; undefined once the partition writes into the temporary file (the head). */
   spool: DataFile | undefined
@@ -226,7 +230,12 @@ export const run = <E, R>(
       until = undefined
     }
     const mainLock = yield* Effect.makeSemaphore(1)
-    const at = { rows: options.at.rows, completeThrough: options.at.completeThrough, bytes: main.bytes() }
+    const at = {
+      rows: options.at.rows,
+      completeThrough: options.at.completeThrough,
+      bytes: main.bytes(),
+      undecodedRows: options.at.undecodedRows ?? 0
+    }
     const spoolPrefix = `${options.tempName}.p`
     let nextId = 1 + Math.max(0, ...options.resumed.map((p) => Number(p.spoolFile.slice(spoolPrefix.length)) || 0))
     const spoolPath = (name: string) => path.join(options.folder, name)
@@ -256,6 +265,7 @@ export const run = <E, R>(
       bound: BlockCursor.bound(fromBlock, end),
       completeThrough: fromBlock - 1,
       rows: 0,
+      undecoded: 0,
       spoolBytes: spool?.file.bytes() ?? 0,
       spool: spool?.file,
       spoolName: spool?.name,
@@ -286,6 +296,7 @@ export const run = <E, R>(
       if (intact) {
         part.completeThrough = p.completeThrough
         part.rows = p.rows
+        part.undecoded = p.undecodedRows ?? 0
         part.spoolBytes = p.spoolBytes
         part.bound.claimed = p.completeThrough
         if (p.completeThrough >= end) part.state = "done"
@@ -329,18 +340,21 @@ export const run = <E, R>(
         yield* settle(part)
         const completeThrough = Math.min(batch.completeThrough, part.bound.end)
         const n = batch.rows.length
+        const undecoded = batch.undecodedRows ?? 0
         const spool = part.spool
         if (spool === undefined) {
           // Written and counted together (a checkpoint's mark falls before or after both).
           yield* mainLock.withPermits(1)(Effect.uninterruptible(Effect.gen(function*() {
             if (n > 0) yield* main.write(batch.rows)
             at.rows += n
+            at.undecodedRows += undecoded
             at.bytes = main.bytes()
             at.completeThrough = Math.max(at.completeThrough, completeThrough)
           })))
         } else {
           if (n > 0) yield* options.write(spool, batch.rows)
           part.rows += n
+          part.undecoded += undecoded
           part.spoolBytes = spool.bytes()
         }
         part.completeThrough = Math.max(part.completeThrough, completeThrough)
@@ -456,6 +470,7 @@ export const run = <E, R>(
             yield* spool.flush
             yield* main.appendSpool(spool)
             at.rows += next.rows
+            at.undecodedRows += next.undecoded
             at.bytes = main.bytes()
             next.spool = undefined
             retired.push(next.spoolName)
@@ -490,7 +505,9 @@ export const run = <E, R>(
             completeThrough: p.completeThrough,
             spoolFile: p.spoolName,
             spoolBytes: p.spoolBytes,
-            rows: p.rows
+            rows: p.rows,
+            // Only where there are some: the checkpoints of other data sets stay as they were.
+            ...(p.undecoded === 0 ? {} : { undecodedRows: p.undecoded })
           }]
         )
       }
@@ -548,7 +565,7 @@ export const run = <E, R>(
       Effect.onError(() => Effect.ignore(commitOnce))
     )
     // Every row is in the file; the runner's last checkpoint follows, then it removes the spools.
-    return { bytes: at.bytes, rows: at.rows, completeThrough: at.completeThrough }
+    return { bytes: at.bytes, rows: at.rows, completeThrough: at.completeThrough, undecodedRows: at.undecodedRows }
   })
 
 /**

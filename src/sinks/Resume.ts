@@ -57,6 +57,8 @@ export type Start =
 export interface Position {
   readonly rows: number
   readonly completeThrough: number
+  /** Decoded events: of `rows`, the ones kept undecoded (recorded when the checkpoint counts them). */
+  readonly undecodedRows?: number | undefined
 }
 
 const mismatch = (path: string, detail: string) => new SinkError({ reason: "StateMismatch", path, detail })
@@ -230,6 +232,8 @@ export const write = (
       bytes: at.bytes,
       rows: at.rows,
       completeThrough: at.completeThrough,
+      // Counted only where the export's first checkpoint started counting (see `Checkpoint.State`).
+      undecodedRows: base.undecodedRows === undefined ? undefined : at.undecodedRows ?? base.undecodedRows,
       contentHash: at.contentHash,
       partitions: at.partitions === undefined || at.partitions.length === 0 ? undefined : at.partitions,
       parquet: at.parquet,

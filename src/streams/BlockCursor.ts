@@ -47,6 +47,11 @@ export interface BlockBatch<A> {
   readonly completeThrough: number
   /** The block of the first row, when the batch has rows and the engine knows it (progress uses it). */
   readonly firstBlock?: number | undefined
+  /**
+   * Decoded events (`Sources.events`): how many of `rows` the ABI could not decode. Exports add them
+   * up through checkpoints and partitions for the manifest's `undecodedRows`.
+   */
+  readonly undecodedRows?: number | undefined
 }
 
 /**

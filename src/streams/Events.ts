@@ -154,9 +154,19 @@ const eventsOf = (items: ReadonlyArray<unknown>): Either.Either<ReadonlyArray<Ab
 /** `Transfer(address indexed from, address indexed to, uint256 value)`. */
 const signatureOf = (event: AbiEvent.AbiEvent): string => AbiEvent.format(event).replace(/^event /, "")
 
-/** The chosen event: a full signature as given, or the ABI's one event of that name. */
+/** The chosen event: a full signature as given, the ABI's one event of that name, or of that topic0. */
 const chooseEvent = (events: ReadonlyArray<AbiEvent.AbiEvent>, spec: string): Either.Either<AbiEvent.AbiEvent, string> => {
   const text = spec.trim()
+  if (/^0x[0-9a-fA-F]{64}$/.test(text)) {
+    const topic0 = text.toLowerCase()
+    const found = events.filter((e) => e.anonymous !== true && AbiEvent.getSelector(e).toLowerCase() === topic0)
+    if (found.length === 1) return Either.right(found[0] as AbiEvent.AbiEvent)
+    if (found.length > 1) {
+      return Either.left(`the ABI has ${found.length} events of topic0 ${topic0}: give the full signature, one of ${found.map((e) => `"${signatureOf(e)}"`).join(", ")}`)
+    }
+    const names = [...new Set(events.map((e) => e.name))].sort()
+    return Either.left(`the ABI has no event of topic0 ${topic0}${names.length === 0 ? "" : `: its events are ${names.join(", ")}`}`)
+  }
   if (text.includes("(")) {
     try {
       const parsed: { readonly type: string } = AbiEvent.from((text.startsWith("event ") ? text : `event ${text}`) as string)
@@ -308,8 +318,8 @@ const undecoded = (log: LogRecord): DecodedEvent => {
 }
 
 /**
- * A decoder of logs by `abi`: with `event` (a name of the ABI, or a full signature such as
- * `"Transfer(address indexed from, address indexed to, uint256 value)"`, which needs no ABI), one
+ * A decoder of logs by `abi`: with `event` (a name of the ABI, a topic0 of one of its events, or a full
+ * signature such as `"Transfer(address indexed from, address indexed to, uint256 value)"`, which needs no ABI), one
  * column per argument of that event; without, every event of the ABI in one `args` JSON column. Fails
  * with `InvalidInputError` on an ABI that is not one, or an event it does not have (naming the closest).
  *
@@ -415,7 +425,7 @@ export const decodeLogs = (decoder: Decoder) => <E, R>(logs: Stream.Stream<LogRe
 export interface EventsQuery extends LogsQuery {
   /** The contract's ABI (its items, or the JSON text getabi answers); `[]` with a full event signature. */
   readonly abi: Abi
-  /** An event of the ABI by name, or a full signature; default every event of the ABI. */
+  /** An event of the ABI by name or by topic0, or a full signature; default every event of the ABI. */
   readonly event?: string | undefined
 }
 
@@ -465,7 +475,7 @@ export const events = (query: EventsQuery): Effect.Effect<EventsSource, StreamEr
             decodedRows: (p.decodedRows ?? 0) + rows.length - missed,
             undecodedRows: (p.undecodedRows ?? 0) + missed
           })),
-          { rows, completeThrough: batch.completeThrough, firstBlock: batch.firstBlock } satisfies BlockBatch<DecodedEvent>
+          { rows, completeThrough: batch.completeThrough, firstBlock: batch.firstBlock, undecodedRows: missed } satisfies BlockBatch<DecodedEvent>
         )
       })
     return {
@@ -484,6 +494,7 @@ export const events = (query: EventsQuery): Effect.Effect<EventsSource, StreamEr
       latestBlock: source.latestBlock,
       // Read in partitions as logs are: the options (the bound a cut lowers) go to the logs' batches.
       parallel: source.parallel,
+      countsDecoding: true,
       batches: (range, options) => Stream.mapEffect(source.batches(range, options), (batch) => decodeBatch(batch, options)),
       decoder: made,
       counts: Effect.sync(() => ({ ...counts }))

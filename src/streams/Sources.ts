@@ -112,6 +112,11 @@ export interface BlockSource<A, I = unknown, E = StreamError, R = never> extends
     /** Shared by the sources of one key (the library's: one per client), see `Partitions.Pool`. */
     readonly pool?: Pool | undefined
   } | undefined
+  /**
+   * Decoded events: every batch says how many of its rows were kept undecoded (`undecodedRows`), and an
+   * export's manifest counts `decodedRows` and `undecodedRows` (carried through checkpoints).
+   */
+  readonly countsDecoding?: boolean | undefined
   /** The chain's latest block (the library's: one getblocknobytime call, counted in `progress`). */
   readonly latestBlock: (options?: StreamOptions) => Effect.Effect<number, E, R>
   /** The rows of a block range, in batches that each end on a complete block. */

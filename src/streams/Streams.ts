@@ -51,6 +51,11 @@ const streamOf = <Q, A, I>(make: (query: Q) => Effect.Effect<Sources.Source<A, I
 
 /** Event logs by address and/or topic0..3 (with and/or operators) over a block range. */
 export const logs = streamOf(Sources.logs)
+/**
+ * Event logs decoded by an ABI (the `events` data set: see `Events`), undecodable logs kept with an
+ * empty `event`. The same rows as `Streams.logs(…).pipe(Events.decodeLogs(decoder))`.
+ */
+export const events = streamOf(Sources.events)
 /** Normal transactions of an address (txlist). */
 export const transactions = streamOf(Sources.transactions)
 /** Internal transactions of an address, or of a block range (PRO) (txlistinternal). */

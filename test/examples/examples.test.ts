@@ -1,6 +1,6 @@
 /**
  * The example scripts as a user runs them: `node --import tsx examples/<name>.ts <dir>` from the repo
- * root with no API key in the environment (so each starts its own embedded simulator). All five run at
+ * root with no API key in the environment (so each starts its own embedded simulator). All six run at
  * once as separate processes; each must exit 0, print its result and write its file, whose rows are
  * checked against the oracle of a simulator with the same (default) data set.
  */
@@ -19,7 +19,8 @@ const examples = [
   "wallet-transfers-by-token",
   "decode-logs-with-abi",
   "gas-per-day",
-  "address-tags-of-label"
+  "address-tags-of-label",
+  "duckdb-top-senders"
 ] as const
 type Example = (typeof examples)[number]
 
@@ -201,6 +202,41 @@ describe("examples", () => {
         const file = join(run.dir, "address-tags-dex.jsonl")
         expect(readJsonl(file)).toEqual(expected)
         expect(run.stdout).toContain(`wrote ${expected.length} tags to ${file}`)
+      }))
+
+    it.effect("duckdb-top-senders exports decoded Transfer events to Parquet and ranks the senders with DuckDB", () =>
+      Effect.gen(function*() {
+        const run = yield* finished("duckdb-top-senders")
+        const sim = yield* Simulator.Simulator
+        const token = sim.dataset.chain(1).erc20[0]
+        expect(token).toBeDefined()
+        if (token === undefined) return
+        const logs = yield* oracle("logs", "getLogs", { address: token.address, fromBlock: 0, topic0: Simulator.TRANSFER_TOPIC })
+        const file = join(run.dir, "transfers.parquet")
+        expect(run.stdout).toContain(
+          `wrote ${logs.length} Transfer logs of ${token.address} (chain 1, ${token.decimals} decimals) to ${file} (${logs.length} decoded, 0 kept raw)`
+        )
+        expect(manifestRows(file)).toBe(logs.length)
+        // The oracle's Transfer logs summed by sender by hand: from = topic1, value = data.
+        const sent = new Map<string, { raw: bigint; transfers: number }>()
+        for (const log of logs) {
+          const from = `0x${String((log.topics as ReadonlyArray<string>)[1]).slice(26)}`
+          if (from === "0x0000000000000000000000000000000000000000") continue
+          const entry = sent.get(from) ?? { raw: 0n, transfers: 0 }
+          entry.raw += BigInt(String(log.data))
+          entry.transfers++
+          sent.set(from, entry)
+        }
+        const top = [...sent.entries()]
+          .sort(([a, x], [b, y]) => (x.raw === y.raw ? (a < b ? -1 : 1) : x.raw > y.raw ? -1 : 1))
+          .slice(0, 10)
+        expect(top.length).toBe(10)
+        const printed = run.stdout.split("\n").filter((line) => /^ {0,2}\d+ {2}0x/.test(line))
+        expect(printed.map((line) => line.trim().split(/ +/))).toEqual(
+          top.map(([sender, t], i) => [String(i + 1), sender, formatUnits(t.raw, token.decimals), String(t.transfers)])
+        )
+        // Scaled amounts with a fraction are there (6 decimals): the scaling is exercised.
+        expect(top.some(([, t]) => t.raw % 10n ** BigInt(token.decimals) !== 0n)).toBe(true)
       }))
   })
 })

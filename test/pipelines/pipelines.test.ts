@@ -6,8 +6,10 @@
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
+import { DuckDBInstance } from "@duckdb/node-api"
 import { parse } from "csv-parse/sync"
 import { Effect, Exit, Layer, Redacted, Schema } from "effect"
+import { createHash } from "node:crypto"
 import chainDailyStats from "../../pipelines/chain-daily-stats.js"
 import contractEvents from "../../pipelines/contract-events.js"
 import { pipelines } from "../../pipelines/index.js"
@@ -84,16 +86,32 @@ const expectCsvEqualsOracle = (summary: ExportSummary, expected: ReadonlyArray<W
     expect(rows).toEqual(expected.map((r) => asCells(r, summary.manifest.columns)))
   })
 
+/** The rows of a DuckDB query (over a Parquet file), as JSON values. */
+const parquetRows = (sql: string) =>
+  Effect.promise(async () => {
+    const db = await DuckDBInstance.create(":memory:", { threads: "1" })
+    const connection = await db.connect()
+    try {
+      return (await connection.runAndReadAll(sql)).getRowObjectsJson()
+    } finally {
+      connection.closeSync()
+    }
+  })
+
 /** Every data file under `dir` (not manifests, not states) with its content. */
 const snapshot = (dir: string) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const files = (yield* fs.readDirectory(dir, { recursive: true }).pipe(Effect.orDie))
-      .filter((f) => /\.(csv|jsonl)$/.test(f))
+      .filter((f) => /\.(csv|jsonl|parquet)$/.test(f))
       .sort()
     const contents: Record<string, string> = {}
-    for (const f of files) contents[f] = yield* readText(path.join(dir, f))
+    for (const f of files) {
+      contents[f] = f.endsWith(".parquet")
+        ? createHash("sha256").update(yield* fs.readFile(path.join(dir, f)).pipe(Effect.orDie)).digest("hex")
+        : yield* readText(path.join(dir, f))
+    }
     return contents
   })
 
@@ -165,7 +183,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ready pipelin
   it.effect("token-activity: a holder list longer than the result window ends truncated, the run goes on", () =>
     withTempDir((outDir) =>
       Effect.gen(function*() {
-        const config = { chainId: 1, token: CROWDED_TOKEN, fromBlock: 0, topHolders: 10 }
+        const config = { chainId: 1, token: CROWDED_TOKEN, fromBlock: 0, topHolders: 10, decimals: false }
         const summaries = yield* Pipeline.run(tokenActivity, config, { outDir, quiet: true })
         const holders = summaries.find((s) => s.out.endsWith("/holders.csv"))
         expect(holders?.manifest.rows).toBe(10_000)
@@ -177,12 +195,33 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ready pipelin
         expect(summaries.find((s) => s.out.endsWith("/top-holders.csv"))?.manifest.rows).toBe(10)
       })))
 
-  it.effect("contract-events: one log file per (address, topic0) target", () =>
+  it.effect("contract-events: one log file per (address, topic0) target, and decoded events where asked", () =>
     runTwice(contractEvents, (config, summaries) =>
       Effect.gen(function*() {
-        expect(summaries.length).toBe(config.targets.length)
+        const decodedTargets = config.targets.filter((t) => t.decoded !== undefined)
+        expect(decodedTargets.length).toBe(1)
+        expect(summaries.length).toBe(config.targets.length + decodedTargets.length)
+        for (const target of decodedTargets) {
+          const file = target.decoded?.file ?? ""
+          const summary = yield* summaryOf(summaries, file)
+          const logs = yield* oracle("logs", "getLogs", { address: target.address, topic0: target.topic0, fromblock: target.fromBlock ?? config.fromBlock })
+          // The oracle's Transfer logs decoded by hand: from/to from the topics, value from the data.
+          const expected = logs.map((l) => {
+            const topics = l.topics as ReadonlyArray<string>
+            return {
+              transactionHash: l.transactionHash,
+              event: "Transfer",
+              from: `0x${String(topics[1]).slice(26)}`,
+              to: `0x${String(topics[2]).slice(26)}`,
+              value: BigInt(String(l.data)).toString()
+            }
+          })
+          expect(yield* parquetRows(`SELECT transactionHash, event, "from", "to", value FROM read_parquet('${summary.out}')`)).toEqual(expected)
+          expect(summary.manifest).toMatchObject({ dataset: "events", format: "parquet", rows: logs.length, decodedRows: logs.length, undecodedRows: 0 })
+        }
         for (const target of config.targets) {
           const summary = yield* summaryOf(summaries, target.file)
+          expect(summary.manifest.dataset).toBe("logs")
           const expected = yield* oracle("logs", "getLogs", {
             address: target.address,
             topic0: target.topic0,
@@ -197,6 +236,88 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ready pipelin
           expect(new Set(rows.map((r) => r.address))).toEqual(new Set([target.address.toLowerCase()]))
           expect(rows.map((r) => Array.isArray(r.topics) ? r.topics[0] : r.topic0)).toEqual(rows.map(() => target.topic0))
         }
+      })))
+
+  it.effect("contract-events: a target decoded by an ABI given in the config, into CSV beside the raw file", () =>
+    withTempDir((outDir) =>
+      Effect.gen(function*() {
+        const sim = yield* Simulator.Simulator
+        const pool = sim.dataset.chain(1).heavyContract
+        const swap = {
+          type: "event", name: "Swap", anonymous: false, inputs: [
+            { name: "sender", type: "address", indexed: true }, { name: "recipient", type: "address", indexed: true },
+            { name: "amount0", type: "int256", indexed: false }, { name: "amount1", type: "int256", indexed: false },
+            { name: "sqrtPriceX96", type: "uint160", indexed: false }, { name: "liquidity", type: "uint128", indexed: false },
+            { name: "tick", type: "int24", indexed: false }
+          ]
+        }
+        const config = yield* Schema.decodeUnknown(contractEvents.config)({
+          chainId: 1,
+          fromBlock: sim.dataset.chain(1).activity.fromBlock,
+          targets: [{ file: "swaps.csv", address: pool.address, topic0: pool.topic0, decoded: { file: "swaps.decoded.csv", abi: [swap] } }]
+        })
+        const before = (yield* sim.stats).byOperation["contract/getsourcecode"] ?? 0
+        const summaries = yield* Pipeline.run(contractEvents, config, { outDir, quiet: true })
+        expect(summaries.map((s) => s.out.split("/").pop())).toEqual(["swaps.csv", "swaps.decoded.csv"])
+        // The ABI came from the config: none was fetched.
+        expect((yield* sim.stats).byOperation["contract/getsourcecode"] ?? 0).toBe(before)
+        const logs = yield* oracle("logs", "getLogs", { address: pool.address, topic0: pool.topic0, fromblock: config.fromBlock })
+        const rows = yield* readCsv(`${outDir}/contract-events/swaps.decoded.csv`)
+        expect(rows.length).toBe(logs.length)
+        const int256 = (word: string) => {
+          const v = BigInt(`0x${word}`)
+          return (v >= 1n << 255n ? v - (1n << 256n) : v).toString()
+        }
+        rows.forEach((row, i) => {
+          const log = logs[i] as Wire
+          const data = String(log.data)
+          expect(row).toMatchObject({
+            transactionHash: log.transactionHash,
+            event: "Swap",
+            sender: `0x${String((log.topics as ReadonlyArray<string>)[1]).slice(26)}`,
+            amount0: int256(data.slice(2, 66)),
+            tick: int256(data.slice(2 + 4 * 64, 2 + 5 * 64))
+          })
+        })
+        const decoded = summaries[1]
+        expect(decoded?.manifest).toMatchObject({ dataset: "events", rows: logs.length, decodedRows: logs.length, undecodedRows: 0 })
+        // The raw file is the logs export it always was.
+        expect(summaries[0]?.manifest).toMatchObject({ dataset: "logs", rows: logs.length })
+        expect(summaries[0]?.manifest.decodedRows).toBeUndefined()
+      })))
+
+  it.effect("token-activity with decimals: exact scaled amounts and ISO times beside the raw ones", () =>
+    withTempDir((outDir) =>
+      Effect.gen(function*() {
+        const sim = yield* Simulator.Simulator
+        const config = { ...tokenActivity.demoConfig(sim.dataset), decimals: true }
+        const summaries = yield* Pipeline.run(tokenActivity, config, { outDir, quiet: true })
+        const scale = (raw: string, decimals: number) => {
+          const unit = 10n ** BigInt(decimals)
+          const value = BigInt(raw)
+          const fraction = decimals === 0 ? "" : (value % unit).toString().padStart(decimals, "0").replace(/0+$/, "")
+          return `${value / unit}${fraction === "" ? "" : `.${fraction}`}`
+        }
+        const transfers = yield* summaryOf(summaries, "transfers.csv")
+        const expected = yield* oracle("account", "tokentx", { contractaddress: config.token, startblock: config.fromBlock })
+        const rows = yield* readCsv(transfers.out)
+        expect(rows.length).toBe(expected.length)
+        rows.forEach((row, i) => {
+          const t = expected[i] as Wire
+          expect(row.valueScaled).toBe(scale(String(t.value), Number(t.tokenDecimal)))
+          expect(row.timeStampIso).toBe(new Date(Number(t.timeStamp) * 1000).toISOString().replace(/\.000Z$/, "Z"))
+        })
+        // Some amounts have a fraction: the scaling is exercised.
+        expect(rows.some((r) => String(r.valueScaled).includes("."))).toBe(true)
+        const info = (yield* oracle("token", "tokeninfo", { contractaddress: config.token }))[0] as Wire
+        const holders = yield* readCsv((yield* summaryOf(summaries, "holders.csv")).out)
+        const allHolders = yield* oracle("token", "tokenholderlist", { contractaddress: config.token })
+        expect(holders.map((h) => h.TokenHolderQuantityScaled)).toEqual(
+          allHolders.map((h) => scale(String(h.TokenHolderQuantity), Number(info.divisor)))
+        )
+        const top = yield* readCsv((yield* summaryOf(summaries, "top-holders.csv")).out)
+        expect(top.length).toBe(config.topHolders)
+        for (const h of top) expect(h.TokenHolderQuantityScaled).toMatch(/^\d+(\.\d*[1-9])?$/)
       })))
 
   it.effect("wallet-history: transactions, transfers and holdings of each wallet", () =>

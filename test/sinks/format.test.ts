@@ -294,6 +294,40 @@ describe("JSONL", () => {
 })
 
 describe("lines (a row's text on its own)", () => {
+  it.effect("JSONL objects (Parquet's rows) are what JSON.parse reads back from the lines, without the text", () =>
+    Effect.gen(function*() {
+      for (const chainIdOf of [undefined, () => 137]) {
+        const jsonl = yield* Format.encoder(TransferSchema, { format: "jsonl", chainIdOf })
+        const objects = jsonl.objects
+        expect(objects).toBeDefined()
+        if (objects === undefined) return
+        expect(Either.getOrThrow(objects(oracle))).toEqual(Either.getOrThrow(jsonl.lines(oracle)).map((l) => JSON.parse(l)))
+      }
+      // Values JSON writes its own way: nested bigints, -0, NaN, dates, functions (left out), escapes.
+      const Odd = Schema.Struct({
+        big: Schema.BigIntFromSelf,
+        nested: Schema.Unknown,
+        zero: Schema.Number,
+        nan: Schema.Number,
+        when: Schema.Unknown,
+        f: Schema.Unknown,
+        text: Schema.String,
+        list: Schema.Array(Schema.String)
+      })
+      const odd = yield* Format.encoder(Odd, { format: "jsonl" })
+      const rows = [{
+        big: 2n ** 70n, nested: { a: [1n, { b: 2n ** 65n }], c: null }, zero: -0, nan: Number.NaN,
+        when: new Date(0), f: () => 1, text: "q\"\n\u2028🚀", list: ["0xaa", "b\"c"]
+      }]
+      const read = Either.getOrThrow(odd.lines(rows)).map((l) => JSON.parse(l) as unknown)
+      const built = odd.objects === undefined ? [] : Either.getOrThrow(odd.objects(rows))
+      expect(built).toEqual(read)
+      expect(built[0]).not.toHaveProperty("f")
+      expect(Object.is((built[0] as { zero: number }).zero, 0)).toBe(true)
+      // CSV has no objects: its rows are text.
+      expect((yield* Format.encoder(TransferSchema, { format: "csv" })).objects).toBeUndefined()
+    }))
+
   it.effect("joined, the lines are the encoded text, in both formats, with and without the chainid column", () =>
     Effect.gen(function*() {
       const encoded = oracle.map((row) => Schema.encodeSync(TransferSchema)(row))

@@ -260,4 +260,20 @@ describe("the decoder", () => {
       expect(both.decode({ ...transfer, data: `0x${"0".repeat(63)}5` }).args).toMatchObject({ value: "5" })
       expect(both.decode({ ...transfer, topics: [...transfer.topics, `0x${"0".repeat(63)}7`], data: "0x" }).args).toMatchObject({ tokenId: "7" })
     }))
+
+  it.effect("an event chosen by its topic0: the ABI's event of that selector; none, or two, are refused", () =>
+    Effect.gen(function*() {
+      const transferTopic = AbiEvent.getSelector("event Transfer(address indexed from, address indexed to, uint256 value)")
+      const byTopic = yield* Events.decoder(erc20Abi, { event: transferTopic.toUpperCase().replace("0X", "0x") })
+      expect(byTopic.signature).toBe("Transfer(address indexed from, address indexed to, uint256 value)")
+      expect(byTopic.topic0).toBe(transferTopic.toLowerCase())
+      expect(byTopic.arguments.map((a) => a.column)).toEqual(["from", "to", "value"])
+      const none = yield* Effect.flip(Events.decoder(erc20Abi, { event: `0x${"ab".repeat(32)}` }))
+      expect(none.message).toContain("no event of topic0")
+      const both = [
+        AbiEvent.from("event Transfer(address indexed from, address indexed to, uint256 value)"),
+        AbiEvent.from("event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)")
+      ]
+      expect((yield* Effect.flip(Events.decoder(both, { event: transferTopic }))).message).toContain("give the full signature")
+    }))
 })

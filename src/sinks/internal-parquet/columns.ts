@@ -303,6 +303,9 @@ const identifierOf = (field: SchemaAST.AST): string | undefined => {
 const probe = (name: string, field: SchemaAST.AST): { type: ColumnType; emptyAsNull: boolean } => {
   const is = Schema.is(Schema.make(SchemaAST.typeAST(field)))
   const emptyAsNull = is(null)
+  // A field of any value (`Schema.Unknown`: an event's `args` object, its arrays and tuples) is text:
+  // its JSON, as in CSV. Probed before the kinds below, which such a guard accepts too.
+  if (is("text") && is(1) && is(true) && is({})) return { type: "string", emptyAsNull: false }
   if (is(true) && is(false)) return { type: "bool", emptyAsNull }
   if (is(1n)) return { type: "decimalString", emptyAsNull }
   if (is(1)) {
