@@ -55,6 +55,22 @@ export const importModule = async (url: URL): Promise<Record<string, unknown>> =
   return import(url.href) as Promise<Record<string, unknown>>
 }
 
+/**
+ * The durable runner, loaded on first use. Its SQLite driver is an optional peer dependency (compiled
+ * on install): a user without it is told what to install.
+ */
+const loadDurable = Effect.tryPromise({
+  try: () => import("../durable/PipelineRun.js"),
+  catch: (cause) =>
+    badFlag(
+      "run",
+      "--durable",
+      `needs the optional package @effect/sql-sqlite-node (npm install @effect/sql-sqlite-node): ${
+        cause instanceof Error ? cause.message.split("\n")[0] : String(cause)
+      }`
+    )
+})
+
 /** Loads the default export of a pipeline module. */
 export const loadPipeline = (path: string) =>
   Effect.tryPromise({
@@ -88,8 +104,7 @@ export const runCommand = Command.make(
         const runOptions = { outDir: a.outDir, quiet: a.quiet, confirmations: a.confirmations }
         const summaries = a.durable
           // Loaded only when asked for: the engine, SQLite and their modules cost nothing to other runs.
-          ? yield* Effect.flatMap(Effect.promise(() => import("../durable/PipelineRun.js")), (durableRun) =>
-            durableRun.run(pipeline, targets, runOptions))
+          ? yield* Effect.flatMap(loadDurable, (durableRun) => durableRun.run(pipeline, targets, runOptions))
           : yield* Pipeline.run(pipeline, targets, runOptions)
         yield* printSummaries(summaries)
       })
