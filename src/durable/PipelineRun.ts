@@ -12,8 +12,9 @@
  * Files, in `<outDir>/<pipeline>/`:
  * - `.durable/journal.sqlite` (+ `-wal`, `-shm`): the engine's messages and replies (activity results);
  * - `.durable/journal.sqlite.lock`: one process per journal (`Lock`);
- * - `.durable/run.json`: the run in progress (`RunKey`): a run started again after a crash reuses its
- *   key, so it is the same workflow execution; removed once the run ends, successfully or not;
+ * - `.durable/run.json`: the run in progress (`RunKey`): a run started again after a crash (or Ctrl-C)
+ *   reuses its key, so it is the same workflow execution; removed once the run has a result (its files,
+ *   or a typed error: the journal keeps that result for the key, so the next start is a new run);
  * - `.durable/runs/<execution id>/<file>` (+ `.manifest.json`, `.state.json`): each export written
  *   apart (staged) by its activity — a copy of the published file extended incrementally, exactly as
  *   `Exports.toFile(…, { resume: true })` extends the published one — and moved over the published
@@ -193,8 +194,12 @@ export const run = <C, I>(
       })
     )
 
+    // The run ended (its result, success or typed failure, is in the journal): the next start is a new
+    // run. Interrupted (Ctrl-C) or killed, it is kept, so the next start continues it.
+    const ended = fs.remove(runFile).pipe(Effect.ignore)
     return yield* PipelineRun.execute(key).pipe(
-      Effect.ensuring(fs.remove(runFile).pipe(Effect.ignore)),
+      Effect.tap(() => ended),
+      Effect.tapError(() => ended),
       Effect.provide(workflowLayer.pipe(Layer.provideMerge(engineLayer(journal))))
     )
   }).pipe(Effect.scoped)
@@ -206,6 +211,7 @@ export const run = <C, I>(
 const pendingKey = (runFile: string, pipeline: string, configHash: string) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
     const previous = yield* fs.readFileString(runFile).pipe(
       Effect.flatMap(Schema.decodeUnknown(Schema.parseJson(RunKey))),
       Effect.option
@@ -213,6 +219,8 @@ const pendingKey = (runFile: string, pipeline: string, configHash: string) =>
     if (previous._tag === "Some" && previous.value.pipeline === pipeline && previous.value.configHash === configHash) {
       return previous.value
     }
+    // A new run: what earlier runs staged and never committed (they failed) is of no use any more.
+    yield* fs.remove(path.join(path.dirname(runFile), "runs"), { recursive: true }).pipe(Effect.ignore)
     const key: RunKey = { pipeline, configHash, runTime: new Date().toISOString() }
     yield* fs.writeFileString(runFile, JSON.stringify(key) + "\n").pipe(
       Effect.mapError(fileSystemError(runFile, "writing"))

@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import walletHistory from "../../pipelines/wallet-history.js"
-import { cliSuite, exited, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
+import { cliSuite, exited, failureOf, madeUpKey, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
 
 const suite = cliSuite("durable", { faults: { latency: { fixedMs: 500 } } })
 // Known to the simulator before it starts; one per run, so each run's requests are counted apart.
@@ -95,5 +95,27 @@ describe("explorer-etl run --durable", () => {
       // Nothing of the run is left but its journal.
       expect(readdirSync(path.join(durableDir, ".durable")).sort()).toEqual(["journal.sqlite", "runs"])
       expect(readdirSync(path.join(durableDir, ".durable", "runs"))).toEqual([])
+    }), 300_000)
+
+  it.live("a typed failure is reported as without --durable, and the next start is a new run", () =>
+    Effect.gen(function*() {
+      const config = path.join(suite.dir, "wallet-history.config.json")
+      writeFileSync(config, JSON.stringify(walletHistory.demoConfig(suite.sim.dataset)))
+      const unknownKey = madeUpKey("durable-unknown")
+      const out = path.join(suite.dir, "failing")
+      const plain = spawnCli(runArgs(unknownKey, config, out, false))
+      yield* exited(plain.child)
+      const message = failureOf({ args: [], code: plain.child.exitCode, signal: null, ...plain.output }, "InvalidApiKeyError")
+      for (let start = 0; start < 2; start++) {
+        const before = yield* requestsWith(suite.sim, unknownKey)
+        const durable = spawnCli(runArgs(unknownKey, config, out, true))
+        yield* exited(durable.child)
+        // Asked the server again: a new run, not the stored failure replayed.
+        expect(yield* requestsWith(suite.sim, unknownKey)).toBeGreaterThan(before)
+        expect(failureOf({ args: [], code: durable.child.exitCode, signal: null, ...durable.output }, "InvalidApiKeyError"))
+          .toBe(message)
+        // The failure is the run's result: no run left in progress, nothing staged.
+        expect(existsSync(path.join(out, "wallet-history", ".durable", "run.json"))).toBe(false)
+      }
     }), 300_000)
 })
