@@ -38,6 +38,18 @@ const stagedManifests = (pipelineDir: string): ReadonlyMap<string, string> => {
   return found
 }
 
+/** `explorer-etl status --out-dir <outDir>`: its lines. */
+const status = (outDir: string) =>
+  Effect.gen(function*() {
+    const cli = spawnCli(["status", "--out-dir", outDir])
+    // "close", not "exit": all of its output has arrived.
+    const code = yield* Effect.async<number | null>((resume) => {
+      cli.child.once("close", (c) => resume(Effect.succeed(c)))
+    })
+    expect(code, cli.output.stderr).toBe(0)
+    return cli.output.stdout.trimEnd().split("\n")
+  })
+
 const runArgs = (key: string, config: string, outDir: string, durable: boolean) => [
   "run", "pipelines/wallet-history.ts", "--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", "proplus",
   "--config", config, "--out-dir", outDir, "--quiet", ...(durable ? ["--durable"] : [])
@@ -69,6 +81,15 @@ describe("explorer-etl run --durable", () => {
       const killedRequests = yield* requestsWith(suite.sim, durableKey)
       expect(existsSync(path.join(durableDir, "wallet-0", "nft-holdings.csv.manifest.json"))).toBe(false)
 
+      // status reads the journal: the run is running, the exports that finished are done.
+      const during = yield* status(durableOut)
+      expect(during[0]).toMatch(/^wallet-history\trun \S+\trunning\t/)
+      for (const file of finished.keys()) {
+        expect(during, file).toContainEqual(expect.stringMatching(
+          new RegExp(`^  export ${file.replace(".manifest.json", "").split(path.sep).join("/")}\tdone\t[\\d,]+ rows\t\\d+ calls?$`)
+        ))
+      }
+
       const second = spawnCli(runArgs(durableKey, config, durableOut, true))
       succeeded({ args: [], code: (yield* exited(second.child)).code, signal: null, ...second.output })
       const resumedRequests = (yield* requestsWith(suite.sim, durableKey)) - killedRequests
@@ -92,6 +113,9 @@ describe("explorer-etl run --durable", () => {
       expect(finishedCalls).toBeGreaterThan(0)
       expect(resumedRequests).toBeLessThanOrEqual(plainRequests - finishedCalls + 4)
       expect(killedRequests + resumedRequests).toBeLessThanOrEqual(plainRequests + 4)
+      const after = yield* status(durableOut)
+      expect(after[0]).toMatch(/^wallet-history\trun \S+\tdone\t14\/14 exports done, /)
+      expect(after.at(-1)).toBe("  commit\tdone")
       // Nothing of the run is left but its journal.
       expect(readdirSync(path.join(durableDir, ".durable")).sort()).toEqual(["journal.sqlite", "runs"])
       expect(readdirSync(path.join(durableDir, ".durable", "runs"))).toEqual([])
@@ -117,5 +141,8 @@ describe("explorer-etl run --durable", () => {
         // The failure is the run's result: no run left in progress, nothing staged.
         expect(existsSync(path.join(out, "wallet-history", ".durable", "run.json"))).toBe(false)
       }
+      const runs = (yield* status(out)).filter((line) => line.startsWith("wallet-history\t"))
+      expect(runs.length).toBe(2)
+      for (const run of runs) expect(run).toContain(`\tfailed: InvalidApiKeyError: ${message}\t`)
     }), 300_000)
 })
