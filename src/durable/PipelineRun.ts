@@ -93,10 +93,9 @@ const engineLayer = (journal: string) =>
   ClusterWorkflowEngine.layer.pipe(
     // The runner's shards live in memory: one process owns a journal (its lock), so there is no other
     // runner to share them with, and no shard lock of a killed process to wait out.
-    Layer.provideMerge(SingleRunner.layer({
-      runnerStorage: "memory",
-      shardingConfig: { entityMessagePollInterval: "200 millis" }
-    })),
+    // Otherwise the defaults: a restarted runner reads the journal's unprocessed messages when it
+    // takes its shards, not at the next storage poll (10 s).
+    Layer.provideMerge(SingleRunner.layer({ runnerStorage: "memory" })),
     Layer.provide(SqliteClient.layer({ filename: journal })),
     // Only the sharding config read from the environment can fail here: a broken set-up, not a run's error.
     Layer.orDie
