@@ -93,9 +93,11 @@ const engineLayer = (journal: string) =>
   ClusterWorkflowEngine.layer.pipe(
     // The runner's shards live in memory: one process owns a journal (its lock), so there is no other
     // runner to share them with, and no shard lock of a killed process to wait out.
-    // Otherwise the defaults: a restarted runner reads the journal's unprocessed messages when it
-    // takes its shards, not at the next storage poll (10 s).
-    Layer.provideMerge(SingleRunner.layer({ runnerStorage: "memory" })),
+    // Ctrl-C stops the run at once (the default waits up to 15 s for the run to end by itself, warning
+    // "No healthy runners available" every 3 s): its exports are interrupted, commit their last
+    // checkpoint, and the next start continues them. Otherwise the defaults: a restarted runner reads
+    // the journal's unprocessed messages when it takes its shards, not at the next storage poll (10 s).
+    Layer.provideMerge(SingleRunner.layer({ runnerStorage: "memory", shardingConfig: { entityTerminationTimeout: 0 } })),
     Layer.provide(SqliteClient.layer({ filename: journal })),
     // Only the sharding config read from the environment can fail here: a broken set-up, not a run's error.
     Layer.orDie

@@ -16,6 +16,8 @@ const suite = cliSuite("durable", { faults: { latency: { fixedMs: 500 } } })
 // Known to the simulator before it starts; one per run, so each run's requests are counted apart.
 const plainKey = suite.key("plain", "proplus")
 const durableKey = suite.key("durable", "proplus")
+const plainAgainKey = suite.key("plain-again", "proplus")
+const interruptedKey = suite.key("interrupted", "proplus")
 
 /** Every file under `dir` (relative paths, sorted), the journal's folder left out. */
 const filesUnder = (dir: string): ReadonlyArray<string> =>
@@ -119,6 +121,38 @@ describe("explorer-etl run --durable", () => {
       // Nothing of the run is left but its journal.
       expect(readdirSync(path.join(durableDir, ".durable")).sort()).toEqual(["journal.sqlite", "runs"])
       expect(readdirSync(path.join(durableDir, ".durable", "runs"))).toEqual([])
+    }), 300_000)
+
+  it.live("interrupted with SIGINT (Ctrl-C): the run is kept, and the next start continues it to the same files", () =>
+    Effect.gen(function*() {
+      const config = path.join(suite.dir, "wallet-history.config.json")
+      writeFileSync(config, JSON.stringify(walletHistory.demoConfig(suite.sim.dataset)))
+      const plainOut = path.join(suite.dir, "plain-again")
+      const plain = spawnCli(runArgs(plainAgainKey, config, plainOut, false))
+      expect((yield* exited(plain.child)).code, plain.output.stderr).toBe(0)
+
+      const out = path.join(suite.dir, "interrupted")
+      const dir = path.join(out, "wallet-history")
+      const first = spawnCli(runArgs(interruptedKey, config, out, true))
+      yield* until(() => stagedManifests(dir).size >= 2, 120_000)
+      expect(first.child.kill("SIGINT")).toBe(true)
+      expect((yield* exited(first.child)).code).toBe(130)
+      const key = readFileSync(path.join(dir, ".durable", "run.json"), "utf8")
+      expect((yield* status(out))[0]).toMatch(/^wallet-history\trun \S+\trunning\t/)
+
+      const second = spawnCli(runArgs(interruptedKey, config, out, true))
+      succeeded({ args: [], code: (yield* exited(second.child)).code, signal: null, ...second.output })
+      const after = yield* status(out)
+      // One run, continued: the same key, done.
+      expect(after.filter((line) => line.startsWith("wallet-history\t"))).toEqual([
+        expect.stringMatching(new RegExp(`^wallet-history\\trun ${(JSON.parse(key) as { runTime: string }).runTime}\\tdone\\t`))
+      ])
+      const published = filesUnder(path.join(plainOut, "wallet-history"))
+        .filter((f) => !f.endsWith(".manifest.json") && !f.endsWith(".state.json"))
+      expect(published.length).toBe(14)
+      for (const f of published) {
+        expect(readFileSync(path.join(dir, f)).equals(readFileSync(path.join(plainOut, "wallet-history", f))), f).toBe(true)
+      }
     }), 300_000)
 
   it.live("a typed failure is reported as without --durable, and the next start is a new run", () =>
