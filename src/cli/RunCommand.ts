@@ -1,6 +1,7 @@
 /**
- * `explorer-etl run <pipeline file> [--every "<cron>"] [--config file] [--out-dir DIR]`: run a
+ * `explorer-etl run <pipeline file> [--every "<cron>"] [--config file] [--out-dir DIR] [--durable]`: run a
  * pipeline once, or now and then on a cron schedule (UTC) until interrupted; every run is incremental.
+ * With `--durable` a run is a workflow with a journal (`durable/PipelineRun`) that survives a kill.
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
@@ -29,6 +30,13 @@ const confirmations = Options.integer("confirmations").pipe(
   Options.withDescription("keep the newest N blocks out until they are final")
 )
 
+const durable = Options.boolean("durable").pipe(
+  Options.withDescription(
+    "run as a durable workflow, journal in <out-dir>/<pipeline>/.durable: killed, the same command continues it " +
+      "without repeating finished exports"
+  )
+)
+
 const isPipeline = (value: unknown): value is Pipeline.AnyPipeline =>
   typeof value === "object" && value !== null && "name" in value && "run" in value && "config" in value &&
   "demoConfig" in value && typeof (value as { run: unknown }).run === "function"
@@ -46,6 +54,22 @@ export const importModule = async (url: URL): Promise<Record<string, unknown>> =
   }
   return import(url.href) as Promise<Record<string, unknown>>
 }
+
+/**
+ * The durable runner, loaded on first use. Its SQLite driver is an optional peer dependency (compiled
+ * on install): a user without it is told what to install.
+ */
+const loadDurable = Effect.tryPromise({
+  try: () => import("../durable/PipelineRun.js"),
+  catch: (cause) =>
+    badFlag(
+      "run",
+      "--durable",
+      `needs the optional package @effect/sql-sqlite-node (npm install @effect/sql-sqlite-node): ${
+        cause instanceof Error ? cause.message.split("\n")[0] : String(cause)
+      }`
+    )
+})
 
 /** Loads the default export of a pipeline module. */
 export const loadPipeline = (path: string) =>
@@ -67,7 +91,7 @@ export const printSummaries = (summaries: ReadonlyArray<ExportSummary>) =>
 /** `explorer-etl run …` */
 export const runCommand = Command.make(
   "run",
-  { file, every, config, outDir, confirmations, ...Environment.apiOptions },
+  { file, every, config, outDir, confirmations, durable, ...Environment.apiOptions },
   (a) =>
     Effect.gen(function*() {
       const pipeline = yield* loadPipeline(a.file)
@@ -77,11 +101,11 @@ export const runCommand = Command.make(
         const targets = Option.isSome(demo) && Option.isNone(a.config)
           ? pipeline.demoConfig(demo.value)
           : yield* Pipeline.loadConfig(pipeline, { configFile: Option.getOrUndefined(a.config) })
-        const summaries = yield* Pipeline.run(pipeline, targets, {
-          outDir: a.outDir,
-          quiet: a.quiet,
-          confirmations: a.confirmations
-        })
+        const runOptions = { outDir: a.outDir, quiet: a.quiet, confirmations: a.confirmations }
+        const summaries = a.durable
+          // Loaded only when asked for: the engine, SQLite and their modules cost nothing to other runs.
+          ? yield* Effect.flatMap(loadDurable, (durableRun) => durableRun.run(pipeline, targets, runOptions))
+          : yield* Pipeline.run(pipeline, targets, runOptions)
         yield* printSummaries(summaries)
       })
       yield* Option.match(cron, { onNone: () => once, onSome: (c) => Pipeline.schedule(once, c) }).pipe(

@@ -1,0 +1,159 @@
+/**
+ * What the journal of durable runs says (`explorer-etl status`): every run of a pipeline folder with
+ * its state, and every activity of it (`export <file>`, `commit`) with its state, rows and calls, or the
+ * typed error it failed with. Read from the SQLite journal `PipelineRun` writes, without starting the
+ * engine (and so without resuming anything): the engine's message table holds one `run` request per
+ * run and one `activity` request per attempt; the reply table, their results (the workflow's `Result`
+ * in an `Exit`, encoded by the schemas of `PipelineRun`).
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { ExportFailure, ExportSummary, RunKey } from "./PipelineRun.js"
+
+/** Where a run or an activity stands. */
+export type State = "running" | "done" | "failed"
+
+/** One activity of a run. */
+export interface ActivityStatus {
+  /** `export <file>` or `commit`. */
+  readonly name: string
+  readonly state: State
+  /** Attempts started (more than one after a crash or an interruption while it ran). */
+  readonly attempts: number
+  /** An export that is done: rows in its file and calls made by the run that wrote it. */
+  readonly rows?: number | undefined
+  readonly calls?: number | undefined
+  /** A failed one: `<ErrorTag>: <message>`. */
+  readonly error?: string | undefined
+}
+
+/** One run of a pipeline. */
+export interface RunStatus {
+  readonly executionId: string
+  readonly key: RunKey
+  readonly state: State
+  readonly error?: string | undefined
+  readonly activities: ReadonlyArray<ActivityStatus>
+}
+
+const Message = Schema.Struct({
+  id: Schema.Union(Schema.Number, Schema.BigIntFromSelf, Schema.String),
+  entity_id: Schema.String,
+  tag: Schema.String,
+  payload: Schema.String
+})
+const Reply = Schema.Struct({ request_id: Schema.Union(Schema.Number, Schema.BigIntFromSelf, Schema.String), payload: Schema.String })
+
+/** The parts of an encoded reply that say how a request ended: `Exit<Result<Exit<A, E>>>`. */
+const ReplyPayload = Schema.parseJson(Schema.Struct({
+  _tag: Schema.String,
+  value: Schema.optional(Schema.Struct({
+    _tag: Schema.String,
+    exit: Schema.optional(Schema.Struct({
+      _tag: Schema.String,
+      value: Schema.optional(Schema.Unknown),
+      cause: Schema.optional(Schema.Unknown)
+    }))
+  }))
+}))
+
+const ActivityPayload = Schema.parseJson(Schema.Struct({ name: Schema.String, attempt: Schema.Number }))
+
+/** `<ErrorTag>: <message>` of the first typed error in an encoded cause, else a generic text. */
+const describeCause = (cause: unknown): string => {
+  const seen: Array<unknown> = [cause]
+  while (seen.length > 0) {
+    const node = seen.shift()
+    if (node === null || typeof node !== "object") continue
+    const failure = Schema.decodeUnknownOption(ExportFailure)(node)
+    if (Option.isSome(failure)) return `${failure.value._tag}: ${failure.value.message}`
+    seen.push(...Object.values(node))
+  }
+  return "a defect (see the run's output)"
+}
+
+type Ended = { readonly state: State; readonly value?: unknown; readonly error?: string }
+
+/** How a request ended, from its reply (none: still running, or suspended to be continued). */
+const endedOf = (payload: string | undefined): Ended => {
+  if (payload === undefined) return { state: "running" }
+  const reply = Schema.decodeUnknownOption(ReplyPayload)(payload)
+  if (Option.isNone(reply)) return { state: "running" }
+  const { _tag, value } = reply.value
+  if (_tag !== "Success" || value === undefined) return { state: "failed", error: "the engine failed the request" }
+  if (value._tag !== "Complete" || value.exit === undefined) return { state: "running" }
+  return value.exit._tag === "Success"
+    ? { state: "done", value: value.exit.value }
+    : { state: "failed", error: describeCause(value.exit.cause) }
+}
+
+const idText = (id: number | bigint | string): string => String(id)
+
+const calls = (n: number): string => `${n} call${n === 1 ? "" : "s"}`
+
+/**
+ * Every run in a journal, oldest first, with its activities in the order they started.
+ *
+ * @example
+ * const runs = yield* Status.read.pipe(Effect.provide(SqliteClient.layer({ filename: journal })))
+ */
+export const read: Effect.Effect<ReadonlyArray<RunStatus>, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const messages = (yield* sql`SELECT id, entity_id, tag, payload FROM cluster_messages
+    WHERE entity_type LIKE 'Workflow/explorer-etl/run/%' AND tag IN ('run', 'activity') ORDER BY id`)
+    .flatMap((row) => Option.toArray(Schema.decodeUnknownOption(Message)(row)))
+  const replies = new Map(
+    (yield* sql`SELECT request_id, payload FROM cluster_replies ORDER BY id`)
+      .flatMap((row) => Option.toArray(Schema.decodeUnknownOption(Reply)(row)))
+      .map((r) => [idText(r.request_id), r.payload] as const)
+  )
+  const runs: Array<RunStatus> = []
+  for (const run of messages.filter((m) => m.tag === "run")) {
+    const key = Schema.decodeUnknownOption(Schema.parseJson(RunKey))(run.payload)
+    if (Option.isNone(key)) continue
+    const ended = endedOf(replies.get(idText(run.id)))
+    // Activities by name: the last attempt's reply says how it stands.
+    const byName = new Map<string, { attempts: number; ended: Ended }>()
+    for (const m of messages) {
+      if (m.tag !== "activity" || m.entity_id !== run.entity_id) continue
+      const payload = Schema.decodeUnknownOption(ActivityPayload)(m.payload)
+      if (Option.isNone(payload)) continue
+      const before = byName.get(payload.value.name)
+      byName.set(payload.value.name, { attempts: (before?.attempts ?? 0) + 1, ended: endedOf(replies.get(idText(m.id))) })
+    }
+    const activities = [...byName].map(([name, { attempts, ended }]): ActivityStatus => {
+      const summary = Schema.decodeUnknownOption(ExportSummary)(ended.value)
+      return {
+        name,
+        state: ended.state,
+        attempts,
+        rows: Option.getOrUndefined(Option.map(summary, (s) => s.manifest.rows)),
+        calls: Option.getOrUndefined(Option.map(summary, (s) => s.manifest.calls)),
+        error: ended.error
+      }
+    })
+    runs.push({ executionId: run.entity_id, key: key.value, state: ended.state, error: ended.error, activities })
+  }
+  return runs
+})
+
+/** A run and its activities as lines of text, as `explorer-etl status` prints them. */
+export const describe = (run: RunStatus): ReadonlyArray<string> => {
+  const done = run.activities.filter((a) => a.name !== "commit" && a.state === "done")
+  const rows = done.reduce((n, a) => n + (a.rows ?? 0), 0)
+  const callsMade = done.reduce((n, a) => n + (a.calls ?? 0), 0)
+  const exports = run.activities.filter((a) => a.name !== "commit").length
+  return [
+    `${run.key.pipeline}\trun ${run.key.runTime}\t${run.state}${run.error === undefined ? "" : `: ${run.error}`}\t` +
+    `${done.length}/${exports} exports done, ${rows.toLocaleString("en-US")} rows, ${calls(callsMade)}`,
+    ...run.activities.map((a) =>
+      `  ${a.name}\t${a.state}` +
+      (a.rows === undefined ? "" : `\t${a.rows.toLocaleString("en-US")} rows\t${calls(a.calls ?? 0)}`) +
+      (a.attempts > 1 ? `\t${a.attempts} attempts` : "") +
+      (a.error === undefined ? "" : `\t${a.error}`)
+    )
+  ]
+}

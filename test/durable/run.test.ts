@@ -1,0 +1,182 @@
+/**
+ * `explorer-etl run <pipeline> --durable` as a user runs it, against a simulator in this process (so its
+ * requests are counted per key): killed with SIGKILL mid-run and started again, the durable run ends
+ * with files byte-identical to today's one-process run (`run` without `--durable`); the exports that
+ * had finished before the kill are not run again (their manifests, written once, are the published
+ * ones) and the two durable starts together make about the requests of one uninterrupted run.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import * as path from "node:path"
+import walletHistory from "../../pipelines/wallet-history.js"
+import { cliSuite, exited, failureOf, madeUpKey, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
+
+const suite = cliSuite("durable", { faults: { latency: { fixedMs: 500 } } })
+// Known to the simulator before it starts; one per run, so each run's requests are counted apart.
+const plainKey = suite.key("plain", "proplus")
+const durableKey = suite.key("durable", "proplus")
+const plainAgainKey = suite.key("plain-again", "proplus")
+const interruptedKey = suite.key("interrupted", "proplus")
+
+/** Every file under `dir` (relative paths, sorted), the journal's folder left out. */
+const filesUnder = (dir: string): ReadonlyArray<string> =>
+  (readdirSync(dir, { recursive: true }) as Array<string>)
+    .filter((f) => !f.split(path.sep).includes(".durable"))
+    .filter((f) => statSync(path.join(dir, f)).isFile())
+    .sort()
+
+/** The staged manifests of a durable run in progress: file (relative to the pipeline's folder) → text. */
+const stagedManifests = (pipelineDir: string): ReadonlyMap<string, string> => {
+  const runs = path.join(pipelineDir, ".durable", "runs")
+  const found = new Map<string, string>()
+  if (!existsSync(runs)) return found
+  for (const execution of readdirSync(runs)) {
+    const root = path.join(runs, execution)
+    for (const f of readdirSync(root, { recursive: true }) as Array<string>) {
+      if (f.endsWith(".manifest.json")) found.set(f, readFileSync(path.join(root, f), "utf8"))
+    }
+  }
+  return found
+}
+
+/** `explorer-etl status --out-dir <outDir>`: its lines. */
+const status = (outDir: string) =>
+  Effect.gen(function*() {
+    const cli = spawnCli(["status", "--out-dir", outDir])
+    // "close", not "exit": all of its output has arrived.
+    const code = yield* Effect.async<number | null>((resume) => {
+      cli.child.once("close", (c) => resume(Effect.succeed(c)))
+    })
+    expect(code, cli.output.stderr).toBe(0)
+    return cli.output.stdout.trimEnd().split("\n")
+  })
+
+const runArgs = (key: string, config: string, outDir: string, durable: boolean) => [
+  "run", "pipelines/wallet-history.ts", "--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", "proplus",
+  "--config", config, "--out-dir", outDir, "--quiet", ...(durable ? ["--durable"] : [])
+]
+
+describe("explorer-etl run --durable", () => {
+  it.live("killed with SIGKILL and started again: files byte-identical, finished exports not run again", () =>
+    Effect.gen(function*() {
+      const config = path.join(suite.dir, "wallet-history.config.json")
+      writeFileSync(config, JSON.stringify(walletHistory.demoConfig(suite.sim.dataset)))
+
+      // Today's one-process run: the files and the requests to match.
+      const plainOut = path.join(suite.dir, "plain")
+      const plain = spawnCli(runArgs(plainKey, config, plainOut, false))
+      expect((yield* exited(plain.child)).code, plain.output.stderr).toBe(0)
+      const plainRequests = yield* requestsWith(suite.sim, plainKey)
+      const plainDir = path.join(plainOut, "wallet-history")
+
+      // The durable run, killed once a few exports have finished.
+      const durableOut = path.join(suite.dir, "durable")
+      const durableDir = path.join(durableOut, "wallet-history")
+      const first = spawnCli(runArgs(durableKey, config, durableOut, true))
+      yield* until(() => stagedManifests(durableDir).size >= 3, 120_000)
+      const finished = stagedManifests(durableDir)
+      // Their results reach the journal right after their manifests: a moment for that, then the kill.
+      yield* Effect.sleep("300 millis")
+      expect(first.child.kill("SIGKILL")).toBe(true)
+      expect((yield* exited(first.child)).signal).toBe("SIGKILL")
+      const killedRequests = yield* requestsWith(suite.sim, durableKey)
+      expect(existsSync(path.join(durableDir, "wallet-0", "nft-holdings.csv.manifest.json"))).toBe(false)
+
+      // status reads the journal: the run is running, the exports that finished are done.
+      const during = yield* status(durableOut)
+      expect(during[0]).toMatch(/^wallet-history\trun \S+\trunning\t/)
+      for (const file of finished.keys()) {
+        expect(during, file).toContainEqual(expect.stringMatching(
+          new RegExp(`^  export ${file.replace(".manifest.json", "").split(path.sep).join("/")}\tdone\t[\\d,]+ rows\t\\d+ calls?$`)
+        ))
+      }
+
+      const second = spawnCli(runArgs(durableKey, config, durableOut, true))
+      succeeded({ args: [], code: (yield* exited(second.child)).code, signal: null, ...second.output })
+      const resumedRequests = (yield* requestsWith(suite.sim, durableKey)) - killedRequests
+
+      // Byte-identical files (data and checkpoints; manifests differ only in times and calls).
+      const published = filesUnder(plainDir).filter((f) => !f.endsWith(".manifest.json") && !f.endsWith(".state.json"))
+      expect(published.length).toBe(14)
+      expect(filesUnder(durableDir).filter((f) => !f.endsWith(".manifest.json") && !f.endsWith(".state.json")))
+        .toEqual(published)
+      for (const f of published) {
+        expect(readFileSync(path.join(durableDir, f)).equals(readFileSync(path.join(plainDir, f))), f).toBe(true)
+      }
+      // The same lines on stdout as the plain run, with this run's folder.
+      expect(second.output.stdout.split(durableOut).join("<out>")).toBe(plain.output.stdout.split(plainOut).join("<out>"))
+
+      // Finished exports were not run again: the manifest each wrote before the kill is the published one.
+      for (const [file, manifest] of finished) {
+        expect(readFileSync(path.join(durableDir, file), "utf8"), file).toBe(manifest)
+      }
+      const finishedCalls = [...finished.values()].reduce((n, m) => n + (JSON.parse(m) as { calls: number }).calls, 0)
+      expect(finishedCalls).toBeGreaterThan(0)
+      expect(resumedRequests).toBeLessThanOrEqual(plainRequests - finishedCalls + 4)
+      expect(killedRequests + resumedRequests).toBeLessThanOrEqual(plainRequests + 4)
+      const after = yield* status(durableOut)
+      expect(after[0]).toMatch(/^wallet-history\trun \S+\tdone\t14\/14 exports done, /)
+      expect(after.at(-1)).toBe("  commit\tdone")
+      // Nothing of the run is left but its journal.
+      expect(readdirSync(path.join(durableDir, ".durable")).sort()).toEqual(["journal.sqlite", "runs"])
+      expect(readdirSync(path.join(durableDir, ".durable", "runs"))).toEqual([])
+    }), 300_000)
+
+  it.live("interrupted with SIGINT (Ctrl-C): the run is kept, and the next start continues it to the same files", () =>
+    Effect.gen(function*() {
+      const config = path.join(suite.dir, "wallet-history.config.json")
+      writeFileSync(config, JSON.stringify(walletHistory.demoConfig(suite.sim.dataset)))
+      const plainOut = path.join(suite.dir, "plain-again")
+      const plain = spawnCli(runArgs(plainAgainKey, config, plainOut, false))
+      expect((yield* exited(plain.child)).code, plain.output.stderr).toBe(0)
+
+      const out = path.join(suite.dir, "interrupted")
+      const dir = path.join(out, "wallet-history")
+      const first = spawnCli(runArgs(interruptedKey, config, out, true))
+      yield* until(() => stagedManifests(dir).size >= 2, 120_000)
+      expect(first.child.kill("SIGINT")).toBe(true)
+      expect((yield* exited(first.child)).code).toBe(130)
+      const key = readFileSync(path.join(dir, ".durable", "run.json"), "utf8")
+      expect((yield* status(out))[0]).toMatch(/^wallet-history\trun \S+\trunning\t/)
+
+      const second = spawnCli(runArgs(interruptedKey, config, out, true))
+      succeeded({ args: [], code: (yield* exited(second.child)).code, signal: null, ...second.output })
+      const after = yield* status(out)
+      // One run, continued: the same key, done.
+      expect(after.filter((line) => line.startsWith("wallet-history\t"))).toEqual([
+        expect.stringMatching(new RegExp(`^wallet-history\\trun ${(JSON.parse(key) as { runTime: string }).runTime}\\tdone\\t`))
+      ])
+      const published = filesUnder(path.join(plainOut, "wallet-history"))
+        .filter((f) => !f.endsWith(".manifest.json") && !f.endsWith(".state.json"))
+      expect(published.length).toBe(14)
+      for (const f of published) {
+        expect(readFileSync(path.join(dir, f)).equals(readFileSync(path.join(plainOut, "wallet-history", f))), f).toBe(true)
+      }
+    }), 300_000)
+
+  it.live("a typed failure is reported as without --durable, and the next start is a new run", () =>
+    Effect.gen(function*() {
+      const config = path.join(suite.dir, "wallet-history.config.json")
+      writeFileSync(config, JSON.stringify(walletHistory.demoConfig(suite.sim.dataset)))
+      const unknownKey = madeUpKey("durable-unknown")
+      const out = path.join(suite.dir, "failing")
+      const plain = spawnCli(runArgs(unknownKey, config, out, false))
+      yield* exited(plain.child)
+      const message = failureOf({ args: [], code: plain.child.exitCode, signal: null, ...plain.output }, "InvalidApiKeyError")
+      for (let start = 0; start < 2; start++) {
+        const before = yield* requestsWith(suite.sim, unknownKey)
+        const durable = spawnCli(runArgs(unknownKey, config, out, true))
+        yield* exited(durable.child)
+        // Asked the server again: a new run, not the stored failure replayed.
+        expect(yield* requestsWith(suite.sim, unknownKey)).toBeGreaterThan(before)
+        expect(failureOf({ args: [], code: durable.child.exitCode, signal: null, ...durable.output }, "InvalidApiKeyError"))
+          .toBe(message)
+        // The failure is the run's result: no run left in progress, nothing staged.
+        expect(existsSync(path.join(out, "wallet-history", ".durable", "run.json"))).toBe(false)
+      }
+      const runs = (yield* status(out)).filter((line) => line.startsWith("wallet-history\t"))
+      expect(runs.length).toBe(2)
+      for (const run of runs) expect(run).toContain(`\tfailed: InvalidApiKeyError: ${message}\t`)
+    }), 300_000)
+})
