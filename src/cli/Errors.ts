@@ -21,6 +21,23 @@ import type { SinkError } from "../sinks/SinkError.js"
 export const badFlag = (command: string, parameter: string, detail: string, chainId = 0): InvalidInputError =>
   new InvalidInputError({ chainId, module: "cli", action: command, parameter, detail })
 
+/**
+ * Loads modules that need the optional peer @effect/sql-sqlite-node (its better-sqlite3 compiles on
+ * install): a user without it is told what to install, as a bad `parameter` of `command`.
+ */
+export const loadWithSqlite = <A>(command: string, parameter: string, load: () => Promise<A>): Effect.Effect<A, InvalidInputError> =>
+  Effect.tryPromise({
+    try: load,
+    catch: (cause) =>
+      badFlag(
+        command,
+        parameter,
+        `needs the optional package @effect/sql-sqlite-node (npm install @effect/sql-sqlite-node): ${
+          cause instanceof Error ? cause.message.split("\n")[0] : String(cause)
+        }`
+      )
+  })
+
 /** The export options the CLI takes from flags, and how it words their refusal (as it always has). */
 const optionFlags = {
   out: { flag: "--out", detail: (detail: string) => detail },

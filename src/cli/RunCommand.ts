@@ -16,7 +16,7 @@ import { DemoData } from "../DemoData.js"
 import * as Pipeline from "../Pipeline.js"
 import type { ExportSummary } from "../Exports.js"
 import * as Environment from "./Environment.js"
-import { badFlag, refusedFlag } from "./Errors.js"
+import { badFlag, loadWithSqlite, refusedFlag } from "./Errors.js"
 
 const file = Args.text({ name: "pipeline file" }).pipe(Args.withDescription("a pipeline module, e.g. pipelines/token-activity.ts"))
 const every = Options.text("every").pipe(
@@ -59,17 +59,7 @@ export const importModule = async (url: URL): Promise<Record<string, unknown>> =
  * The durable runner, loaded on first use. Its SQLite driver is an optional peer dependency (compiled
  * on install): a user without it is told what to install.
  */
-const loadDurable = Effect.tryPromise({
-  try: () => import("../durable/PipelineRun.js"),
-  catch: (cause) =>
-    badFlag(
-      "run",
-      "--durable",
-      `needs the optional package @effect/sql-sqlite-node (npm install @effect/sql-sqlite-node): ${
-        cause instanceof Error ? cause.message.split("\n")[0] : String(cause)
-      }`
-    )
-})
+const loadDurable = loadWithSqlite("run", "--durable", () => import("../durable/PipelineRun.js"))
 
 /** Loads the default export of a pipeline module. */
 export const loadPipeline = (path: string) =>

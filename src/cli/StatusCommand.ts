@@ -10,22 +10,16 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Path from "@effect/platform/Path"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { badFlag } from "./Errors.js"
+import { loadWithSqlite } from "./Errors.js"
 
 const outDir = Options.text("out-dir").pipe(Options.withDefault("out"), Options.withDescription("output folder (default ./out)"))
 
 /** The journal reader and its SQLite driver (an optional peer), loaded on use. */
-const loadStatus = Effect.tryPromise({
-  try: () => Promise.all([import("../durable/Status.js"), import("@effect/sql-sqlite-node/SqliteClient")]),
-  catch: (cause) =>
-    badFlag(
-      "status",
-      "status",
-      `needs the optional package @effect/sql-sqlite-node (npm install @effect/sql-sqlite-node): ${
-        cause instanceof Error ? cause.message.split("\n")[0] : String(cause)
-      }`
-    )
-})
+const loadStatus = loadWithSqlite(
+  "status",
+  "status",
+  () => Promise.all([import("../durable/Status.js"), import("@effect/sql-sqlite-node/SqliteClient")])
+)
 
 /** `explorer-etl status …` */
 export const statusCommand = Command.make("status", { outDir }, (a) =>

@@ -6,13 +6,13 @@
  * `event` rows — fresh, extended by a later `--resume`, and after a SIGKILL while partitions are under
  * way then `--resume`, in CSV and in Parquet (read back by DuckDB).
  */
-import { DuckDBInstance } from "@duckdb/node-api"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Simulator from "../../src/simulator/index.js"
 import { profileOf } from "../../src/simulator/profiles.js"
+import { duckdbRows } from "../duckdb.js"
 import { cliSuite, exited, readCsv, readJsonl, spawnCli, succeeded, until } from "./helpers.js"
 
 const CHAIN = 42161
@@ -75,28 +75,25 @@ const stateOf = (out: string): { readonly partitions?: ReadonlyArray<unknown> } 
 }
 
 /** Rows of the file with an empty `event`, and all its rows. */
-const emptyEvents = (out: string) =>
-  Effect.promise(async () => {
-    if (out.endsWith(".csv")) {
+const emptyEvents = (out: string): Effect.Effect<{ rows: number; undecoded: number }> => {
+  if (out.endsWith(".csv")) {
+    return Effect.sync(() => {
       const { header, rows } = readCsv(readFileSync(out, "utf8"))
       const at = header.indexOf("event")
       return { rows: rows.length, undecoded: rows.filter((r) => r[at] === "").length }
-    }
-    if (out.endsWith(".jsonl")) {
+    })
+  }
+  if (out.endsWith(".jsonl")) {
+    return Effect.sync(() => {
       const rows = readJsonl(readFileSync(out, "utf8"))
       return { rows: rows.length, undecoded: rows.filter((r) => r.event === "").length }
-    }
-    const db = await DuckDBInstance.create(":memory:", { threads: "1" })
-    const connection = await db.connect()
-    try {
-      const reader = await connection.runAndReadAll(
-        `SELECT count(*)::INTEGER AS rows, count(*) FILTER (WHERE event = '')::INTEGER AS undecoded FROM read_parquet('${out}')`
-      )
-      return reader.getRowObjectsJson()[0] as { rows: number; undecoded: number }
-    } finally {
-      connection.closeSync()
-    }
-  })
+    })
+  }
+  return Effect.map(
+    duckdbRows(`SELECT count(*)::INTEGER AS rows, count(*) FILTER (WHERE event = '')::INTEGER AS undecoded FROM read_parquet('${out}')`),
+    (rows) => rows[0] as { rows: number; undecoded: number }
+  )
+}
 
 describe("decoded and undecoded rows in the manifest of an events export", () => {
   const freshKey = key("fresh")
@@ -139,15 +136,7 @@ describe("decoded and undecoded rows in the manifest of an events export", () =>
       // Without --event the arguments are one JSON object: a text column of its JSON (not a flag).
       expect((JSON.parse(readFileSync(`${out}.manifest.json`, "utf8")) as { columnTypes: ReadonlyArray<unknown> }).columnTypes)
         .toContainEqual({ name: "args", type: "string" })
-      const args = yield* Effect.promise(async () => {
-        const db = await DuckDBInstance.create(":memory:", { threads: "1" })
-        const connection = await db.connect()
-        try {
-          return (await connection.runAndReadAll(`SELECT args FROM read_parquet('${out}') WHERE event = 'Transfer' LIMIT 1`)).getRowObjectsJson()
-        } finally {
-          connection.closeSync()
-        }
-      })
+      const args = yield* duckdbRows(`SELECT args FROM read_parquet('${out}') WHERE event = 'Transfer' LIMIT 1`)
       expect(Object.keys(JSON.parse(String(args[0]?.args)) as object)).toEqual(["from", "to", "value"])
     }), TIMEOUT)
 

@@ -4,7 +4,7 @@
  * double of the exact amount; the manifest types it `float64`. With any other format the flag is
  * refused before any request, and no file is written.
  */
-import { DuckDBInstance } from "@duckdb/node-api"
+import { duckdbRows } from "../duckdb.js"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { existsSync, readFileSync } from "node:fs"
@@ -21,16 +21,7 @@ interface ParquetManifest {
   readonly columnTypes: ReadonlyArray<{ readonly name: string; readonly type: string }>
 }
 
-const query = (sql: string) =>
-  Effect.promise(async () => {
-    const db = await DuckDBInstance.create(":memory:", { threads: "1" })
-    const connection = await db.connect()
-    try {
-      return (await connection.runAndReadAll(sql)).getRowObjectsJson()
-    } finally {
-      connection.closeSync()
-    }
-  })
+const query = duckdbRows
 
 describe("--float-columns", () => {
   const parquetKey = key("parquet", "standard")

@@ -5,7 +5,8 @@
  * manifest names the format and each column's type, row groups hold 10,000 rows, and `--resume`
  * extends a finished Parquet file with the new blocks.
  */
-import { DuckDBInstance, type Json } from "@duckdb/node-api"
+import type { Json } from "@duckdb/node-api"
+import { duckdbRows } from "../duckdb.js"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
@@ -62,16 +63,7 @@ interface ParquetManifest {
 const manifestOf = (out: string) => JSON.parse(readFileSync(`${out}.manifest.json`, "utf8")) as ParquetManifest
 
 /** Runs SQL on a fresh in-memory DuckDB. */
-const sql = (text: string) =>
-  Effect.promise(async () => {
-    const db = await DuckDBInstance.create(":memory:", { threads: "1" })
-    const connection = await db.connect()
-    try {
-      return (await connection.runAndReadAll(text)).getRowObjectsJson()
-    } finally {
-      connection.closeSync()
-    }
-  })
+const sql = duckdbRows
 
 const duckTypes: Record<string, string> = {
   int64: "BIGINT",

@@ -4,12 +4,12 @@
  * the JSONL export's rows; a SIGKILL once partitions are under way, then `--resume`, ends with exactly
  * those rows too, without reading again the rows the checkpoint's spools hold (`--checkpoint-every 0`).
  */
-import { DuckDBInstance } from "@duckdb/node-api"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type * as Simulator from "../../src/simulator/index.js"
+import { duckdbRows } from "../duckdb.js"
 import { exited, madeUpKey, makeTempDir, readJsonl, removeDir, spawnCli, startSimulator, succeeded, Transcript, until } from "./helpers.js"
 
 const TIMEOUT = 240_000
@@ -62,19 +62,10 @@ const expected = (records: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
   })
 
 const parquetRows = (file: string) =>
-  Effect.promise(async () => {
-    const db = await DuckDBInstance.create(":memory:", { threads: "1" })
-    const connection = await db.connect()
-    try {
-      const reader = await connection.runAndReadAll(
-        `SELECT transactionHash, logIndex::VARCHAR AS logIndex, blockNumber::VARCHAR AS blockNumber, topic0, topic3, data,
-         gasPrice FROM read_parquet('${file}')`
-      )
-      return reader.getRowObjectsJson()
-    } finally {
-      connection.closeSync()
-    }
-  })
+  duckdbRows(
+    `SELECT transactionHash, logIndex::VARCHAR AS logIndex, blockNumber::VARCHAR AS blockNumber, topic0, topic3, data,
+     gasPrice FROM read_parquet('${file}')`
+  )
 
 let reference: ReadonlyArray<unknown> | undefined
 const jsonlRows = Effect.gen(function*() {

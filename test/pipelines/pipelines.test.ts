@@ -6,7 +6,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
-import { DuckDBInstance } from "@duckdb/node-api"
+import { duckdbRows } from "../duckdb.js"
 import { parse } from "csv-parse/sync"
 import { Effect, Exit, Layer, Redacted, Schema } from "effect"
 import { createHash } from "node:crypto"
@@ -87,16 +87,7 @@ const expectCsvEqualsOracle = (summary: ExportSummary, expected: ReadonlyArray<W
   })
 
 /** The rows of a DuckDB query (over a Parquet file), as JSON values. */
-const parquetRows = (sql: string) =>
-  Effect.promise(async () => {
-    const db = await DuckDBInstance.create(":memory:", { threads: "1" })
-    const connection = await db.connect()
-    try {
-      return (await connection.runAndReadAll(sql)).getRowObjectsJson()
-    } finally {
-      connection.closeSync()
-    }
-  })
+const parquetRows = duckdbRows
 
 /** Every data file under `dir` (not manifests, not states) with its content. */
 const snapshot = (dir: string) =>

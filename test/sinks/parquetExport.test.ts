@@ -4,7 +4,8 @@
  * uninterrupted export; so does an export whose source fails midway; a later run extends the finished
  * file with the new blocks; row groups hold a fixed row count between checkpoints.
  */
-import { DuckDBInstance, type Json } from "@duckdb/node-api"
+import type { Json } from "@duckdb/node-api"
+import { duckdbRows } from "../duckdb.js"
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
@@ -20,15 +21,7 @@ const childScript = fileURLToPath(new URL("./fixtures/export-child.ts", import.m
 
 /** Every row of a Parquet file, in order, as DuckDB reads it. */
 const rowsOf = (file: string): Effect.Effect<ReadonlyArray<Record<string, Json>>> =>
-  Effect.promise(async () => {
-    const db = await DuckDBInstance.create(":memory:", { threads: "1" })
-    const connection = await db.connect()
-    try {
-      return (await connection.runAndReadAll(`SELECT * FROM read_parquet('${file}')`)).getRowObjectsJson()
-    } finally {
-      connection.closeSync()
-    }
-  })
+  duckdbRows(`SELECT * FROM read_parquet('${file}')`)
 
 /** The rows a DuckDB reads from the synthetic rows of blocks from..to (the oracle, not another export). */
 const oracleRows = (from: number, to: number, dataBytes?: number) =>

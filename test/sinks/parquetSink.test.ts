@@ -4,7 +4,7 @@
  * run into a Parquet `Sink` (`Sinks.Parquet.sink`); DuckDB reads the file back with the oracle's
  * Transfer logs decoded by hand. A stream that fails leaves no file, not even a partial one.
  */
-import { DuckDBInstance } from "@duckdb/node-api"
+import { duckdbRows } from "../duckdb.js"
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
 import { Chunk, Effect, Layer, Redacted, Stream } from "effect"
@@ -38,16 +38,7 @@ const Live = Layer.provideMerge(Layer.merge(ClientLive, NodeContext.layer), Simu
 const dir = mkdtempSync(join(tmpdir(), "explorer-etl-parquet-sink-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const query = (sql: string) =>
-  Effect.promise(async () => {
-    const db = await DuckDBInstance.create(":memory:", { threads: "1" })
-    const connection = await db.connect()
-    try {
-      return (await connection.runAndReadAll(sql)).getRowObjectsJson()
-    } finally {
-      connection.closeSync()
-    }
-  })
+const query = duckdbRows
 
 type Wire = Readonly<Record<string, unknown>>
 const hexNumber = (text: unknown): number => (text === "0x" ? 0 : Number(BigInt(text as string)))
