@@ -41,6 +41,7 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Plan from "../Plan.js"
 import * as Progress from "../streams/Progress.js"
+import type * as BlockCursor from "../streams/BlockCursor.js"
 import type { BlockBatch } from "../streams/BlockCursor.js"
 import { type BlockRange, type BlockSource, chainIdsOf, type RowSource, type Source } from "../streams/Sources.js"
 import * as Checkpoint from "./Checkpoint.js"
@@ -412,6 +413,42 @@ const partitionsOf = (start: Resume.Start, range: BlockRange) => {
 }
 
 /**
+ * What both block writers (CSV/JSONL and Parquet) give `Partitioned.run` alike: where the run stands,
+ * the partitions it continues, how the source reads a range (`reading`: its batches, or its lines
+ * when it has them), the limits, and the live display.
+ */
+const partitionedCommon = <A, I, E, R>(
+  source: BlockSource<A, I, E, R>,
+  run: Run,
+  start: Resume.Start,
+  base: Checkpoint.State,
+  range: BlockRange,
+  until: Effect.Effect<number, E | SinkError> | undefined
+) => {
+  const { files, live, settings } = run
+  const { resumed, toBlock } = partitionsOf(start, range)
+  return {
+    folder: settings.folder,
+    tempName: files.tempName,
+    at: { rows: base.rows, completeThrough: base.completeThrough, undecodedRows: base.undecodedRows },
+    toBlock,
+    until,
+    resumed,
+    parallel: source.parallel,
+    concurrency: settings.concurrency,
+    checkpointEvery: settings.checkpointEvery,
+    onProgress: (view: Partitioned.View) => {
+      live.rows = view.rows
+      live.block = view.completeThrough
+      live.fraction = view.fraction
+      live.running = view.running
+    },
+    /** The options of the source's read of one partition. */
+    readOptions: (bound: BlockCursor.Bound, onAnswer: (millis: number) => void) => ({ progress: run.progress, bound, onAnswer })
+  }
+}
+
+/**
  * Writes the blocks of `range` after where the run starts, in partitions read in parallel when the
  * source allows it (`Partitioned`), committing checkpoints on the way (and a last one when it fails or
  * is interrupted, so `resume` continues from there). Ends with the file complete, fsynced and its state
@@ -428,7 +465,7 @@ const writeRange = <A, I, E, R>(
     const { encoder, files, live, settings } = run
     if (start._tag === "Fresh") yield* Partitioned.removeSpools(settings.folder, files.tempName)
     const { base, file } = yield* Resume.open(start, files, encoder.header, freshState(run, source))
-    const { resumed, toBlock } = partitionsOf(start, range)
+    const { readOptions, ...common } = partitionedCommon(source, run, start, base, range, until)
     const snapshotAt = (snapshot: Partitioned.Snapshot) =>
       Resume.write(files, base, "writing", { ...snapshot.main, partitions: snapshot.partitions })
     live.block = base.completeThrough
@@ -442,41 +479,23 @@ const writeRange = <A, I, E, R>(
       lineBatches !== undefined
         ? target.append((rows as ReadonlyArray<string>).join(""))
         : Effect.flatMap(encoder.encode(rows), target.append)
+    const write = (target: DataFile, rows: ReadonlyArray<unknown>) =>
+      Effect.gen(function*() {
+        for (let i = 0; i < rows.length; i += rowsChunk) {
+          yield* writeSlice(target, rows.length <= rowsChunk ? rows : rows.slice(i, i + rowsChunk))
+        }
+      })
     const position = yield* Partitioned.run({
-      folder: settings.folder,
-      tempName: files.tempName,
-      main: Partitioned.dataMain(file, (target, rows) =>
-        Effect.gen(function*() {
-          for (let i = 0; i < rows.length; i += rowsChunk) {
-            yield* writeSlice(target, rows.length <= rowsChunk ? rows : rows.slice(i, i + rowsChunk))
-          }
-        })),
-      at: { rows: base.rows, completeThrough: base.completeThrough, undecodedRows: base.undecodedRows },
-      toBlock,
-      until,
-      resumed,
+      ...common,
+      main: Partitioned.dataMain(file, write),
       read: (blocks, bound, onAnswer) => {
-        const options = { progress: run.progress, bound, onAnswer }
+        const options = readOptions(bound, onAnswer)
         return lineBatches !== undefined
           ? lineBatches(blocks, encoder.lines, options)
           : source.batches(blocks, options)
       },
-      write: (target, rows) =>
-        Effect.gen(function*() {
-          for (let i = 0; i < rows.length; i += rowsChunk) {
-            yield* writeSlice(target, rows.length <= rowsChunk ? rows : rows.slice(i, i + rowsChunk))
-          }
-        }),
-      parallel: source.parallel,
-      concurrency: settings.concurrency,
-      checkpointEvery: settings.checkpointEvery,
-      commit: snapshotAt,
-      onProgress: (view) => {
-        live.rows = view.rows
-        live.block = view.completeThrough
-        live.fraction = view.fraction
-        live.running = view.running
-      }
+      write,
+      commit: snapshotAt
     }).pipe(
       // Failed or interrupted: the last committed checkpoint stands (it counts only fsynced rows), and
       // `resume` continues from there.
@@ -551,7 +570,7 @@ const writeRangeParquet = <A, I, E, R>(
     if (start._tag === "Fresh") yield* Partitioned.removeSpools(settings.folder, files.tempName)
     const { base, writer } = yield* Resume.openParquet(start, files, columns, freshState(run, source))
     const groups = Parquet.rowGroups(writer)
-    const { resumed, toBlock } = partitionsOf(start, range)
+    const { readOptions, ...common } = partitionedCommon(source, run, start, base, range, until)
     if (start._tag === "Fresh") {
       const state = writer.state()
       yield* Resume.write(files, base, "writing", { rows: 0, completeThrough: base.completeThrough, undecodedRows: 0, bytes: state.bytes, parquet: state })
@@ -559,15 +578,10 @@ const writeRangeParquet = <A, I, E, R>(
     live.block = base.completeThrough
     const lineBatches = source.lineBatches
     const position = yield* Partitioned.run({
-      folder: settings.folder,
-      tempName: files.tempName,
+      ...common,
       main: parquetMain(writer, groups, lineBatches !== undefined ? "lines" : "objects"),
-      at: { rows: base.rows, completeThrough: base.completeThrough, undecodedRows: base.undecodedRows },
-      toBlock,
-      until,
-      resumed,
       read: (blocks, bound, onAnswer) => {
-        const options = { progress: run.progress, bound, onAnswer }
+        const options = readOptions(bound, onAnswer)
         return lineBatches !== undefined
           ? lineBatches(blocks, encoder.lines, options)
           : Stream.mapEffect(source.batches(blocks, options), (batch) =>
@@ -580,9 +594,6 @@ const writeRangeParquet = <A, I, E, R>(
             ? (rows as ReadonlyArray<string>).join("")
             : (rows as ReadonlyArray<Parquet.Row>).map((row) => JSON.stringify(row) + "\n").join("")
         ),
-      parallel: source.parallel,
-      concurrency: settings.concurrency,
-      checkpointEvery: settings.checkpointEvery,
       commit: (snapshot, parquet) =>
         parquet === undefined
           ? Effect.void
@@ -591,13 +602,7 @@ const writeRangeParquet = <A, I, E, R>(
             bytes: parquet.bytes,
             partitions: snapshot.partitions,
             parquet
-          }),
-      onProgress: (view) => {
-        live.rows = view.rows
-        live.block = view.completeThrough
-        live.fraction = view.fraction
-        live.running = view.running
-      }
+          })
     }).pipe(Effect.scoped)
     yield* groups.flush
     const finished = yield* writer.finish
