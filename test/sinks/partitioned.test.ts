@@ -251,8 +251,8 @@ describe("partitioned exports", () => {
         const folder = yield* fs.makeTempDirectory({ prefix: "partitioned-" })
         const all = rowsOf(dist)
         const toBlock = (all.at(-1)?.blockNumber ?? 100) + 50
-        // The head may be past the end or well before it (then the file ends at head − confirmations).
-        const head = Math.max(0, toBlock + headOffset)
+        // The head may be past the end or well before it (then the file ends at head − confirmations ≥ 0).
+        const head = Math.max(confirmations, toBlock + headOffset)
         const target = Math.min(toBlock, head - confirmations)
         const expected = yield* exportTo(folder, "expected.csv", source(model(all, 10, 100, 0), target, 10, 100), { concurrency: 1 })
         const api = model(all, 10, 100, 3)
