@@ -11,7 +11,7 @@
  * machine's CPU may bind before the plan (over 20,000 rows/s of limit) the same export at zero latency,
  * measured in the same run, as the baseline of what one process here reaches.
  *
- * Usage: tsx bench/distance.ts [--quick] [--latency 300+300] [--only logs:standard:partitions,…] [--json FILE] [--arrivals FILE]; `npm run bench` runs it as a child
+ * Usage: tsx bench/distance.ts [--quick] [--latency 300+300] [--only logs:standard:partitions,…] [--json FILE] [--arrivals FILE] [--profile DIR]; `npm run bench` runs it as a child
  * (`--emit`: the rows as the bench's RESULT line).
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -65,6 +65,8 @@ export interface DistanceRow {
    */
   readonly zeroLatencyRowsPerSecond?: number
   readonly ratioToZeroLatency?: number
+  /** This process's event-loop utilisation during the export: near 1, its CPU bound the export. */
+  readonly eventLoop?: number
 }
 
 const rowsPerCall = (dataset: Dataset, plan: Plan.Plan): number => dataset === "logs" ? 1_000 : plan === "free" ? 1_000 : 10_000
@@ -72,10 +74,11 @@ const rowsPerCall = (dataset: Dataset, plan: Plan.Plan): number => dataset === "
 const budgetSeconds = 30
 // One cursor: about 20 calls at its ~2 calls/s, ~10 s a run. Partitions: about 30 s of the plan's
 // budget where a call returns 1,000 rows (logs: free 90 calls, standard 300, professional 900;
-// transactions on free 90), 30 calls of 10,000-row transaction pages (more would measure this
-// machine's CPU longer, not the export); a third with --quick.
+// transactions on free 90), 60 calls of 10,000-row transaction pages (about 15 s of this machine's
+// CPU: with 30, the first call, alone, and the cuts after it were a tenth of the run); a third with
+// --quick.
 const wantedRows = (dataset: Dataset, plan: Plan.Plan, cursors: DistanceRow["cursors"]): number => {
-  const calls = cursors === 1 ? 20 : rowsPerCall(dataset, plan) === 1_000 ? Plan.limits[plan].callsPerSecond * budgetSeconds : 30
+  const calls = cursors === 1 ? 20 : rowsPerCall(dataset, plan) === 1_000 ? Plan.limits[plan].callsPerSecond * budgetSeconds : 60
   return rowsPerCall(dataset, plan) * Math.round(quick ? calls / 3 : calls)
 }
 
@@ -95,7 +98,7 @@ const program = async (): Promise<ReadonlyArray<DistanceRow>> => {
   // core, and the export measured must not share its event loop.
   const server = await startServer({
     seed: 11,
-    dataset: { heavyContractLogs: 1_000_000, busyWalletTransactions: 320_000 },
+    dataset: { heavyContractLogs: 1_000_000, busyWalletTransactions: 640_000 },
     faults: { latency: { fixedMs, jitterMs: jitterMs ?? 0 } }
   })
   const c = server.dataset
@@ -128,6 +131,15 @@ const program = async (): Promise<ReadonlyArray<DistanceRow>> => {
         )
         const exportOnce = async (to: string) => {
           await server.command({ cmd: "resetStats" })
+          // --profile DIR: a V8 CPU profile of each export (the export only), to see where its time goes.
+          const profileDir = flag("profile")
+          const session = profileDir === undefined ? undefined : new (await import("node:inspector/promises")).Session()
+          if (session !== undefined) {
+            session.connect()
+            await session.post("Profiler.enable")
+            await session.post("Profiler.start")
+          }
+          const loop0 = performance.eventLoopUtilization()
           const summary = await Effect.runPromise(Effect.gen(function*() {
             const source = (dataset === "txs" ? yield* Sources.transactions(query) : yield* Sources.logs(query)) as unknown as Sources.Source<
               unknown,
@@ -142,11 +154,18 @@ const program = async (): Promise<ReadonlyArray<DistanceRow>> => {
             })
           }).pipe(Effect.provide(Layer.mergeAll(ClientLive, NodeContext.layer))))
           const stats = await server.command<SimStats>({ cmd: "stats" })
+          // How busy this process was: near 1, the export is bound by this machine's CPU, not the plan.
+          const loop = performance.eventLoopUtilization(loop0)
+          if (session !== undefined && profileDir !== undefined) {
+            const { profile } = await session.post("Profiler.stop")
+            writeFileSync(path.join(profileDir, `${path.basename(to)}.cpuprofile`), JSON.stringify(profile))
+            session.disconnect()
+          }
           const arrivals = stats.arrivalsMs
           const span = arrivals.length > 1 ? ((arrivals[arrivals.length - 1] as number) - (arrivals[0] as number)) / 1000 : 0
-          return { summary, stats, arrivals, span }
+          return { summary, stats, arrivals, span, loop: loop.utilization }
         }
-        const { arrivals, span, stats, summary } = await exportOnce(file)
+        const { arrivals, loop, span, stats, summary } = await exportOnce(file)
         let baseline: { readonly rowsPerSecond: number } | undefined
         if (cursors !== 1 && cpuBound(dataset, plan)) {
           await server.command({ cmd: "setFaults", faults: {} })
@@ -172,6 +191,7 @@ const program = async (): Promise<ReadonlyArray<DistanceRow>> => {
           rateLimited: stats.rateLimited,
           sha256: summary.manifest.contentHash,
           oracleRows,
+          eventLoop: Math.round(loop * 100) / 100,
           ...(baseline === undefined ? {} : {
             zeroLatencyRowsPerSecond: Math.round(baseline.rowsPerSecond),
             ratioToZeroLatency: Math.round((rowsPerSecond / baseline.rowsPerSecond) * 1000) / 1000

@@ -14,11 +14,13 @@
  *   from the limiter's slot to the answer's last byte (time spent waiting at the limiter does not
  *   count, so a full limiter does not make the export ask for more). Until the first answer, one
  *   cursor: a range that one short page answers costs one call. `concurrency` caps it (1 = one cursor),
- *   and so does memory: pages in flight hold at most 70,000 rows in all (6 partitions of 10,000-row
- *   pages, 69 of 1,000-row ones). So does the CPU: while the event loop is saturated (answers wait to
- *   be parsed, which a latency measurement would count as the server's), a fifth fewer partitions ask
- *   for pages every half second — the others pause between two pages, keeping their ranges — and more
- *   again once it has room (`Partitions.nextCpuCap`).
+ *   and so does memory: pages in flight or held hold at most 70,000 rows in all (7 partitions of
+ *   10,000-row pages, 70 of 1,000-row ones). A partition reads its next page ahead, while it writes
+ *   this one, when that budget has a page free (the first partition always does). So does the CPU:
+ *   while the event loop is saturated (answers wait to be parsed, which a latency measurement would
+ *   count as the server's), a fifth fewer partitions ask for pages every half second — the others pause
+ *   between two pages, keeping their ranges — but never fewer than keep the CPU busy across a latency
+ *   (`Partitions.busyFloor`), and more again once it has room (`Partitions.nextCpuCap`).
  *   Exports of one key running at once (a source's `parallel.pool`: the library's sources share one
  *   per client) count their partitions together against that target, each reading at least one.
  * - **Where to cut.** A partition is cut only once it has returned a full page (evidence of more rows
@@ -239,9 +241,13 @@ export const run = <E, R>(
     const spoolPrefix = `${options.tempName}.p`
     let nextId = 1 + Math.max(0, ...options.resumed.map((p) => Number(p.spoolFile.slice(spoolPrefix.length)) || 0))
     const spoolPath = (name: string) => path.join(options.folder, name)
-    // Each partition holds a page (the first one two: it reads ahead): at most `rowsHeld` rows in
-    // memory in all, so 10,000-row pages allow 6 partitions and 1,000-row pages 60.
-    const memoryCap = options.parallel === undefined ? 1 : Math.max(1, Math.floor(rowsHeld / options.parallel.rowsPerCall) - 1)
+    // Each partition holds a page, and one more while it reads ahead (see `readPart`): at most
+    // `rowsHeld` rows in memory in all (one page more for the first partition, which always reads
+    // ahead), so 10,000-row pages allow 7 partitions and 1,000-row pages 70.
+    const pagesHeld = options.parallel === undefined ? 1 : Math.max(1, Math.floor(rowsHeld / options.parallel.rowsPerCall))
+    const memoryCap = pagesHeld
+    // Pages of that budget free for reading ahead: those the running partitions do not hold.
+    const budget = { free: pagesHeld }
     const cap = Math.min(options.concurrency ?? Number.POSITIVE_INFINITY, memoryCap)
     // Shared with the other exports of the source's key running at once, if it has a pool.
     const shared = options.parallel?.pool ?? Partitions.pool()
@@ -364,6 +370,7 @@ export const run = <E, R>(
         const first = batch.firstBlock ?? (n > 0 ? runStart : undefined)
         if (first !== undefined && (firstData === undefined || first < firstData)) firstData = first
         rowsWritten += n
+        shared.pages++
         options.onProgress(view())
       })).pipe(Effect.zipRight(Queue.offer(dirty, undefined)), Effect.zipRight(Queue.offer(wake, undefined)))
 
@@ -385,12 +392,20 @@ export const run = <E, R>(
         }
         const range = { fromBlock: part.completeThrough + 1, toBlock: part.bound.end }
         const batches = options.read(range, part.bound, onAnswer)
-        // The first partition reads a page ahead (alone, it keeps its request in flight while it
-        // writes); the others do not: other partitions keep the limiter busy meanwhile, and each page
-        // held costs memory.
-        yield* part.spool === undefined
-          ? forEachReadingAhead(batches, (batch) => writeBatch(part, batch))
-          : Stream.runForEach(batches, (batch) => Effect.zipRight(writeBatch(part, batch), pause(part)))
+        // Every partition reads a page ahead while the budget of pages held allows it: its next
+        // request is on the wire while it writes this page. Without it, answers that arrived together
+        // were all processed before any partition asked again, and the CPU idled a latency after every
+        // round (partitions in lock step). Otherwise it writes its page, pauses if the CPU is
+        // saturated, then asks again with the page it held. The first partition always reads ahead.
+        yield* forEachPaced(batches, (batch) => writeBatch(part, batch), {
+          takeAhead: () => {
+            if (part.spool !== undefined && (budget.free <= 0 || shared.active > Partitions.cpuCapOf(shared))) return false
+            budget.free--
+            return true
+          },
+          release: Effect.sync(() => void budget.free++),
+          beforeNext: pause(part)
+        })
         // Ended: every row up to its (possibly lowered) end is written.
         yield* part.lock.withPermits(1)(settle(part))
         yield* part.lock.withPermits(1)(Effect.sync(() => {
@@ -533,12 +548,14 @@ export const run = <E, R>(
         part.state = "running"
         shared.running++
         shared.active++
+        budget.free--
         return Effect.forkScoped(
           readPart(part).pipe(
             Effect.catchAllCause((cause) => Deferred.failCause(failed, cause)),
             Effect.ensuring(Effect.sync(() => {
               shared.running--
               shared.active--
+              budget.free++
             }))
           )
         )
@@ -576,6 +593,29 @@ export const run = <E, R>(
 export const forEachReadingAhead = <A, E, R, E2, R2>(
   stream: Stream.Stream<A, E, R>,
   f: (a: A) => Effect.Effect<void, E2, R2>
+): Effect.Effect<void, E | E2, R | R2> => forEachPaced(stream, f, { takeAhead: () => true, release: Effect.void, beforeNext: Effect.void })
+
+/** How `forEachPaced` paces its reads. */
+export interface Pacing {
+  /** As a batch arrives: whether the next one may be asked for now (then a page of the budget is taken). */
+  readonly takeAhead: () => boolean
+  /** Gives back a page of the budget taken by `takeAhead`, once its batch is written. */
+  readonly release: Effect.Effect<void>
+  /** Before the next batch is asked for, when it was not asked for ahead: a pause, if need be. */
+  readonly beforeNext: Effect.Effect<void>
+}
+
+/**
+ * Runs `f` on every element of `stream`, reading one element ahead when `pacing.takeAhead` allows it:
+ * then the next batch is read (its request on the wire, its answer parsed) while `f` writes this one,
+ * and the budget's page is released after. Otherwise `f` writes the batch, `pacing.beforeNext` runs,
+ * and only then is the next batch asked for (with the page this batch held). The limiter still spaces
+ * every request.
+ */
+export const forEachPaced = <A, E, R, E2, R2>(
+  stream: Stream.Stream<A, E, R>,
+  f: (a: A) => Effect.Effect<void, E2, R2>,
+  pacing: Pacing
 ): Effect.Effect<void, E | E2, R | R2> =>
   Effect.scoped(Effect.gen(function*() {
     const pull = yield* Stream.toPull(stream)
@@ -587,7 +627,13 @@ export const forEachReadingAhead = <A, E, R, E2, R2>(
     while (true) {
       const chunk = yield* Fiber.join(ahead)
       if (chunk === undefined) return
-      ahead = yield* next
-      for (const a of chunk) yield* f(a)
+      if (pacing.takeAhead()) {
+        ahead = yield* next
+        yield* Effect.ensuring(Effect.forEach(chunk, f, { discard: true }), pacing.release)
+      } else {
+        for (const a of chunk) yield* f(a)
+        yield* pacing.beforeNext
+        ahead = yield* next
+      }
     }
   }))

@@ -86,6 +86,9 @@ export interface Pool {
   /** When the event loop was last sampled (ms, `performance.now()`), and its reading then. */
   sampledAt: number
   loopReading: unknown
+  /** Pages the partitions have written (each export adds its own), and their count at the last sample. */
+  pages: number
+  pagesAtSample: number
 }
 
 /** A pool with nothing running. */
@@ -95,7 +98,9 @@ export const pool = (): Pool => ({
   latency: undefined,
   cpuCap: Number.POSITIVE_INFINITY,
   sampledAt: 0,
-  loopReading: undefined
+  loopReading: undefined,
+  pages: 0,
+  pagesAtSample: 0
 })
 
 /** Event-loop utilisation at or above which the process is saturated: more partitions would only queue. */
@@ -108,15 +113,15 @@ export const roomy = 0.85
  * The partitions the process can feed, after a sample of its event loop's utilisation (the share of
  * the time it ran code rather than waited for I/O) while `running` partitions were read. Saturated: a
  * fifth fewer than were running (an answer that waits for the CPU is latency Little's law would answer
- * with yet more partitions, each holding a page); roomy: half as many again, up to unbounded; in
- * between, as it is.
+ * with yet more partitions, each holding a page), but not fewer than `floor` (see {@link busyFloor});
+ * roomy: half as many again, unbounded once past twice the running ones; in between, as it is.
  *
  * @example
  * Partitions.nextCpuCap(Infinity, 30, 0.99) // 24
- * Partitions.nextCpuCap(24, 12, 0.5)        // 36: roomy, grows back
+ * Partitions.nextCpuCap(24, 20, 0.5)        // 36: roomy, grows back
  */
-export const nextCpuCap = (cap: number, running: number, utilization: number): number => {
-  if (utilization >= saturated) return Math.max(1, Math.floor(Math.min(cap, running) * 0.8))
+export const nextCpuCap = (cap: number, running: number, utilization: number, floor = 1): number => {
+  if (utilization >= saturated) return Math.max(1, floor, Math.floor(Math.min(cap, running) * 0.8))
   if (utilization < roomy && Number.isFinite(cap)) {
     const grown = Math.ceil(cap * 1.5)
     return grown > 2 * Math.max(1, running) + 8 ? Number.POSITIVE_INFINITY : grown
@@ -135,9 +140,23 @@ type LoopClock = {
 }
 
 /**
+ * The fewest partitions that keep a saturated process busy: while one page is being processed (`busyMs`
+ * of the event loop for `pages` pages), the others' requests are on the wire for a latency each, so
+ * `latency ÷ time a page` of them (plus the one processed) must be out for the next answers to be there
+ * when the CPU is free. Fewer, and the CPU idles a latency after every round (seen: pro-plan
+ * transaction pages of 10,000 rows, 0.2 s of CPU each at 450 ms, arriving in bursts with second-long
+ * gaps while the cap fell to a fifth fewer again and again).
+ *
+ * @example
+ * Partitions.busyFloor(450, 1_000, 5) // 200 ms a page: ceil(450 / 200) + 1 = 4
+ */
+export const busyFloor = (latencyMs: number | undefined, busyMs: number, pages: number): number =>
+  latencyMs === undefined || pages <= 0 || busyMs <= 0 ? 1 : Math.ceil(latencyMs / (busyMs / pages)) + 1
+
+/**
  * Samples this process's event loop for the pool, at most every `everyMs` (Node's
  * `performance.eventLoopUtilization`; where the runtime has none, nothing changes), and returns the
- * partitions the process can feed.
+ * partitions the process can feed: never fewer, once saturated, than keep it busy (`busyFloor`).
  */
 export const cpuCapOf = (p: Pool, everyMs = 500): number => {
   const perf = (globalThis as { readonly performance?: LoopClock }).performance
@@ -147,12 +166,15 @@ export const cpuCapOf = (p: Pool, everyMs = 500): number => {
   if (p.loopReading === undefined) {
     p.loopReading = elu.call(perf)
     p.sampledAt = now
+    p.pagesAtSample = p.pages
   } else if (now - p.sampledAt >= everyMs) {
     const reading = elu.call(perf)
     const since = elu.call(perf, reading, p.loopReading as LoopUtilization)
     p.loopReading = reading
     p.sampledAt = now
-    p.cpuCap = nextCpuCap(p.cpuCap, p.active, since.utilization)
+    const floor = busyFloor(p.latency, since.active, p.pages - p.pagesAtSample)
+    p.pagesAtSample = p.pages
+    p.cpuCap = nextCpuCap(p.cpuCap, p.active, since.utilization, floor)
   }
   return p.cpuCap
 }

@@ -54,3 +54,27 @@ describe("Partitions.concurrencyFor", () => {
     expect(Partitions.ewma(400, 500, 0.5)).toBe(450)
   })
 })
+
+describe("Partitions.nextCpuCap and busyFloor", () => {
+  it("saturated: a fifth fewer, never below the floor that keeps the process busy", () => {
+    expect(Partitions.nextCpuCap(Number.POSITIVE_INFINITY, 30, 0.99)).toBe(24)
+    expect(Partitions.nextCpuCap(7, 7, 0.99)).toBe(5)
+    expect(Partitions.nextCpuCap(7, 7, 0.99, Partitions.busyFloor(450, 1_000, 5))).toBe(5)
+    expect(Partitions.nextCpuCap(7, 7, 0.99, Partitions.busyFloor(900, 1_000, 5))).toBe(6)
+    // Roomy: half as many again; in between, as it is.
+    expect(Partitions.nextCpuCap(24, 20, 0.5)).toBe(36)
+    // Grown past twice the running partitions (+ 8): unbounded again.
+    expect(Partitions.nextCpuCap(24, 12, 0.5)).toBe(Number.POSITIVE_INFINITY)
+    expect(Partitions.nextCpuCap(24, 12, 0.9)).toBe(24)
+  })
+
+  it("the floor: a latency's worth of pages at the time a page takes, plus the one being processed", () => {
+    // 200 ms of event loop a page, 450 ms latency: 3 on the wire, 1 processed.
+    expect(Partitions.busyFloor(450, 1_000, 5)).toBe(4)
+    // 14 ms a page (1,000 log rows): 33 + 1.
+    expect(Partitions.busyFloor(450, 140, 10)).toBe(34)
+    // Nothing measured yet: no floor.
+    expect(Partitions.busyFloor(undefined, 1_000, 5)).toBe(1)
+    expect(Partitions.busyFloor(450, 1_000, 0)).toBe(1)
+  })
+})
