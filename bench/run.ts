@@ -320,6 +320,13 @@ const main = async () => {
         memory.push({ config: config.name, description: config.description, dataset: "logs", pageRows: 1_000, targetRows: rows, rows: r.rows, rowsPerSecond: r.rowsPerSecond, rssBeforeMb: r.rssBeforeMb, peakRssMb: r.peakRssMb, heapBeforeMb: r.heapBeforeMb, liveHeapMaxMb: r.liveHeapMaxMb })
       }
       if (!config.txs) continue
+      if (config.name === "CLI") {
+        // Parquet (issue 15: memory bounded as for CSV): the largest log export, row groups gathered as they fill.
+        const { rows, to } = memoryRanges[memoryRanges.length - 1] as { readonly rows: number; readonly to: number }
+        log(`memory: ${config.name}, logs export of ${rows} rows to Parquet`)
+        const r = await config.run(exportArgs(open, "professional", "logs", { from: 0, to }, path.join(work, `mem-${rows}.parquet`), ["--rate", "1000"]))
+        memory.push({ config: config.name, description: config.description, dataset: "logs.parquet", pageRows: 1_000, targetRows: rows, rows: r.rows, rowsPerSecond: r.rowsPerSecond, rssBeforeMb: r.rssBeforeMb, peakRssMb: r.peakRssMb })
+      }
       log(`memory: ${config.name}, txs export (10,000-row pages)`)
       const r = await config.run(exportArgs(open, "professional", "txs", { from: 0, to: dB.latestBlock }, path.join(work, "mem-txs.csv"), ["--rate", "1000"]))
       memory.push({ config: config.name, description: config.description, dataset: "txs", pageRows: 10_000, targetRows: dB.busyWallet.transactions, rows: r.rows, rowsPerSecond: r.rowsPerSecond, rssBeforeMb: r.rssBeforeMb, peakRssMb: r.peakRssMb })

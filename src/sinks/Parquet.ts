@@ -441,7 +441,7 @@ export const open = (
   })
 
 /** Rows in a row group of an export: a fixed count, so a file's row groups do not depend on paging. */
-export const rowGroupRows = 10_000
+export const rowGroupRows = 5_000
 
 /** Rows gathered into row groups of a fixed size before they reach a {@link ParquetWriter}. */
 export interface RowGroups {
