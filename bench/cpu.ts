@@ -21,7 +21,7 @@
  *
  * Args: --base-url URL --key KEY --tx-address A --log-address A --from-block N --latest N
  *       [--tx-pages 3] [--log-pages 30] [--rounds 3] --dir DIR
- *       [--only txs.csv|txs.jsonl|logs.csv|logs.jsonl|txs.parquet|logs.parquet|events.csv|events.parquet]
+ *       [--only CASE,…] (cases: txs.csv txs.jsonl logs.csv logs.jsonl txs.parquet logs.parquet events.csv events.parquet)
  *       [--stages false] (to profile one case)
  */
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -178,7 +178,7 @@ const program = (captured: Record<Dataset, Captured>) => Effect.gen(function*() 
       ["txs", "csv"], ["txs", "jsonl"], ["logs", "csv"], ["logs", "jsonl"],
       ["txs", "parquet"], ["logs", "parquet"], ["events", "csv"], ["events", "parquet"]
     ] as const).filter(
-      ([d, f]) => only === undefined || only === `${d}.${f}`
+      ([d, f]) => only === undefined || only.split(",").includes(`${d}.${f}`)
     )
     for (const [dataset, format] of r % 2 === 0 ? cases : [...cases].reverse()) {
       const name = `${dataset}.${format}`

@@ -111,7 +111,8 @@ interface Run {
   readonly chainIds: ReadonlyArray<number>
   readonly fingerprint: string
   /**
-   * Encodes the rows the run reads: decoded records, or encoded ones for `lineBatches`. A Parquet run
+   * Encodes the rows the run reads: decoded records, or encoded ones for `lineBatches` and
+   * `encodedBatches`. A Parquet run
    * encodes them as JSONL lines, whose objects are the rows its writer takes.
    */
   readonly encoder: Format.RowEncoder<unknown>
@@ -144,7 +145,7 @@ const summaryLine = (out: string, m: Manifest.Manifest, mode: Manifest.RunMode, 
 }
 
 /**
- * The encoder of a source's rows. `lineBatches` gives the schema's encoded form (I), the other streams
+ * The encoder of a source's rows. `lineBatches` and `encodedBatches` give the schema's encoded form (I), `batches`
  * its decoded values (A): one encoder for the kind the run reads, each checked against its own row type
  * where it is built. Its failures name the output.
  */
@@ -153,7 +154,7 @@ const encoderOf = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =
     const atOut = (e: SinkError) => new SinkError({ reason: e.reason, path: settings.out, detail: e.detail })
     // Parquet rows are the JSONL encoder's objects: the encoded record, as the JSONL export writes it.
     const options = { format: settings.format === "parquet" ? "jsonl" as const : settings.format, formulaGuard: settings.formulaGuard }
-    const made: Format.RowEncoder<unknown> = source._tag === "Blocks" && source.lineBatches !== undefined
+    const made: Format.RowEncoder<unknown> = source._tag === "Blocks" && (source.lineBatches !== undefined || source.encodedBatches !== undefined)
       ? (yield* Format.encodedEncoder(source.schema, options).pipe(Effect.mapError(atOut))) as Format.RowEncoder<unknown>
       : (yield* Format.encoder(source.schema, {
         ...options,
@@ -492,7 +493,7 @@ const writeRange = <A, I, E, R>(
         const options = readOptions(bound, onAnswer)
         return lineBatches !== undefined
           ? lineBatches(blocks, encoder.lines, options)
-          : source.batches(blocks, options)
+          : (source.encodedBatches ?? source.batches)(blocks, options)
       },
       write,
       commit: snapshotAt
@@ -584,7 +585,7 @@ const writeRangeParquet = <A, I, E, R>(
         const options = readOptions(bound, onAnswer)
         return lineBatches !== undefined
           ? lineBatches(blocks, encoder.lines, options)
-          : Stream.mapEffect(source.batches(blocks, options), (batch) =>
+          : Stream.mapEffect((source.encodedBatches ?? source.batches)(blocks, options) as Stream.Stream<BlockBatch<unknown>, E, R>, (batch) =>
             Effect.map(parquetRows(encoder, batch.rows), (rows): BlockBatch<unknown> => ({ ...batch, rows })))
       },
       // Spools hold JSONL lines: the lines as they are, or the objects' JSON text (read back as the same objects).

@@ -182,12 +182,15 @@ export const withDecimals = <A, I, E, R>(
       const { rows, ...info } = source
       return { ...info, query, schema, rows: (options) => Stream.map(rows(options), add) } satisfies RowSource<A & ReadableColumns, I & ReadableColumns, E, R>
     }
-    const { batches, lineBatches, ...info } = source
+    const { batches, encodedBatches, lineBatches, ...info } = source
     return {
       ...info,
       query,
       schema,
       batches: (range, options) => Stream.map(batches(range, options), (batch) => ({ ...batch, rows: batch.rows.map(add) })),
+      ...(encodedBatches === undefined ? {} : {
+        encodedBatches: (range, options) => Stream.map(encodedBatches(range, options), (batch) => ({ ...batch, rows: batch.rows.map(add) }))
+      }),
       ...(lineBatches === undefined ? {} : {
         lineBatches: <E2>(
           range: BlockRange,

@@ -133,6 +133,14 @@ export interface BlockSource<A, I = unknown, E = StreamError, R = never> extends
     lines: (rows: ReadonlyArray<I>) => Either.Either<ReadonlyArray<string>, E2>,
     options?: StreamOptions
   ) => Stream.Stream<BlockBatch<string>, E | E2, R>
+  /**
+   * The same batches as `batches`, each row already in the schema's encoded form (I), for exports of a
+   * source without `lineBatches` whose rows are built rather than read (the `events` data set builds
+   * each decoded row in its file form, so it is not encoded again). Exports use it when a source has it.
+   * A source of your own that wraps another and changes `batches` must change or drop `lineBatches`
+   * and `encodedBatches` with it.
+   */
+  readonly encodedBatches?: (range: BlockRange, options?: StreamOptions) => Stream.Stream<BlockBatch<I>, E, R>
 }
 
 /** A data set read whole (holders, balances, daily stats, tags, or any stream of your own). */
