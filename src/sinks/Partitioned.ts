@@ -40,10 +40,11 @@ import * as Path from "@effect/platform/Path"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as BlockCursor from "../streams/BlockCursor.js"
 import type { BlockBatch } from "../streams/BlockCursor.js"
@@ -177,6 +178,8 @@ interface Part {
   /** The spool; undefined once the partition writes into the temporary file (the head). */
   spool: DataFile | undefined
   readonly spoolName: string | undefined
+  /** Closes the spool's file (once merged, or given up): its descriptor is not held until the end. */
+  readonly closeSpool: Effect.Effect<void>
   /** A full page was seen in (or before) this range: worth cutting. */
   dense: boolean
   /** Rows this partition has read (into its spool or the file), for its density. */
@@ -192,6 +195,13 @@ interface Part {
  * `Options.until`): nothing was written; run again with the known end.
  */
 export class EndMoved extends Data.TaggedError("EndMoved")<{ readonly toBlock: number }> {}
+
+/** A partition's spool: its file, its name, and how to close it. */
+interface Spool {
+  readonly file: DataFile
+  readonly name: string
+  readonly close: Effect.Effect<void>
+}
 
 /** Rows the partitions of one export may hold in memory at once (pages being read or written). */
 const rowsHeld = 70_000
@@ -263,7 +273,7 @@ export const run = <E, R>(
     const makePart = (
       fromBlock: number,
       end: number,
-      spool: { readonly file: DataFile; readonly name: string } | undefined,
+      spool: Spool | undefined,
       dense: boolean,
       inherited = 0
     ): Part => ({
@@ -275,6 +285,7 @@ export const run = <E, R>(
       spoolBytes: spool?.file.bytes() ?? 0,
       spool: spool?.file,
       spoolName: spool?.name,
+      closeSpool: spool?.close ?? Effect.void,
       dense,
       read: 0,
       inherited,
@@ -282,11 +293,22 @@ export const run = <E, R>(
       lock: Effect.unsafeMakeSemaphore(1)
     })
 
+    // Each spool's file is open in a scope of its own, closed once the spool is merged: a long export
+    // cuts hundreds of partitions, and their descriptors (and the disk blocks of the spools deleted
+    // after the merge) were held until it ended. Those still open at the end are closed with the run.
+    const openSpools = new Set<Scope.CloseableScope>()
+    yield* Effect.addFinalizer(() => Effect.forEach(openSpools, (scope) => Scope.close(scope, Exit.void), { discard: true }))
+    const openSpool = (name: string, start: number) =>
+      Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        openSpools.add(scope)
+        const file = yield* Scope.extend(openData(spoolPath(name), start, "unhashed"), scope)
+        const close = Effect.suspend(() => openSpools.delete(scope) ? Scope.close(scope, Exit.void) : Effect.void)
+        return { name, file, close } satisfies Spool
+      })
+
     /** A new, empty spool (not hashed: a spool is copied, not published; its bytes are hashed in the file). */
-    const newSpool = Effect.gen(function*() {
-      const name = `${spoolPrefix}${nextId++}`
-      return { name, file: yield* openData(spoolPath(name), 0, "unhashed") }
-    })
+    const newSpool = Effect.suspend(() => openSpool(`${spoolPrefix}${nextId++}`, 0))
 
     // The head continues the temporary file; the checkpoint's partitions continue their spools (a spool
     // gone or shorter than its record is read again from its first block).
@@ -297,8 +319,7 @@ export const run = <E, R>(
       const end = i === options.resumed.length - 1 ? Math.max(p.toBlock, toBlock) : p.toBlock
       const size = yield* sizeOf(spoolPath(p.spoolFile))
       const intact = size !== undefined && size >= p.spoolBytes
-      const file = yield* openData(spoolPath(p.spoolFile), intact ? p.spoolBytes : 0, "unhashed")
-      const part = makePart(p.fromBlock, end, { file, name: p.spoolFile }, false)
+      const part = makePart(p.fromBlock, end, yield* openSpool(p.spoolFile, intact ? p.spoolBytes : 0), false)
       if (intact) {
         part.completeThrough = p.completeThrough
         part.rows = p.rows
@@ -389,17 +410,19 @@ export const run = <E, R>(
       Effect.gen(function*() {
         const onAnswer = (millis: number) => {
           shared.latency = Partitions.ewma(shared.latency, millis)
+          shared.fastest = Math.min(shared.fastest ?? millis, millis)
         }
         const range = { fromBlock: part.completeThrough + 1, toBlock: part.bound.end }
         const batches = options.read(range, part.bound, onAnswer)
-        // Every partition reads a page ahead while the budget of pages held allows it: its next
-        // request is on the wire while it writes this page. Without it, answers that arrived together
-        // were all processed before any partition asked again, and the CPU idled a latency after every
-        // round (partitions in lock step). Otherwise it writes its page, pauses if the CPU is
-        // saturated, then asks again with the page it held. The first partition always reads ahead.
+        // Every partition reads a page ahead while the budget of pages held allows it and the server
+        // is distant (`Partitions.readAheadPays`): its next request is on the wire while it writes this
+        // page. Without it, answers that arrived together were all processed before any partition
+        // asked again, and the CPU idled a latency after every round (partitions in lock step).
+        // Otherwise it writes its page, pauses if the CPU is saturated, then asks again with the page
+        // it held. The first partition always reads ahead.
         yield* forEachPaced(batches, (batch) => writeBatch(part, batch), {
           takeAhead: () => {
-            if (part.spool !== undefined && (budget.free <= 0 || shared.active > Partitions.cpuCapOf(shared))) return false
+            if (part.spool !== undefined && (budget.free <= 0 || shared.active > Partitions.cpuCapOf(shared) || !Partitions.readAheadPays(shared))) return false
             budget.free--
             return true
           },
@@ -458,12 +481,14 @@ export const run = <E, R>(
       const best = widest()
       const left = best === undefined ? undefined : remaining(best)
       if (best === undefined || left === undefined) {
+        yield* spool.close
         yield* removeQuietly(spoolPath(spool.name))
         return undefined
       }
       const oldEnd = best.bound.end
       const mid = left.from + Math.floor(left.width / 2) - 1
       if (!BlockCursor.lower(best.bound, mid)) {
+        yield* spool.close
         yield* removeQuietly(spoolPath(spool.name))
         return undefined
       }
@@ -488,6 +513,7 @@ export const run = <E, R>(
             at.undecodedRows += next.undecoded
             at.bytes = main.bytes()
             next.spool = undefined
+            yield* next.closeSpool
             retired.push(next.spoolName)
           }
           at.completeThrough = Math.max(at.completeThrough, next.completeThrough)

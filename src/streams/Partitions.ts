@@ -89,6 +89,10 @@ export interface Pool {
   /** Pages the partitions have written (each export adds its own), and their count at the last sample. */
   pages: number
   pagesAtSample: number
+  /** The fastest answer measured (ms): the server's distance, without the time answers wait for the CPU. */
+  fastest: number | undefined
+  /** Event-loop time a page took over the last sample (ms), once measured. */
+  msPerPage: number | undefined
 }
 
 /** A pool with nothing running. */
@@ -100,7 +104,9 @@ export const pool = (): Pool => ({
   sampledAt: 0,
   loopReading: undefined,
   pages: 0,
-  pagesAtSample: 0
+  pagesAtSample: 0,
+  fastest: undefined,
+  msPerPage: undefined
 })
 
 /** Event-loop utilisation at or above which the process is saturated: more partitions would only queue. */
@@ -154,6 +160,19 @@ export const busyFloor = (latencyMs: number | undefined, busyMs: number, pages: 
   latencyMs === undefined || pages <= 0 || busyMs <= 0 ? 1 : Math.ceil(latencyMs / (busyMs / pages)) + 1
 
 /**
+ * Whether partitions should read a page ahead: when even the fastest answer takes longer than the
+ * event loop spends on a page, the next request is worth sending while this page is written (it
+ * arrives when the CPU is free again). Against a server that answers at once it is not: the page read
+ * ahead would only wait in memory. Unknown (nothing measured yet): no.
+ *
+ * @example
+ * Partitions.readAheadPays({ ...Partitions.pool(), fastest: 300, msPerPage: 200 }) // true: 10,000-row pages 300 ms away
+ * Partitions.readAheadPays({ ...Partitions.pool(), fastest: 3, msPerPage: 14 })    // false: the simulator next door
+ */
+export const readAheadPays = (p: Pool): boolean =>
+  p.fastest !== undefined && p.msPerPage !== undefined && p.fastest > p.msPerPage
+
+/**
  * Samples this process's event loop for the pool, at most every `everyMs` (Node's
  * `performance.eventLoopUtilization`; where the runtime has none, nothing changes), and returns the
  * partitions the process can feed: never fewer, once saturated, than keep it busy (`busyFloor`).
@@ -172,7 +191,9 @@ export const cpuCapOf = (p: Pool, everyMs = 500): number => {
     const since = elu.call(perf, reading, p.loopReading as LoopUtilization)
     p.loopReading = reading
     p.sampledAt = now
-    const floor = busyFloor(p.latency, since.active, p.pages - p.pagesAtSample)
+    const pages = p.pages - p.pagesAtSample
+    if (pages > 0) p.msPerPage = since.active / pages
+    const floor = busyFloor(p.latency, since.active, pages)
     p.pagesAtSample = p.pages
     p.cpuCap = nextCpuCap(p.cpuCap, p.active, since.utilization, floor)
   }

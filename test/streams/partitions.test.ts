@@ -78,3 +78,14 @@ describe("Partitions.nextCpuCap and busyFloor", () => {
     expect(Partitions.busyFloor(450, 1_000, 0)).toBe(1)
   })
 })
+
+describe("Partitions.readAheadPays", () => {
+  it("reads ahead only when the fastest answer takes longer than a page's processing", () => {
+    const pool = Partitions.pool()
+    expect(Partitions.readAheadPays(pool)).toBe(false)
+    expect(Partitions.readAheadPays({ ...pool, fastest: 300, msPerPage: 200 })).toBe(true)
+    expect(Partitions.readAheadPays({ ...pool, fastest: 300, msPerPage: 14 })).toBe(true)
+    expect(Partitions.readAheadPays({ ...pool, fastest: 3, msPerPage: 14 })).toBe(false)
+    expect(Partitions.readAheadPays({ ...pool, fastest: 300, msPerPage: undefined })).toBe(false)
+  })
+})
