@@ -64,9 +64,12 @@ const program = Effect.gen(function*() {
   // With --expose-gc: a full collection every 200 ms (a 10,000-row export lasts about a second), and the
   // heap it leaves (the data really held).
   let liveHeapMax = heapBefore
+  const live: Array<number> = []
   const liveSampler = global.gc === undefined ? undefined : setInterval(() => {
     global.gc?.()
-    liveHeapMax = Math.max(liveHeapMax, process.memoryUsage().heapUsed / 1024 / 1024)
+    const used = process.memoryUsage().heapUsed / 1024 / 1024
+    live.push(used)
+    liveHeapMax = Math.max(liveHeapMax, used)
   }, 200)
   // How late this process's event loop ran: a late timer or a long synchronous step delays a request.
   const loop = monitorEventLoopDelay({ resolution: 5 })
@@ -109,6 +112,9 @@ const program = Effect.gen(function*() {
     rssMaxSampledMb: round(rssMax, 1),
     heapBeforeMb: round(heapBefore, 1),
     liveHeapMaxMb: liveSampler === undefined ? undefined : round(liveHeapMax, 1),
+    // The typical heap held (the median of the samples): unlike the maximum, it does not grow with the
+    // number of samples a longer export takes.
+    liveHeapMedianMb: liveSampler === undefined || live.length === 0 ? undefined : round([...live].sort((x, y) => x - y)[Math.floor(live.length / 2)] as number, 1),
     peakRssMb: round(peak, 1),
     oracle
   }

@@ -48,6 +48,7 @@ interface ExportResult {
   readonly peakRssMb: number
   readonly heapBeforeMb?: number
   readonly liveHeapMaxMb?: number
+  readonly liveHeapMedianMb?: number
   readonly oracle?: { oracleRows: number; matched: number; missing: number; duplicated: number; unexpected: number }
 }
 
@@ -317,7 +318,7 @@ const main = async () => {
         if (!config.sizes.includes(rows)) continue
         log(`memory: ${config.name}, logs export of ${rows} rows`)
         const r = await config.run(exportArgs(open, "professional", "logs", { from: 0, to }, path.join(work, `mem-${rows}.csv`), ["--rate", "1000"]))
-        memory.push({ config: config.name, description: config.description, dataset: "logs", pageRows: 1_000, targetRows: rows, rows: r.rows, rowsPerSecond: r.rowsPerSecond, rssBeforeMb: r.rssBeforeMb, peakRssMb: r.peakRssMb, heapBeforeMb: r.heapBeforeMb, liveHeapMaxMb: r.liveHeapMaxMb })
+        memory.push({ config: config.name, description: config.description, dataset: "logs", pageRows: 1_000, targetRows: rows, rows: r.rows, rowsPerSecond: r.rowsPerSecond, rssBeforeMb: r.rssBeforeMb, peakRssMb: r.peakRssMb, heapBeforeMb: r.heapBeforeMb, liveHeapMaxMb: r.liveHeapMaxMb, liveHeapMedianMb: r.liveHeapMedianMb })
       }
       if (!config.txs) continue
       if (config.name === "CLI") {
