@@ -15,8 +15,9 @@
  *   count, so a full limiter does not make the export ask for more). Until the first answer, one
  *   cursor: a range that one short page answers costs one call. `concurrency` caps it (1 = one cursor),
  *   and so does memory: pages in flight or held hold at most 70,000 rows in all (7 partitions of
- *   10,000-row pages, 70 of 1,000-row ones). A partition reads its next page ahead, while it writes
- *   this one, when that budget has a page free (the first partition always does). So does the CPU:
+ *   10,000-row pages, 70 of 1,000-row ones). Against a distant server (`Partitions.readAheadPays`)
+ *   a partition reads its next page ahead, while it writes this one, when that budget has a page free
+ *   (the first partition always does). So does the CPU:
  *   while the event loop is saturated (answers wait to be parsed, which a latency measurement would
  *   count as the server's), a fifth fewer partitions ask for pages every half second — the others pause
  *   between two pages, keeping their ranges — but never fewer than keep the CPU busy across a latency
