@@ -144,7 +144,9 @@ describe("examples", () => {
         const sim = yield* Simulator.Simulator
         const pool = sim.dataset.chain(1).heavyContract
         expect(run.stdout).toContain(`ABI of ${pool.address} (chain 1): 1 event`)
-        expect(run.stdout).toContain(`${pool.topic0.slice(0, 10)}…  Swap(address,address,int256,int256,uint160,uint128,int24)`)
+        expect(run.stdout).toContain(
+          `${pool.topic0.slice(0, 10)}…  Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)`
+        )
         expect(run.stdout).toContain("Decoded 500 of 500 logs")
         const file = join(run.dir, "decoded-logs.jsonl")
         const decoded = readJsonl(file)
