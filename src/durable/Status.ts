@@ -11,7 +11,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { ExportFailure, ExportSummary, RunKey } from "./PipelineRun.js"
+import { ExportFailure, ExportSummary, RunKey } from "./internal/staged.js"
 
 /** Where a run or an activity stands. */
 export type State = "running" | "done" | "failed"
