@@ -55,7 +55,7 @@ export const binaries = (): string | undefined => {
 }
 
 /** A free TCP port on 127.0.0.1 (free when asked: the server takes it right after). */
-const freePort = Effect.async<number, Error>((resume) => {
+export const freePort = Effect.async<number, Error>((resume) => {
   const server = createServer()
   server.once("error", (e) => resume(Effect.fail(e)))
   server.listen(0, "127.0.0.1", () => {

@@ -1,0 +1,105 @@
+/**
+ * `explorer-etl run --cluster postgres://…` on real processes: a real PostgreSQL (test/durable/postgres.ts),
+ * the simulator in this process (requests counted per key), two `explorer-etl runner` processes and
+ * the submitting `run`. wallet-history over 8 wallets (56 exports) ends with files byte-identical to a
+ * one-process plain `run`, and both runners wrote some of them (each prints a line per export it ran).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import * as path from "node:path"
+import { cliSuite, exited, spawnCli, succeeded, until } from "../cli/helpers.js"
+import * as Postgres from "./postgres.js"
+
+const suite = cliSuite("cluster")
+const plainKey = suite.key("plain", "proplus")
+// One key per runner here: the budget they share on one key is the next test's subject.
+const runnerKeys = [suite.key("runner-a", "proplus"), suite.key("runner-b", "proplus")]
+
+let pg: Awaited<ReturnType<typeof Postgres.startPostgres>> | undefined
+beforeAll(async () => {
+  pg = await Postgres.startPostgres()
+}, 120_000)
+afterAll(async () => {
+  await pg?.stop()
+})
+const database = (): string => {
+  if (pg === undefined) throw new Error("PostgreSQL starts before the file's tests")
+  return pg.url
+}
+
+/** Every file under `dir` (relative paths, sorted): data files only, the journal's folder left out. */
+const dataFiles = (dir: string): ReadonlyArray<string> =>
+  (readdirSync(dir, { recursive: true }) as Array<string>)
+    .filter((f) => !f.split(path.sep).includes(".durable"))
+    .filter((f) => statSync(path.join(dir, f)).isFile())
+    .filter((f) => !f.endsWith(".manifest.json") && !f.endsWith(".state.json"))
+    .sort()
+
+const api = (key: string) => ["--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", "proplus"]
+
+/** A runner process of wallet-history on `port`, ready (it printed so) when this succeeds; SIGTERM at the end of the scope. */
+const runner = (key: string) =>
+  Effect.gen(function*() {
+    const port = yield* Effect.orDie(Postgres.freePort)
+    const process = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        spawnCli(["runner", "pipelines/wallet-history.ts", "--cluster", database(), "--port", String(port), ...api(key)])
+      ),
+      (r) => Effect.gen(function*() {
+        r.child.kill("SIGTERM")
+        yield* exited(r.child)
+        suite.transcript.record({ args: ["runner"], code: r.child.exitCode, signal: r.child.signalCode, ...r.output })
+      })
+    )
+    yield* until(() => process.output.stdout.includes(`runner 127.0.0.1:${port} of wallet-history ready`), 60_000).pipe(
+      Effect.catchAllDefect(() => Effect.dieMessage(`runner on ${port} did not start:\n${process.output.stderr}`))
+    )
+    return { ...process, port }
+  })
+
+/** The data files a runner's output says it exported (paths relative to the pipeline's folder). */
+const exportedBy = (stdout: string, port: number, pipelineDir: string): ReadonlyArray<string> =>
+  stdout.split("\n").flatMap((line) => {
+    const match = new RegExp(`^127\\.0\\.0\\.1:${port} (\\S+)\\t`).exec(line)
+    return match === null ? [] : [path.relative(pipelineDir, match[1] as string)]
+  })
+
+describe("explorer-etl run --cluster", () => {
+  it.scoped("two runner processes share a run's exports; the files are byte-identical to a plain run", () =>
+    Effect.gen(function*() {
+      const config = path.join(suite.dir, "wallet-history.config.json")
+      const wallets = suite.sim.dataset.chain(1).wallets.slice(0, 8).map((w) => ({ name: w.name, address: w.address }))
+      writeFileSync(config, JSON.stringify({ chainId: 1, fromBlock: 0, wallets }))
+      const args = (key: string, outDir: string) => [
+        "run", "pipelines/wallet-history.ts", ...api(key), "--config", config, "--out-dir", outDir, "--quiet"
+      ]
+
+      const plainOut = path.join(suite.dir, "plain")
+      const plain = spawnCli(args(plainKey, plainOut))
+      expect((yield* exited(plain.child)).code, plain.output.stderr).toBe(0)
+
+      const [a, b] = [yield* runner(runnerKeys[0] as string), yield* runner(runnerKeys[1] as string)]
+      const clusterOut = path.join(suite.dir, "cluster")
+      const submitted = spawnCli([...args(runnerKeys[0] as string, clusterOut), "--cluster", database()])
+      succeeded({ args: ["run", "--cluster"], code: (yield* exited(submitted.child)).code, signal: null, ...submitted.output })
+
+      const plainDir = path.join(plainOut, "wallet-history")
+      const clusterDir = path.join(clusterOut, "wallet-history")
+      const published = dataFiles(plainDir)
+      expect(published.length).toBe(56)
+      expect(dataFiles(clusterDir)).toEqual(published)
+      for (const f of published) {
+        expect(readFileSync(path.join(clusterDir, f)).equals(readFileSync(path.join(plainDir, f))), f).toBe(true)
+      }
+      // The same lines on stdout as the plain run, with this run's folder.
+      expect(submitted.output.stdout.split(clusterOut).join("<out>")).toBe(plain.output.stdout.split(plainOut).join("<out>"))
+
+      // Each export ran once, and both runners ran some.
+      const byA = exportedBy(a.output.stdout, a.port, path.resolve(clusterDir))
+      const byB = exportedBy(b.output.stdout, b.port, path.resolve(clusterDir))
+      expect(byA.length, a.output.stdout).toBeGreaterThan(0)
+      expect(byB.length, b.output.stdout).toBeGreaterThan(0)
+      expect([...byA, ...byB].sort()).toEqual(published)
+    }), 300_000)
+})
