@@ -34,16 +34,21 @@ export const runnerCommand = Command.make(
       if (a.port < 1 || a.port > 65535) return yield* Effect.fail(badFlag("runner", "--port", "must be a port (1-65535)"))
       const pipeline = yield* loadPipeline(a.file)
       const Cluster = yield* loadCluster("runner")
-      const runner = Cluster.runnerLayer(pipeline, { url: a.cluster, host: a.host, port: a.port }).pipe(
+      const runner = Cluster.runnerLayer(pipeline, { url: a.cluster, host: a.host, port: a.port }, Environment.clientLayer(a)).pipe(
         // Storage or socket failing at start: the set-up is wrong (database unreachable, port taken).
-        Layer.mapError((e) => badFlag("runner", "--cluster", `the runner did not start: ${e._tag}: ${e.message}`))
+        Layer.catchAll((e) =>
+          Layer.fail(
+            typeof e === "object" && e !== null && "_tag" in e && (e._tag === "SqlError" || e._tag === "SocketServerError" || e._tag === "ConfigError")
+              ? badFlag("runner", "--cluster", `the runner did not start: ${String((e as { message?: unknown }).message)}`)
+              : e
+          )
+        )
       )
       yield* Effect.gen(function*() {
         yield* Console.log(`runner ${a.host}:${a.port} of ${pipeline.name} ready`)
         return yield* Effect.never
       }).pipe(
         Effect.provide(runner),
-        Effect.provide(Environment.clientLayer(a)),
         Effect.provide(NodeContext.layer)
       )
     })

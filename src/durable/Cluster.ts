@@ -16,11 +16,13 @@
  *
  * Every runner must load the same pipeline module and reach the same output folder at the same
  * absolute path (one machine, or a shared filesystem); the files a run publishes are byte-identical
- * to those of `Pipeline.run`. Each runner's client has its own key, plan and limiter.
+ * to those of `Pipeline.run`. Each runner's client has its own key and plan; the calls of one key, from
+ * every runner, share one budget in the database (`KeyBudget`).
  */
 import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
 import * as RunnerAddress from "@effect/cluster/RunnerAddress"
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as PgClient from "@effect/sql-pg/PgClient"
@@ -48,6 +50,7 @@ import {
   RunKey,
   type RunOptions
 } from "./internal/staged.js"
+import * as KeyBudget from "./KeyBudget.js"
 
 /** A run as the cluster stores it: its key and everything a runner needs to run it. */
 export const ClusterRun = Schema.Struct({
@@ -195,13 +198,21 @@ const shardingConfig = { entityTerminationTimeout: 0 }
 
 /**
  * A runner of `pipeline`'s runs in this process: listens on `host:port` for the other runners,
- * takes its share of the shards, and runs the workflows of the shards it owns until interrupted.
+ * takes its share of the shards, and runs the workflows of the shards it owns until interrupted,
+ * calling the API with `client`, whose key's budget it shares with the other runners (`KeyBudget`).
  *
  * @example
- * yield* Layer.launch(Cluster.runnerLayer(pipeline, { url, host: "127.0.0.1", port: 34431 }))
+ * yield* Layer.launch(Cluster.runnerLayer(pipeline, { url, host: "127.0.0.1", port: 34431 }, clientLayer))
  */
-export const runnerLayer = <C, I>(pipeline: Pipeline.Pipeline<C, I>, options: RunnerOptions) =>
+export const runnerLayer = <C, I, E>(
+  pipeline: Pipeline.Pipeline<C, I>,
+  options: RunnerOptions,
+  client: Layer.Layer<ExplorerClient, E>
+) =>
   workflowsLayer(pipeline, `${options.host}:${options.port}`).pipe(
+    // The runner's client keeps its key's budget with every other runner's (`KeyBudget`).
+    Layer.provide(Layer.provide(client, KeyBudget.layer)),
+    Layer.provide(NodeContext.layer),
     Layer.provideMerge(ClusterWorkflowEngine.layer),
     Layer.provideMerge(NodeClusterSocket.layer({
       storage: "sql",

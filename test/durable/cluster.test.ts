@@ -3,18 +3,23 @@
  * the simulator in this process (requests counted per key), two `explorer-etl runner` processes and
  * the submitting `run`. wallet-history over 8 wallets (56 exports) ends with files byte-identical to a
  * one-process plain `run`, and both runners wrote some of them (each prints a line per export it ran).
+ * Two runners on one key keep one budget (`KeyBudget`, a PostgreSQL row per key): the simulator, which
+ * refuses any call beyond the plan's per-second windows of a key, refuses none.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
-import { cliSuite, exited, spawnCli, succeeded, until } from "../cli/helpers.js"
+import * as Plan from "../../src/Plan.js"
+import * as Simulator from "../../src/simulator/index.js"
+import { cliSuite, exited, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
 import * as Postgres from "./postgres.js"
 
 const suite = cliSuite("cluster")
 const plainKey = suite.key("plain", "proplus")
 // One key per runner here: the budget they share on one key is the next test's subject.
 const runnerKeys = [suite.key("runner-a", "proplus"), suite.key("runner-b", "proplus")]
+const sharedKey = suite.key("shared", "proplus")
 
 let pg: Awaited<ReturnType<typeof Postgres.startPostgres>> | undefined
 beforeAll(async () => {
@@ -65,15 +70,23 @@ const exportedBy = (stdout: string, port: number, pipelineDir: string): Readonly
     return match === null ? [] : [path.relative(pipelineDir, match[1] as string)]
   })
 
+/** wallet-history's config over the simulator's first 8 wallets of chain 1 (56 exports). */
+const eightWallets = (): string => {
+  const config = path.join(suite.dir, "wallet-history.config.json")
+  const wallets = suite.sim.dataset.chain(1).wallets.slice(0, 8).map((w) => ({ name: w.name, address: w.address }))
+  writeFileSync(config, JSON.stringify({ chainId: 1, fromBlock: 0, wallets }))
+  return config
+}
+
+const runArgs = (key: string, config: string, outDir: string) => [
+  "run", "pipelines/wallet-history.ts", ...api(key), "--config", config, "--out-dir", outDir, "--quiet"
+]
+
 describe("explorer-etl run --cluster", () => {
   it.scoped("two runner processes share a run's exports; the files are byte-identical to a plain run", () =>
     Effect.gen(function*() {
-      const config = path.join(suite.dir, "wallet-history.config.json")
-      const wallets = suite.sim.dataset.chain(1).wallets.slice(0, 8).map((w) => ({ name: w.name, address: w.address }))
-      writeFileSync(config, JSON.stringify({ chainId: 1, fromBlock: 0, wallets }))
-      const args = (key: string, outDir: string) => [
-        "run", "pipelines/wallet-history.ts", ...api(key), "--config", config, "--out-dir", outDir, "--quiet"
-      ]
+      const config = eightWallets()
+      const args = (key: string, outDir: string) => runArgs(key, config, outDir)
 
       const plainOut = path.join(suite.dir, "plain")
       const plain = spawnCli(args(plainKey, plainOut))
@@ -101,5 +114,25 @@ describe("explorer-etl run --cluster", () => {
       expect(byA.length, a.output.stdout).toBeGreaterThan(0)
       expect(byB.length, b.output.stdout).toBeGreaterThan(0)
       expect([...byA, ...byB].sort()).toEqual(published)
+    }), 300_000)
+
+  it.scoped("two runners on one key: the simulator refuses none of its calls, and they stay under the plan's rate", () =>
+    Effect.gen(function*() {
+      const config = eightWallets()
+      yield* runner(sharedKey)
+      yield* runner(sharedKey)
+      const out = path.join(suite.dir, "shared")
+      const started = Date.now()
+      const submitted = spawnCli([...runArgs(sharedKey, config, out), "--cluster", database()])
+      succeeded({ args: ["run", "--cluster"], code: (yield* exited(submitted.child)).code, signal: null, ...submitted.output })
+      const seconds = (Date.now() - started) / 1000
+      expect(dataFiles(path.join(out, "wallet-history")).length).toBe(56)
+
+      const calls = yield* requestsWith(suite.sim, sharedKey)
+      const stats = yield* suite.sim.stats
+      expect(calls).toBeGreaterThan(56)
+      // The simulator counts each key's calls per second, as the real service does, and refuses the one too many.
+      expect(stats.rateLimitedByKey[Simulator.keyFingerprint(sharedKey)] ?? 0).toBe(0)
+      expect(calls / seconds).toBeLessThanOrEqual(Plan.limits.proplus.callsPerSecond)
     }), 300_000)
 })
