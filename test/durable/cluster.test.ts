@@ -4,10 +4,12 @@
  * the submitting `run`. wallet-history over 8 wallets (56 exports) ends with files byte-identical to a
  * one-process plain `run`, and both runners wrote some of them (each prints a line per export it ran).
  * Two runners on one key keep one budget (`KeyBudget`, a PostgreSQL row per key): the simulator, which
- * refuses any call beyond the plan's per-second windows of a key, refuses none.
+ * refuses any call beyond the plan's per-second windows of a key, refuses none. A runner killed with
+ * SIGKILL mid-run: the other takes its shards once its registration expires (`shardLockExpiration`,
+ * 35 s) and finishes the run, the files byte-identical.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, type Scope } from "effect"
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import * as Plan from "../../src/Plan.js"
@@ -20,6 +22,8 @@ const plainKey = suite.key("plain", "proplus")
 // One key per runner here: the budget they share on one key is the next test's subject.
 const runnerKeys = [suite.key("runner-a", "proplus"), suite.key("runner-b", "proplus")]
 const sharedKey = suite.key("shared", "proplus")
+const killedKey = suite.key("killed", "proplus")
+const plainAgainKey = suite.key("plain-again", "proplus")
 
 let pg: Awaited<ReturnType<typeof Postgres.startPostgres>> | undefined
 beforeAll(async () => {
@@ -44,7 +48,7 @@ const dataFiles = (dir: string): ReadonlyArray<string> =>
 const api = (key: string) => ["--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", "proplus"]
 
 /** A runner process of wallet-history on `port`, ready (it printed so) when this succeeds; SIGTERM at the end of the scope. */
-const runner = (key: string) =>
+const runner = (key: string): Effect.Effect<ReturnType<typeof spawnCli> & { readonly port: number }, never, Scope.Scope> =>
   Effect.gen(function*() {
     const port = yield* Effect.orDie(Postgres.freePort)
     const process = yield* Effect.acquireRelease(
@@ -134,5 +138,37 @@ describe("explorer-etl run --cluster", () => {
       // The simulator counts each key's calls per second, as the real service does, and refuses the one too many.
       expect(stats.rateLimitedByKey[Simulator.keyFingerprint(sharedKey)] ?? 0).toBe(0)
       expect(calls / seconds).toBeLessThanOrEqual(Plan.limits.proplus.callsPerSecond)
+    }), 300_000)
+
+  it.scoped("a runner killed with SIGKILL mid-run: the other finishes the run, the files byte-identical", () =>
+    Effect.gen(function*() {
+      const config = eightWallets()
+      const plainOut = path.join(suite.dir, "plain-again")
+      const plain = spawnCli(runArgs(plainAgainKey, config, plainOut))
+      expect((yield* exited(plain.child)).code, plain.output.stderr).toBe(0)
+
+      const [a, b] = [yield* runner(killedKey), yield* runner(killedKey)]
+      const out = path.join(suite.dir, "killed")
+      const dir = path.resolve(out, "wallet-history")
+      const submitted = spawnCli([...runArgs(killedKey, config, out), "--cluster", database()])
+      // Killed once it has finished a few exports, while it runs others.
+      yield* until(() => exportedBy(a.output.stdout, a.port, dir).length >= 3, 120_000)
+      expect(a.child.kill("SIGKILL")).toBe(true)
+      expect((yield* exited(a.child)).signal).toBe("SIGKILL")
+      const byA = exportedBy(a.output.stdout, a.port, dir)
+      // Mid-run: the run had not ended.
+      expect(submitted.child.exitCode).toBe(null)
+
+      succeeded({ args: ["run", "--cluster"], code: (yield* exited(submitted.child)).code, signal: null, ...submitted.output })
+      const published = dataFiles(path.join(plainOut, "wallet-history"))
+      expect(published.length).toBe(56)
+      expect(dataFiles(dir)).toEqual(published)
+      for (const f of published) {
+        expect(readFileSync(path.join(dir, f)).equals(readFileSync(path.join(plainOut, "wallet-history", f))), f).toBe(true)
+      }
+      // The survivor ran every export the killed runner had not finished.
+      const byB = exportedBy(b.output.stdout, b.port, dir)
+      expect([...new Set([...byA, ...byB])].sort()).toEqual(published)
+      expect(byB.length).toBeLessThan(56)
     }), 300_000)
 })
