@@ -30,6 +30,7 @@ import * as Activity from "@effect/workflow/Activity"
 import * as Workflow from "@effect/workflow/Workflow"
 import type { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
 import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -224,6 +225,9 @@ export const runnerLayer = <C, I, E>(
     Layer.provide(storage(options.url))
   )
 
+/** How often a submitting process asks for the result of its run. */
+const POLL_MILLIS = 500
+
 /** The engine of a process that submits runs and waits for them, and runs nothing itself. */
 const clientLayer = (url: string) =>
   ClusterWorkflowEngine.layer.pipe(
@@ -254,13 +258,22 @@ export const run = <C, I>(
     const prepared = yield* prepare(pipeline, config, options, runFile)
     const { Run } = workflows(pipeline.name)
     const ended = fs.remove(runFile).pipe(Effect.ignore)
-    const summaries = yield* Run.execute({
-      ...prepared.key,
-      outDir,
-      config: JSON.stringify(prepared.encodedConfig),
-      confirmations: prepared.confirmations,
-      concurrency: prepared.concurrency,
-      quiet: options.quiet ?? false
+    // Sent without waiting on the request (`discard`), then its result polled: interrupting a request
+    // that waits would interrupt the run on its runner; this process stopping must not stop the run.
+    const summaries = yield* Effect.gen(function*() {
+      const executionId = yield* Run.execute({
+        ...prepared.key,
+        outDir,
+        config: JSON.stringify(prepared.encodedConfig),
+        confirmations: prepared.confirmations,
+        concurrency: prepared.concurrency,
+        quiet: options.quiet ?? false
+      }, { discard: true })
+      while (true) {
+        const result = yield* Run.poll(executionId)
+        if (result !== undefined && result._tag === "Complete") return yield* result.exit
+        yield* Effect.sleep(Duration.millis(POLL_MILLIS))
+      }
     }).pipe(
       Effect.tap(() => ended),
       Effect.tapError(() => ended),

@@ -6,7 +6,8 @@
  * Two runners on one key keep one budget (`KeyBudget`, a PostgreSQL row per key): the simulator, which
  * refuses any call beyond the plan's per-second windows of a key, refuses none. A runner killed with
  * SIGKILL mid-run: the other takes its shards once its registration expires (`shardLockExpiration`,
- * 35 s) and finishes the run, the files byte-identical.
+ * 35 s) and finishes the run, the files byte-identical. The submitting process interrupted (Ctrl-C):
+ * the runners finish the run all the same, and the same command started again prints its result.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, type Scope } from "effect"
@@ -24,6 +25,7 @@ const runnerKeys = [suite.key("runner-a", "proplus"), suite.key("runner-b", "pro
 const sharedKey = suite.key("shared", "proplus")
 const killedKey = suite.key("killed", "proplus")
 const plainAgainKey = suite.key("plain-again", "proplus")
+const interruptedKey = suite.key("interrupted", "proplus")
 
 let pg: Awaited<ReturnType<typeof Postgres.startPostgres>> | undefined
 beforeAll(async () => {
@@ -170,5 +172,31 @@ describe("explorer-etl run --cluster", () => {
       const byB = exportedBy(b.output.stdout, b.port, dir)
       expect([...new Set([...byA, ...byB])].sort()).toEqual(published)
       expect(byB.length).toBeLessThan(56)
+    }), 300_000)
+
+  it.scoped("the submitting process interrupted: the runners finish the run, the same command prints its result", () =>
+    Effect.gen(function*() {
+      const config = eightWallets()
+      const [a, b] = [yield* runner(interruptedKey), yield* runner(interruptedKey)]
+      const out = path.join(suite.dir, "interrupted")
+      const dir = path.resolve(out, "wallet-history")
+      const args = [...runArgs(interruptedKey, config, out), "--cluster", database()]
+      const first = spawnCli(args)
+      const exported = () => new Set([...exportedBy(a.output.stdout, a.port, dir), ...exportedBy(b.output.stdout, b.port, dir)])
+      yield* until(() => exported().size >= 2, 120_000)
+      expect(first.child.kill("SIGINT")).toBe(true)
+      expect((yield* exited(first.child)).code).toBe(130)
+      expect(exported().size).toBeLessThan(56)
+      const key = readFileSync(path.join(dir, ".durable", "run.json"), "utf8")
+
+      // Nobody waits for the run: the runners finish it, its files published by its commit.
+      yield* until(() => exported().size === 56 && dataFiles(dir).length === 56, 180_000)
+      const calls = yield* requestsWith(suite.sim, interruptedKey)
+      const again = spawnCli(args)
+      succeeded({ args: ["run", "--cluster"], code: (yield* exited(again.child)).code, signal: null, ...again.output })
+      // The same run (its key kept), its result read, not run again.
+      expect(key).toContain("runTime")
+      expect(yield* requestsWith(suite.sim, interruptedKey)).toBe(calls)
+      expect(again.output.stdout.trimEnd().split("\n").length).toBe(56)
     }), 300_000)
 })
