@@ -108,7 +108,11 @@ export const runCommand = Command.make(
         // Loaded only when asked for: the engine, SQLite or PostgreSQL and their modules cost nothing to other runs.
         const clusterUrl = Option.getOrUndefined(a.cluster)
         const summaries = clusterUrl !== undefined
-          ? yield* Effect.flatMap(loadCluster("run"), (c) => c.run(pipeline, targets, clusterUrl, runOptions))
+          ? yield* Effect.flatMap(loadCluster("run"), (c) =>
+            c.run(pipeline, targets, clusterUrl, runOptions).pipe(
+              // The database unreachable: the flag's fault, said as the runner says it.
+              Effect.catchTag("SqlError", (e) => Effect.fail(badFlag("run", "--cluster", `the cluster's database: ${e.message}`)))
+            ))
           : a.durable
           ? yield* Effect.flatMap(loadDurable, (durableRun) => durableRun.run(pipeline, targets, runOptions))
           : yield* Pipeline.run(pipeline, targets, runOptions)

@@ -258,8 +258,8 @@ export const run = <C, I>(
     const prepared = yield* prepare(pipeline, config, options, runFile)
     const { Run } = workflows(pipeline.name)
     const ended = fs.remove(runFile).pipe(Effect.ignore)
-    // Sent without waiting on the request (`discard`), then its result polled: interrupting a request
-    // that waits would interrupt the run on its runner; this process stopping must not stop the run.
+    // Sent without waiting on the request (`discard`), then its result polled: this process stopping
+    // (Ctrl-C) then sends the run nothing, whatever the engine would make of an interrupted request.
     const summaries = yield* Effect.gen(function*() {
       const executionId = yield* Run.execute({
         ...prepared.key,
@@ -280,5 +280,6 @@ export const run = <C, I>(
       Effect.provide(clientLayer(url))
     )
     // The paths as the user wrote the output folder, as `Pipeline.run` reports them.
-    return summaries.map((s) => ({ ...s, out: path.join(relativeOut, path.relative(outDir, s.out)), manifestPath: path.join(relativeOut, path.relative(outDir, s.manifestPath)) }))
+    const asWritten = (file: string) => path.join(relativeOut, path.relative(outDir, file))
+    return summaries.map((s) => ({ ...s, out: asWritten(s.out), manifestPath: asWritten(s.manifestPath) }))
   }).pipe(Effect.scoped)

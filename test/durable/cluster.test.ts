@@ -15,7 +15,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import * as Plan from "../../src/Plan.js"
 import * as Simulator from "../../src/simulator/index.js"
-import { cliSuite, exited, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
+import { cliSuite, exited, failureOf, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
 import * as Postgres from "./postgres.js"
 
 const suite = cliSuite("cluster")
@@ -26,6 +26,7 @@ const sharedKey = suite.key("shared", "proplus")
 const killedKey = suite.key("killed", "proplus")
 const plainAgainKey = suite.key("plain-again", "proplus")
 const interruptedKey = suite.key("interrupted", "proplus")
+const unreachableKey = suite.key("unreachable", "proplus")
 
 let pg: Awaited<ReturnType<typeof Postgres.startPostgres>> | undefined
 beforeAll(async () => {
@@ -199,4 +200,21 @@ describe("explorer-etl run --cluster", () => {
       expect(yield* requestsWith(suite.sim, interruptedKey)).toBe(calls)
       expect(again.output.stdout.trimEnd().split("\n").length).toBe(56)
     }), 300_000)
+
+  it.live("a database that does not answer: run and runner refuse --cluster, before any request", () =>
+    Effect.gen(function*() {
+      const key = unreachableKey
+      // A port nothing listens on: the throwaway server's, once it is closed, is not known here; a fresh free one is.
+      const port = yield* Effect.orDie(Postgres.freePort)
+      const url = `postgres://postgres@127.0.0.1:${port}/explorer_etl`
+      const config = eightWallets()
+      for (const args of [
+        [...runArgs(key, config, path.join(suite.dir, "unreachable")), "--cluster", url],
+        ["runner", "pipelines/wallet-history.ts", "--cluster", url, ...api(key)]
+      ]) {
+        const message = failureOf(yield* suite.transcript.cli(args), "InvalidInputError")
+        expect(message, args[0]).toMatch(/--cluster: .*Failed to connect/)
+      }
+      expect(yield* requestsWith(suite.sim, key)).toBe(0)
+    }), 120_000)
 })
