@@ -2,7 +2,8 @@
  * `explorer-etl run --cluster postgres://…` on real processes: a real PostgreSQL (test/durable/postgres.ts),
  * the simulator in this process (requests counted per key), two `explorer-etl runner` processes and
  * the submitting `run`. wallet-history over 8 wallets (56 exports) ends with files byte-identical to a
- * one-process plain `run`, and both runners wrote some of them (each prints a line per export it ran).
+ * one-process plain `run`, and both runners wrote some of them (each prints a line per export it ran);
+ * `status --cluster` reads the run and its exports from the database.
  * Two runners on one key keep one budget (`KeyBudget`, a PostgreSQL row per key): the simulator, which
  * refuses any call beyond the plan's per-second windows of a key, refuses none. A runner killed with
  * SIGKILL mid-run: the other takes its shards once its registration expires (`shardLockExpiration`,
@@ -121,6 +122,14 @@ describe("explorer-etl run --cluster", () => {
       expect(byA.length, a.output.stdout).toBeGreaterThan(0)
       expect(byB.length, b.output.stdout).toBeGreaterThan(0)
       expect([...byA, ...byB].sort()).toEqual(published)
+
+      // status --cluster reads the run from the database: done, each export done with its rows, the commit.
+      const status = succeeded(yield* suite.transcript.cli(["status", "--cluster", database()])).stdout.trimEnd().split("\n")
+      const at = status.reduce((last, line, i) => (line.startsWith("wallet-history\t") ? i : last), -1)
+      expect(status[at]).toMatch(/^wallet-history\trun \S+\tdone\t56\/56 exports done, [\d,]+ rows, \d+ calls$/)
+      const activities = status.slice(at + 1)
+      expect(activities.filter((line) => /^ {2}export \S+\tdone\t[\d,]+ rows\t\d+ calls?$/.test(line)).length).toBe(56)
+      expect(activities.at(-1)).toBe("  commit\tdone")
     }), 300_000)
 
   it.scoped("two runners on one key: the simulator refuses none of its calls, and they stay under the plan's rate", () =>
