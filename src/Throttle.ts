@@ -41,6 +41,7 @@
  * not per client.
  */
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -75,6 +76,32 @@ export interface Throttle {
   /** After a rate-limit answer: every call of the key waits until `duration` from now. */
   readonly pause: (duration: Duration.DurationInput) => Effect.Effect<void>
 }
+
+/** A key's budget shared with other processes: see {@link SharedBudget}. */
+export interface SharedLane {
+  /** Waits until this process may send one request of the key (a throttled one if `throttled`). */
+  readonly acquire: (throttled: boolean) => Effect.Effect<void>
+  /** After a rate-limit answer: every process's calls of the key wait until `duration` from now. */
+  readonly pause: (duration: Duration.DurationInput) => Effect.Effect<void>
+}
+
+/**
+ * A budget per key shared by several processes (the runners of a cluster, `durable/Cluster`): when
+ * present in the context a client is built in, every attempt of the client takes a slot of its key's
+ * shared lane after its slot of this process's limiter, so all the processes together stay under the
+ * key's rate. `id` identifies the key (URL and fingerprint, never the key); the intervals are this
+ * process's ({@link Throttle}, the margin included).
+ */
+export class SharedBudget extends Context.Tag("explorer-etl/Throttle/SharedBudget")<SharedBudget, {
+  readonly lane: (options: {
+    readonly id: string
+    readonly intervalMillis: number
+    readonly throttledIntervalMillis: number
+  }) => Effect.Effect<SharedLane>
+}>() {}
+
+/** The id of a key in a {@link SharedBudget}: its API URL and fingerprint. */
+export const sharedId = (options: Pick<Options, "apiUrl" | "apiKey">): string => `${options.apiUrl} ${fingerprint(options.apiKey)}`
 
 /** Options of {@link make}. */
 export interface Options {

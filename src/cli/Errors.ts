@@ -26,13 +26,25 @@ export const badFlag = (command: string, parameter: string, detail: string, chai
  * install): a user without it is told what to install, as a bad `parameter` of `command`.
  */
 export const loadWithSqlite = <A>(command: string, parameter: string, load: () => Promise<A>): Effect.Effect<A, InvalidInputError> =>
+  loadWithPeer("@effect/sql-sqlite-node", command, parameter, load)
+
+/** As {@link loadWithSqlite}, for the modules that need the optional peer @effect/sql-pg (`--cluster`). */
+export const loadWithPostgres = <A>(command: string, parameter: string, load: () => Promise<A>): Effect.Effect<A, InvalidInputError> =>
+  loadWithPeer("@effect/sql-pg", command, parameter, load)
+
+const loadWithPeer = <A>(
+  peer: string,
+  command: string,
+  parameter: string,
+  load: () => Promise<A>
+): Effect.Effect<A, InvalidInputError> =>
   Effect.tryPromise({
     try: load,
     catch: (cause) =>
       badFlag(
         command,
         parameter,
-        `needs the optional package @effect/sql-sqlite-node (npm install @effect/sql-sqlite-node): ${
+        `needs the optional package ${peer} (npm install ${peer}): ${
           cause instanceof Error ? cause.message.split("\n")[0] : String(cause)
         }`
       )

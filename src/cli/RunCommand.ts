@@ -1,7 +1,9 @@
 /**
- * `explorer-etl run <pipeline file> [--every "<cron>"] [--config file] [--out-dir DIR] [--durable]`: run a
- * pipeline once, or now and then on a cron schedule (UTC) until interrupted; every run is incremental.
- * With `--durable` a run is a workflow with a journal (`durable/PipelineRun`) that survives a kill.
+ * `explorer-etl run <pipeline file> [--every "<cron>"] [--config file] [--out-dir DIR] [--durable]
+ * [--cluster postgres://…]`: run a pipeline once, or now and then on a cron schedule (UTC) until
+ * interrupted; every run is incremental. With `--durable` a run is a workflow with a journal
+ * (`durable/PipelineRun`) that survives a kill; with `--cluster` it is submitted to the runners of a
+ * cluster (`explorer-etl runner`, `durable/Cluster`) and this process waits for its result.
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
@@ -16,7 +18,7 @@ import { DemoData } from "../DemoData.js"
 import * as Pipeline from "../Pipeline.js"
 import type { ExportSummary } from "../Exports.js"
 import * as Environment from "./Environment.js"
-import { badFlag, loadWithSqlite, refusedFlag } from "./Errors.js"
+import { badFlag, loadWithPostgres, loadWithSqlite, refusedFlag } from "./Errors.js"
 
 const file = Args.text({ name: "pipeline file" }).pipe(Args.withDescription("a pipeline module, e.g. pipelines/token-activity.ts"))
 const every = Options.text("every").pipe(
@@ -34,6 +36,14 @@ const durable = Options.boolean("durable").pipe(
   Options.withDescription(
     "run as a durable workflow, journal in <out-dir>/<pipeline>/.durable: killed, the same command continues it " +
       "without repeating finished exports"
+  )
+)
+
+/** `--cluster postgres://…` of `run` and `runner`. */
+export const cluster = Options.text("cluster").pipe(
+  Options.withDescription(
+    "postgres://user@host:port/db: the database of a cluster of runners (explorer-etl runner); with run, " +
+      "the run is submitted to them (durable) and this process waits for its result"
   )
 )
 
@@ -61,6 +71,9 @@ export const importModule = async (url: URL): Promise<Record<string, unknown>> =
  */
 const loadDurable = loadWithSqlite("run", "--durable", () => import("../durable/PipelineRun.js"))
 
+/** The cluster's modules, loaded on first use: PostgreSQL's driver is an optional peer dependency. */
+export const loadCluster = (command: string) => loadWithPostgres(command, "--cluster", () => import("../durable/Cluster.js"))
+
 /** Loads the default export of a pipeline module. */
 export const loadPipeline = (path: string) =>
   Effect.tryPromise({
@@ -81,7 +94,7 @@ export const printSummaries = (summaries: ReadonlyArray<ExportSummary>) =>
 /** `explorer-etl run …` */
 export const runCommand = Command.make(
   "run",
-  { file, every, config, outDir, confirmations, durable, ...Environment.apiOptions },
+  { file, every, config, outDir, confirmations, durable, cluster: Options.optional(cluster), ...Environment.apiOptions },
   (a) =>
     Effect.gen(function*() {
       const pipeline = yield* loadPipeline(a.file)
@@ -92,8 +105,15 @@ export const runCommand = Command.make(
           ? pipeline.demoConfig(demo.value)
           : yield* Pipeline.loadConfig(pipeline, { configFile: Option.getOrUndefined(a.config) })
         const runOptions = { outDir: a.outDir, quiet: a.quiet, confirmations: a.confirmations }
-        const summaries = a.durable
-          // Loaded only when asked for: the engine, SQLite and their modules cost nothing to other runs.
+        // Loaded only when asked for: the engine, SQLite or PostgreSQL and their modules cost nothing to other runs.
+        const clusterUrl = Option.getOrUndefined(a.cluster)
+        const summaries = clusterUrl !== undefined
+          ? yield* Effect.flatMap(loadCluster("run"), (c) =>
+            c.run(pipeline, targets, clusterUrl, runOptions).pipe(
+              // The database unreachable: the flag's fault, said as the runner says it.
+              Effect.catchTag("SqlError", (e) => Effect.fail(badFlag("run", "--cluster", `the cluster's database: ${e.message}`)))
+            ))
+          : a.durable
           ? yield* Effect.flatMap(loadDurable, (durableRun) => durableRun.run(pipeline, targets, runOptions))
           : yield* Pipeline.run(pipeline, targets, runOptions)
         yield* printSummaries(summaries)

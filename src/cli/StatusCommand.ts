@@ -1,7 +1,8 @@
 /**
- * `explorer-etl status [--out-dir DIR]`: the durable runs (`run --durable`) of every pipeline folder in
- * the output folder — each run's state, its exports (done with rows and calls, running, or failed with
- * the typed error) — read from their journals without continuing anything.
+ * `explorer-etl status [--out-dir DIR] [--cluster postgres://…]`: the durable runs (`run --durable`) of
+ * every pipeline folder in the output folder — each run's state, its exports (done with rows and calls,
+ * running, or failed with the typed error) — read from their journals without continuing anything;
+ * with `--cluster`, the runs of that cluster (`run --cluster`), from its database.
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -10,7 +11,9 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Path from "@effect/platform/Path"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { loadWithSqlite } from "./Errors.js"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { badFlag, loadWithPostgres, loadWithSqlite } from "./Errors.js"
 
 const outDir = Options.text("out-dir").pipe(Options.withDefault("out"), Options.withDescription("output folder (default ./out)"))
 
@@ -21,9 +24,31 @@ const loadStatus = loadWithSqlite(
   () => Promise.all([import("../durable/Status.js"), import("@effect/sql-sqlite-node/SqliteClient")])
 )
 
+const cluster = Options.text("cluster").pipe(
+  Options.optional,
+  Options.withDescription("postgres://…: the runs of that cluster (run --cluster), from its database, instead")
+)
+
+/** The reader and PostgreSQL's driver (an optional peer), loaded on use. */
+const loadClusterStatus = loadWithPostgres(
+  "status",
+  "--cluster",
+  () => Promise.all([import("../durable/Status.js"), import("@effect/sql-pg/PgClient")])
+)
+
 /** `explorer-etl status …` */
-export const statusCommand = Command.make("status", { outDir }, (a) =>
+export const statusCommand = Command.make("status", { outDir, cluster }, (a) =>
   Effect.gen(function*() {
+    if (Option.isSome(a.cluster)) {
+      const [Status, PgClient] = yield* loadClusterStatus
+      const runs = yield* Status.read.pipe(
+        Effect.provide(PgClient.layer({ url: Redacted.make(a.cluster.value) })),
+        Effect.catchTag("SqlError", (e) => Effect.fail(badFlag("status", "--cluster", `the cluster's database: ${e.message}`)))
+      )
+      if (runs.length === 0) return yield* Console.log("no durable runs in the cluster's database")
+      for (const run of runs) yield* Effect.forEach(Status.describe(run), (line) => Console.log(line), { discard: true })
+      return
+    }
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const [Status, SqliteClient] = yield* loadStatus
@@ -44,4 +69,6 @@ export const statusCommand = Command.make("status", { outDir }, (a) =>
       for (const run of runs) yield* Effect.forEach(Status.describe(run), (line) => Console.log(line), { discard: true })
     }
   }).pipe(Effect.provide(NodeContext.layer))
-).pipe(Command.withDescription("the durable runs in an output folder: each run and its exports, from the journal"))
+).pipe(
+  Command.withDescription("the durable runs in an output folder (or of a cluster): each run and its exports, from the journal")
+)

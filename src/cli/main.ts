@@ -20,12 +20,13 @@ import { inUserTerms, report, signalExitCode } from "./Errors.js"
 import { exportCommand } from "./ExportCommand.js"
 import * as Help from "./Help.js"
 import { runCommand } from "./RunCommand.js"
+import { runnerCommand } from "./RunnerCommand.js"
 import { simulatorCommand } from "./SimulatorCommand.js"
 import { statusCommand } from "./StatusCommand.js"
 
 const root = Command.make("explorer-etl").pipe(
   Command.withDescription("pull on-chain data out of Etherscan-V2-style explorer APIs into CSV or JSONL files"),
-  Command.withSubcommands([callCommand, exportCommand, runCommand, statusCommand, simulatorCommand, demoCommand, chainsCommand])
+  Command.withSubcommands([callCommand, exportCommand, runCommand, runnerCommand, statusCommand, simulatorCommand, demoCommand, chainsCommand])
 )
 
 const version = "0.1.0"

@@ -1,7 +1,9 @@
 /**
  * What the journal of durable runs says (`explorer-etl status`): every run of a pipeline folder with
  * its state, and every activity of it (`export <file>`, `commit`) with its state, rows and calls, or the
- * typed error it failed with. Read from the SQLite journal `PipelineRun` writes, without starting the
+ * typed error it failed with. Read from the SQLite journal `PipelineRun` writes, or the PostgreSQL
+ * database of a cluster (`Cluster`: there each export is a child workflow whose activity writes the
+ * file, linked to its run by the parent the engine stores in its payload), without starting the
  * engine (and so without resuming anything): the engine's message table holds one `run` request per
  * run and one `activity` request per attempt; the reply table, their results (the workflow's `Result`
  * in an `Exit`, encoded by the schemas of `PipelineRun`).
@@ -11,7 +13,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { ExportFailure, ExportSummary, RunKey } from "./PipelineRun.js"
+import { ExportFailure, ExportSummary, RunKey } from "./internal/staged.js"
 
 /** Where a run or an activity stands. */
 export type State = "running" | "done" | "failed"
@@ -60,6 +62,10 @@ const ReplyPayload = Schema.parseJson(Schema.Struct({
   }))
 }))
 
+/** Where the engine keeps a child workflow's parent in its payload (`ClusterWorkflowEngine`). */
+const parentKey = "~@effect/workflow/parent"
+const ChildPayload = Schema.parseJson(Schema.Struct({ [parentKey]: Schema.Struct({ executionId: Schema.String }) }))
+
 const ActivityPayload = Schema.parseJson(Schema.Struct({ name: Schema.String, attempt: Schema.Number }))
 
 /** `<ErrorTag>: <message>` of the first typed error in an encoded cause, else a generic text. */
@@ -105,11 +111,21 @@ export const read: Effect.Effect<ReadonlyArray<RunStatus>, SqlError, SqlClient.S
   const messages = (yield* sql`SELECT id, entity_id, tag, payload FROM cluster_messages
     WHERE entity_type LIKE 'Workflow/explorer-etl/run/%' AND tag IN ('run', 'activity') ORDER BY id`)
     .flatMap((row) => Option.toArray(Schema.decodeUnknownOption(Message)(row)))
+  // On a cluster (`Cluster`), each export is a child workflow whose own activity writes the file.
+  const children = (yield* sql`SELECT id, entity_id, tag, payload FROM cluster_messages
+    WHERE entity_type LIKE 'Workflow/explorer-etl/export/%' AND tag IN ('run', 'activity') ORDER BY id`)
+    .flatMap((row) => Option.toArray(Schema.decodeUnknownOption(Message)(row)))
+  const parentOf = new Map(children.filter((m) => m.tag === "run").flatMap((m) =>
+    Option.toArray(Option.map(Schema.decodeUnknownOption(ChildPayload)(m.payload), (p) => [m.entity_id, p[parentKey].executionId] as const))
+  ))
   const replies = new Map(
     (yield* sql`SELECT request_id, payload FROM cluster_replies ORDER BY id`)
       .flatMap((row) => Option.toArray(Schema.decodeUnknownOption(Reply)(row)))
       .map((r) => [idText(r.request_id), r.payload] as const)
   )
+  // Activities in the order they started, a run's own and its children's together (ids are snowflakes).
+  const activityMessages = [...messages, ...children].filter((m) => m.tag === "activity")
+    .sort((a, b) => (BigInt(idText(a.id)) < BigInt(idText(b.id)) ? -1 : 1))
   const runs: Array<RunStatus> = []
   for (const run of messages.filter((m) => m.tag === "run")) {
     const key = Schema.decodeUnknownOption(Schema.parseJson(RunKey))(run.payload)
@@ -117,8 +133,8 @@ export const read: Effect.Effect<ReadonlyArray<RunStatus>, SqlError, SqlClient.S
     const ended = endedOf(replies.get(idText(run.id)))
     // Activities by name: the last attempt's reply says how it stands.
     const byName = new Map<string, { attempts: number; ended: Ended }>()
-    for (const m of messages) {
-      if (m.tag !== "activity" || m.entity_id !== run.entity_id) continue
+    for (const m of activityMessages) {
+      if (m.tag !== "activity" || (m.entity_id !== run.entity_id && parentOf.get(m.entity_id) !== run.entity_id)) continue
       const payload = Schema.decodeUnknownOption(ActivityPayload)(m.payload)
       if (Option.isNone(payload)) continue
       const before = byName.get(payload.value.name)

@@ -158,13 +158,28 @@ export const make = (
     // Download links are absolute and may point elsewhere: no base URL, and the key only where it belongs.
     const files = transform(platform)
 
-    const throttle = yield* Throttle.make({
+    const local = yield* Throttle.make({
       apiUrl: config.apiUrl,
       apiKey: config.apiKey,
       callsPerSecond: config.rate.callsPerSecond,
       throttledPerSecond: config.rate.throttledPerSecond,
       safetyMargin: config.rate.safetyMargin
     })
+    // A budget shared with other processes (a cluster's runners), when the context has one: each
+    // attempt takes this process's slot, then the key's shared one, and sends at the latter.
+    const shared = yield* Effect.serviceOption(Throttle.SharedBudget)
+    const throttle = Option.isNone(shared) ? local : yield* Effect.map(
+      shared.value.lane({
+        id: Throttle.sharedId(config),
+        intervalMillis: local.intervalMillis,
+        throttledIntervalMillis: local.throttledIntervalMillis
+      }),
+      (lane): Throttle.Throttle => ({
+        ...local,
+        acquire: (throttled) => Effect.zipRight(local.acquire(throttled), lane.acquire(throttled)),
+        pause: (duration) => Effect.zipRight(local.pause(duration), lane.pause(duration))
+      })
+    )
     const counters = yield* Ref.make<Stats>({ requests: 0, retries: 0, rateLimited: 0 })
     const scrub = makeScrub(config.apiKey)
     const apiOrigin = new URL(config.apiUrl).origin

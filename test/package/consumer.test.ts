@@ -160,4 +160,18 @@ describe("the packed package in a consumer project", () => {
     expect(result.stdout).toBe("")
     expect(result.stderr).toMatch(/^error InvalidInputError: .*--durable.*npm install @effect\/sql-sqlite-node/)
   })
+
+  it("run --cluster and runner without the optional PostgreSQL driver say what to install, before any request", async () => {
+    const bin = path.join(project, "node_modules", ".bin", "explorer-etl")
+    const pipeline = path.join(project, "node_modules", "explorer-etl", "pipelines", "chain-daily-stats.ts")
+    for (const args of [
+      ["run", pipeline, "--simulator", "--cluster", "postgres://127.0.0.1:1/none", "--quiet", "--out-dir", "out-cluster"],
+      ["runner", pipeline, "--simulator", "--cluster", "postgres://127.0.0.1:1/none"]
+    ]) {
+      const result = await run(bin, args, project)
+      expect(result.code, args[0]).not.toBe(0)
+      expect(result.stdout, args[0]).toBe("")
+      expect(result.stderr, args[0]).toMatch(/^error InvalidInputError: .*--cluster.*npm install @effect\/sql-pg/)
+    }
+  })
 })

@@ -1,0 +1,229 @@
+/**
+ * `explorer-etl run --cluster postgres://…` on real processes: a real PostgreSQL (test/durable/postgres.ts),
+ * the simulator in this process (requests counted per key), two `explorer-etl runner` processes and
+ * the submitting `run`. wallet-history over 8 wallets (56 exports) ends with files byte-identical to a
+ * one-process plain `run`, and both runners wrote some of them (each prints a line per export it ran);
+ * `status --cluster` reads the run and its exports from the database.
+ * Two runners on one key keep one budget (`KeyBudget`, a PostgreSQL row per key): the simulator, which
+ * refuses any call beyond the plan's per-second windows of a key, refuses none. A runner killed with
+ * SIGKILL mid-run: the other takes its shards once its registration expires (`shardLockExpiration`,
+ * 35 s) and finishes the run, the files byte-identical. The submitting process interrupted (Ctrl-C):
+ * the runners finish the run all the same, and the same command started again prints its result.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect, type Scope } from "effect"
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import * as path from "node:path"
+import * as Plan from "../../src/Plan.js"
+import * as Simulator from "../../src/simulator/index.js"
+import { cliSuite, exited, failureOf, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
+import * as Postgres from "./postgres.js"
+
+const suite = cliSuite("cluster")
+const plainKey = suite.key("plain", "proplus")
+// One key per runner here: the budget they share on one key is the next test's subject.
+const runnerKeys = [suite.key("runner-a", "proplus"), suite.key("runner-b", "proplus")]
+const sharedKey = suite.key("shared", "proplus")
+const killedKey = suite.key("killed", "proplus")
+const plainAgainKey = suite.key("plain-again", "proplus")
+const interruptedKey = suite.key("interrupted", "proplus")
+const unreachableKey = suite.key("unreachable", "proplus")
+
+let pg: Awaited<ReturnType<typeof Postgres.startPostgres>> | undefined
+beforeAll(async () => {
+  pg = await Postgres.startPostgres()
+}, 120_000)
+afterAll(async () => {
+  await pg?.stop()
+})
+const database = (): string => {
+  if (pg === undefined) throw new Error("PostgreSQL starts before the file's tests")
+  return pg.url
+}
+
+/** Every file under `dir` (relative paths, sorted): data files only, the journal's folder left out. */
+const dataFiles = (dir: string): ReadonlyArray<string> =>
+  (readdirSync(dir, { recursive: true }) as Array<string>)
+    .filter((f) => !f.split(path.sep).includes(".durable"))
+    .filter((f) => statSync(path.join(dir, f)).isFile())
+    .filter((f) => !f.endsWith(".manifest.json") && !f.endsWith(".state.json"))
+    .sort()
+
+const api = (key: string) => ["--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", "proplus"]
+
+/** A runner process of wallet-history on `port`, ready (it printed so) when this succeeds; SIGTERM at the end of the scope. */
+const runner = (key: string): Effect.Effect<ReturnType<typeof spawnCli> & { readonly port: number }, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const port = yield* Effect.orDie(Postgres.freePort)
+    const process = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        spawnCli(["runner", "pipelines/wallet-history.ts", "--cluster", database(), "--port", String(port), ...api(key)])
+      ),
+      (r) => Effect.gen(function*() {
+        r.child.kill("SIGTERM")
+        yield* exited(r.child)
+        suite.transcript.record({ args: ["runner"], code: r.child.exitCode, signal: r.child.signalCode, ...r.output })
+      })
+    )
+    yield* until(() => process.output.stdout.includes(`runner 127.0.0.1:${port} of wallet-history ready`), 60_000).pipe(
+      Effect.catchAllDefect(() => Effect.dieMessage(`runner on ${port} did not start:\n${process.output.stderr}`))
+    )
+    return { ...process, port }
+  })
+
+/** The data files a runner's output says it exported (paths relative to the pipeline's folder). */
+const exportedBy = (stdout: string, port: number, pipelineDir: string): ReadonlyArray<string> =>
+  stdout.split("\n").flatMap((line) => {
+    const match = new RegExp(`^127\\.0\\.0\\.1:${port} (\\S+)\\t`).exec(line)
+    return match === null ? [] : [path.relative(pipelineDir, match[1] as string)]
+  })
+
+/** wallet-history's config over the simulator's first 8 wallets of chain 1 (56 exports). */
+const eightWallets = (): string => {
+  const config = path.join(suite.dir, "wallet-history.config.json")
+  const wallets = suite.sim.dataset.chain(1).wallets.slice(0, 8).map((w) => ({ name: w.name, address: w.address }))
+  writeFileSync(config, JSON.stringify({ chainId: 1, fromBlock: 0, wallets }))
+  return config
+}
+
+const runArgs = (key: string, config: string, outDir: string) => [
+  "run", "pipelines/wallet-history.ts", ...api(key), "--config", config, "--out-dir", outDir, "--quiet"
+]
+
+describe("explorer-etl run --cluster", () => {
+  it.scoped("two runner processes share a run's exports; the files are byte-identical to a plain run", () =>
+    Effect.gen(function*() {
+      const config = eightWallets()
+      const args = (key: string, outDir: string) => runArgs(key, config, outDir)
+
+      const plainOut = path.join(suite.dir, "plain")
+      const plain = spawnCli(args(plainKey, plainOut))
+      expect((yield* exited(plain.child)).code, plain.output.stderr).toBe(0)
+
+      const [a, b] = [yield* runner(runnerKeys[0] as string), yield* runner(runnerKeys[1] as string)]
+      const clusterOut = path.join(suite.dir, "cluster")
+      const submitted = spawnCli([...args(runnerKeys[0] as string, clusterOut), "--cluster", database()])
+      succeeded({ args: ["run", "--cluster"], code: (yield* exited(submitted.child)).code, signal: null, ...submitted.output })
+
+      const plainDir = path.join(plainOut, "wallet-history")
+      const clusterDir = path.join(clusterOut, "wallet-history")
+      const published = dataFiles(plainDir)
+      expect(published.length).toBe(56)
+      expect(dataFiles(clusterDir)).toEqual(published)
+      for (const f of published) {
+        expect(readFileSync(path.join(clusterDir, f)).equals(readFileSync(path.join(plainDir, f))), f).toBe(true)
+      }
+      // The same lines on stdout as the plain run, with this run's folder.
+      expect(submitted.output.stdout.split(clusterOut).join("<out>")).toBe(plain.output.stdout.split(plainOut).join("<out>"))
+
+      // Each export ran once, and both runners ran some.
+      const byA = exportedBy(a.output.stdout, a.port, path.resolve(clusterDir))
+      const byB = exportedBy(b.output.stdout, b.port, path.resolve(clusterDir))
+      expect(byA.length, a.output.stdout).toBeGreaterThan(0)
+      expect(byB.length, b.output.stdout).toBeGreaterThan(0)
+      expect([...byA, ...byB].sort()).toEqual(published)
+
+      // status --cluster reads the run from the database: done, each export done with its rows, the commit.
+      const status = succeeded(yield* suite.transcript.cli(["status", "--cluster", database()])).stdout.trimEnd().split("\n")
+      const at = status.reduce((last, line, i) => (line.startsWith("wallet-history\t") ? i : last), -1)
+      expect(status[at]).toMatch(/^wallet-history\trun \S+\tdone\t56\/56 exports done, [\d,]+ rows, \d+ calls$/)
+      const activities = status.slice(at + 1)
+      expect(activities.filter((line) => /^ {2}export \S+\tdone\t[\d,]+ rows\t\d+ calls?$/.test(line)).length).toBe(56)
+      expect(activities.at(-1)).toBe("  commit\tdone")
+    }), 300_000)
+
+  it.scoped("two runners on one key: the simulator refuses none of its calls, and they stay under the plan's rate", () =>
+    Effect.gen(function*() {
+      const config = eightWallets()
+      yield* runner(sharedKey)
+      yield* runner(sharedKey)
+      const out = path.join(suite.dir, "shared")
+      const started = Date.now()
+      const submitted = spawnCli([...runArgs(sharedKey, config, out), "--cluster", database()])
+      succeeded({ args: ["run", "--cluster"], code: (yield* exited(submitted.child)).code, signal: null, ...submitted.output })
+      const seconds = (Date.now() - started) / 1000
+      expect(dataFiles(path.join(out, "wallet-history")).length).toBe(56)
+
+      const calls = yield* requestsWith(suite.sim, sharedKey)
+      const stats = yield* suite.sim.stats
+      expect(calls).toBeGreaterThan(56)
+      // The simulator counts each key's calls per second, as the real service does, and refuses the one too many.
+      expect(stats.rateLimitedByKey[Simulator.keyFingerprint(sharedKey)] ?? 0).toBe(0)
+      expect(calls / seconds).toBeLessThanOrEqual(Plan.limits.proplus.callsPerSecond)
+    }), 300_000)
+
+  it.scoped("a runner killed with SIGKILL mid-run: the other finishes the run, the files byte-identical", () =>
+    Effect.gen(function*() {
+      const config = eightWallets()
+      const plainOut = path.join(suite.dir, "plain-again")
+      const plain = spawnCli(runArgs(plainAgainKey, config, plainOut))
+      expect((yield* exited(plain.child)).code, plain.output.stderr).toBe(0)
+
+      const [a, b] = [yield* runner(killedKey), yield* runner(killedKey)]
+      const out = path.join(suite.dir, "killed")
+      const dir = path.resolve(out, "wallet-history")
+      const submitted = spawnCli([...runArgs(killedKey, config, out), "--cluster", database()])
+      // Killed once it has finished a few exports, while it runs others.
+      yield* until(() => exportedBy(a.output.stdout, a.port, dir).length >= 3, 120_000)
+      expect(a.child.kill("SIGKILL")).toBe(true)
+      expect((yield* exited(a.child)).signal).toBe("SIGKILL")
+      const byA = exportedBy(a.output.stdout, a.port, dir)
+      // Mid-run: the run had not ended.
+      expect(submitted.child.exitCode).toBe(null)
+
+      succeeded({ args: ["run", "--cluster"], code: (yield* exited(submitted.child)).code, signal: null, ...submitted.output })
+      const published = dataFiles(path.join(plainOut, "wallet-history"))
+      expect(published.length).toBe(56)
+      expect(dataFiles(dir)).toEqual(published)
+      for (const f of published) {
+        expect(readFileSync(path.join(dir, f)).equals(readFileSync(path.join(plainOut, "wallet-history", f))), f).toBe(true)
+      }
+      // The survivor ran every export the killed runner had not finished.
+      const byB = exportedBy(b.output.stdout, b.port, dir)
+      expect([...new Set([...byA, ...byB])].sort()).toEqual(published)
+      expect(byB.length).toBeLessThan(56)
+    }), 300_000)
+
+  it.scoped("the submitting process interrupted: the runners finish the run, the same command prints its result", () =>
+    Effect.gen(function*() {
+      const config = eightWallets()
+      const [a, b] = [yield* runner(interruptedKey), yield* runner(interruptedKey)]
+      const out = path.join(suite.dir, "interrupted")
+      const dir = path.resolve(out, "wallet-history")
+      const args = [...runArgs(interruptedKey, config, out), "--cluster", database()]
+      const first = spawnCli(args)
+      const exported = () => new Set([...exportedBy(a.output.stdout, a.port, dir), ...exportedBy(b.output.stdout, b.port, dir)])
+      yield* until(() => exported().size >= 2, 120_000)
+      expect(first.child.kill("SIGINT")).toBe(true)
+      expect((yield* exited(first.child)).code).toBe(130)
+      expect(exported().size).toBeLessThan(56)
+      const key = readFileSync(path.join(dir, ".durable", "run.json"), "utf8")
+
+      // Nobody waits for the run: the runners finish it, its files published by its commit.
+      yield* until(() => exported().size === 56 && dataFiles(dir).length === 56, 180_000)
+      const calls = yield* requestsWith(suite.sim, interruptedKey)
+      const again = spawnCli(args)
+      succeeded({ args: ["run", "--cluster"], code: (yield* exited(again.child)).code, signal: null, ...again.output })
+      // The same run (its key kept), its result read, not run again.
+      expect(key).toContain("runTime")
+      expect(yield* requestsWith(suite.sim, interruptedKey)).toBe(calls)
+      expect(again.output.stdout.trimEnd().split("\n").length).toBe(56)
+    }), 300_000)
+
+  it.live("a database that does not answer: run and runner refuse --cluster, before any request", () =>
+    Effect.gen(function*() {
+      const key = unreachableKey
+      // A port nothing listens on: the throwaway server's, once it is closed, is not known here; a fresh free one is.
+      const port = yield* Effect.orDie(Postgres.freePort)
+      const url = `postgres://postgres@127.0.0.1:${port}/explorer_etl`
+      const config = eightWallets()
+      for (const args of [
+        [...runArgs(key, config, path.join(suite.dir, "unreachable")), "--cluster", url],
+        ["runner", "pipelines/wallet-history.ts", "--cluster", url, ...api(key)]
+      ]) {
+        const message = failureOf(yield* suite.transcript.cli(args), "InvalidInputError")
+        expect(message, args[0]).toMatch(/--cluster: .*Failed to connect/)
+      }
+      expect(yield* requestsWith(suite.sim, key)).toBe(0)
+    }), 120_000)
+})

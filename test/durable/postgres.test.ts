@@ -1,0 +1,38 @@
+/**
+ * The throwaway PostgreSQL of the cluster tests (test/durable/postgres.ts) is a real server: `@effect/sql-pg`
+ * connects to it over loopback and writes and reads a table; once its scope closes, the server is gone
+ * (the port refuses connections) and so is its folder.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Redacted } from "effect"
+import { existsSync } from "node:fs"
+import { connect } from "node:net"
+import * as Postgres from "./postgres.js"
+
+const refused = (port: number) =>
+  Effect.async<boolean>((resume) => {
+    const socket = connect(port, "127.0.0.1")
+    socket.once("connect", () => (socket.destroy(), resume(Effect.succeed(false))))
+    socket.once("error", () => resume(Effect.succeed(true)))
+  })
+
+describe("a throwaway PostgreSQL", () => {
+  it.live("starts on a loopback port, answers SQL, and is stopped and removed after", () =>
+    Effect.gen(function*() {
+      const pg = yield* Effect.scoped(Effect.gen(function*() {
+        const pg = yield* Postgres.start
+        expect(pg.url).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\/explorer_etl$/)
+        const rows = yield* Effect.gen(function*() {
+          const sql = yield* PgClient.PgClient
+          yield* sql`CREATE TABLE t (n integer)`
+          yield* sql`INSERT INTO t VALUES (1), (2)`
+          return yield* sql<{ readonly total: number }>`SELECT sum(n)::int AS total, current_database() AS db FROM t`
+        }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(pg.url) })))
+        expect(rows).toEqual([{ total: 3, db: "explorer_etl" }])
+        return pg
+      }))
+      expect(yield* refused(pg.port)).toBe(true)
+      expect(existsSync(pg.dir)).toBe(false)
+    }), 120_000)
+})
