@@ -520,7 +520,8 @@ const parquetMain = (
   groups: Parquet.RowGroups,
   batchRows: "lines" | "objects"
 ): Partitioned.Main => {
-  const addLines = (lines: ReadonlyArray<string>) => groups.add(rowsOfLines(lines))
+  // Lines give their length: a row group of wide rows is cut sooner (`Parquet.rowGroupBytes`).
+  const addLines = (lines: ReadonlyArray<string>) => groups.add(rowsOfLines(lines), lines.map((line) => line.length))
   return {
     bytes: () => writer.state().bytes,
     write: (rows) =>

@@ -75,6 +75,30 @@ describe("Parquet.rowGroups", () => {
     }).pipe(Effect.provide(NodeContext.layer)))
 })
 
+describe("Parquet.rowGroups by characters", () => {
+  it.scoped("rows given with their text's length are cut at `bytes` characters as well as at `size` rows", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const folder = yield* fs.makeTempDirectoryScoped({ prefix: "sinks-parquet-bytes-" })
+      const file = path.join(folder, "bytes.parquet")
+      const writer = yield* Parquet.open(file, [{ name: "n", type: "int64" }])
+      const groups = Parquet.rowGroups(writer, 10, 100)
+      const rows = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => ({ n: String(from + k) }))
+      // Wide rows (30 characters): a group at the row that reaches 100 characters, the 4th.
+      yield* groups.add(rows(0, 9), Array.from({ length: 9 }, () => 30))
+      expect(writer.state().rowGroups.map((g) => g.rows)).toEqual([4, 4])
+      // Narrow ones (5 characters): 10 rows first; and without lengths, rows alone count.
+      yield* groups.add(rows(9, 30), Array.from({ length: 21 }, () => 5))
+      expect(writer.state().rowGroups.map((g) => g.rows)).toEqual([4, 4, 10, 10])
+      yield* groups.add(rows(30, 45))
+      yield* groups.flush
+      const finished = yield* writer.finish
+      expect(finished.state.rowGroups.map((g) => g.rows)).toEqual([4, 4, 10, 10, 10, 7])
+      expect((yield* rowsOf(file)).map((r) => r["n"])).toEqual(rows(0, 45).map((r) => r.n))
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
 describe("Parquet exports of block-ordered sources", () => {
   it.scoped("hold the oracle's rows; a source failing midway keeps a checkpoint that resume finishes", () =>
     Effect.gen(function*() {
