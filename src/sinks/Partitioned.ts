@@ -17,11 +17,11 @@
  *   and so does memory: pages in flight or held hold at most 70,000 rows in all (7 partitions of
  *   10,000-row pages, 70 of 1,000-row ones). Against a distant server (`Partitions.readAheadPays`)
  *   a partition reads its next page ahead, while it writes this one, when that budget has a page free
- *   (the first partition always does). So does the CPU:
- *   while the event loop is saturated (answers wait to be parsed, which a latency measurement would
- *   count as the server's), a fifth fewer partitions ask for pages every half second — the others pause
- *   between two pages, keeping their ranges — but never fewer than keep the CPU busy across a latency
- *   (`Partitions.busyFloor`), and more again once it has room (`Partitions.nextCpuCap`).
+ *   (the first partition always does). So does the CPU: while the event loop is saturated (answers
+ *   wait to be parsed, which a latency measurement would count as the server's), a fifth fewer
+ *   partitions ask for pages every half second — the others pause between two pages, keeping their
+ *   ranges — but never fewer than keep the CPU busy across a latency (`Partitions.busyFloor`), and
+ *   more again once it has room (`Partitions.nextCpuCap`).
  *   Exports of one key running at once (a source's `parallel.pool`: the library's sources share one
  *   per client) count their partitions together against that target, each reading at least one.
  * - **Where to cut.** A partition is cut only once it has returned a full page (evidence of more rows
