@@ -76,6 +76,11 @@ export interface SimulatorStats {
   readonly rowsServed: number
   /** Download files served. */
   readonly downloads: number
+  /**
+   * With `recordQueries`: every request's query per key fingerprint, in arrival order, as
+   * `name=value` pairs sorted by name and joined with `&`, the key left out (empty otherwise).
+   */
+  readonly queriesByKey: Readonly<Record<string, ReadonlyArray<string>>>
 }
 
 /** An answer of the HTTP layer. */
@@ -121,6 +126,7 @@ interface MutableStats {
   faults: Record<FaultKind, number>
   rowsServed: number
   downloads: number
+  queriesByKey: Record<string, Array<string>>
 }
 const emptyStats = (): MutableStats => ({
   requests: 0,
@@ -132,7 +138,8 @@ const emptyStats = (): MutableStats => ({
   invalidKey: 0,
   faults: Object.fromEntries(faultKinds.map((k) => [k, 0])) as Record<FaultKind, number>,
   rowsServed: 0,
-  downloads: 0
+  downloads: 0,
+  queriesByKey: {}
 })
 const bump = (m: Record<string, number>, k: string, n = 1) => {
   m[k] = (m[k] ?? 0) + n
@@ -160,6 +167,7 @@ export class Core {
   readonly keys: ReadonlyMap<string, Rules.PlanName>
   private readonly enforceRateLimits: boolean
   private readonly toleranceMs: number
+  private readonly recordQueries: boolean
   private readonly dailyCaps: Readonly<Record<Rules.PlanName, number>> | undefined
   private faults: FaultOptions
   private occurrences = new Map<string, number>()
@@ -182,6 +190,7 @@ export class Core {
     this.keys = keys
     this.enforceRateLimits = options.enforceRateLimits ?? true
     this.toleranceMs = options.rateLimitToleranceMs ?? 50
+    this.recordQueries = options.recordQueries ?? false
     const caps = options.dailyCaps ?? true
     this.dailyCaps = caps === false
       ? undefined
@@ -203,7 +212,8 @@ export class Core {
       byKey: { ...s.byKey },
       byOperation: { ...s.byOperation },
       rateLimitedByKey: { ...s.rateLimitedByKey },
-      faults: { ...s.faults }
+      faults: { ...s.faults },
+      queriesByKey: Object.fromEntries(Object.entries(s.queriesByKey).map(([k, q]) => [k, [...q]]))
     }
   }
 
@@ -232,6 +242,7 @@ export class Core {
     s.requests++
     bump(s.byKey, keyFingerprint(params.apikey))
     bump(s.byOperation, `${params.module ?? "?"}/${params.action ?? "?"}`)
+    if (this.recordQueries) (s.queriesByKey[keyFingerprint(params.apikey)] ??= []).push(canonicalQuery(params))
 
     const rates = this.faults.rates ?? {}
     const faulty = faultKinds.some((k) => (rates[k] ?? 0) > 0) || (this.faults.latency?.fixedMs ?? 0) > 0 ||

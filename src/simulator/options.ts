@@ -97,6 +97,11 @@ export interface SimulatorOptions {
    * as "within the same second" as an earlier one when it arrives less than 1000 − this after it.
    */
   readonly rateLimitToleranceMs?: number
+  /**
+   * Record every request's query (without the key) in `stats.queriesByKey`, e.g. to check which calls
+   * a program repeated; default false (the list grows with every request).
+   */
+  readonly recordQueries?: boolean
   /** Daily caps: `true` (default) = the plans' caps, `false` = none, or caps per plan to override. */
   readonly dailyCaps?: boolean | { readonly [P in PlanName]?: number }
   readonly faults?: FaultOptions

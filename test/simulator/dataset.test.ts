@@ -268,6 +268,28 @@ layer(Simulator.layer({ seed: 21, enforceRateLimits: false }), { excludeTestServ
         expect(s.byOperation).toEqual({ "account/txlist": 1, "stats/ethsupply": 2 })
         expect(s.rowsServed).toBe(25)
         expect(s.invalidKey).toBe(1)
+        expect(s.queriesByKey).toEqual({})
       }))
   })
+})
+
+layer(Simulator.layer({ seed: 21, enforceRateLimits: false, recordQueries: true }), { excludeTestServices: true })("simulator: recordQueries", (it) => {
+  it.effect("every query per key fingerprint, in arrival order, without the key", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const key = sim.demoKeys.lite
+      const address = sim.dataset.chain(1).wallets[0]?.address
+      yield* call(sim, { chainid: 1, module: "account", action: "txlist", address, offset: 25, page: 2, apikey: key })
+      yield* call(sim, { chainid: 1, module: "stats", action: "ethsupply", apikey: key })
+      yield* call(sim, { chainid: 1, module: "stats", action: "ethsupply" })
+      const s = yield* sim.stats
+      expect(s.queriesByKey).toEqual({
+        [Simulator.keyFingerprint(key)]: [
+          `action=txlist&address=${address}&chainid=1&module=account&offset=25&page=2`,
+          "action=ethsupply&chainid=1&module=stats"
+        ],
+        "(none)": ["action=ethsupply&chainid=1&module=stats"]
+      })
+      expect(JSON.stringify(s.queriesByKey)).not.toContain(key)
+    }))
 })
