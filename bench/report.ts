@@ -3,6 +3,7 @@
  * met or not, and what bounds the ones that are not.
  */
 import { round } from "./lib.js"
+import type { ClusterResults } from "./cluster.js"
 import type { DistanceRow } from "./distance.js"
 import type { ArrivalFigures } from "./timing.js"
 
@@ -124,6 +125,8 @@ export interface Results {
     readonly latency: string
     readonly rows: ReadonlyArray<DistanceRow>
   }
+  /** Issue 18: runner processes of a cluster (bench/cluster.ts); absent in older results. */
+  readonly cluster?: ClusterResults
 }
 
 const TOP_PLAN_ROWS_PER_SECOND = 300_000
@@ -232,6 +235,17 @@ export const render = (r: Results): string => {
     const { machineBound, ratio } = distanceJudged(x)
     const judged = machineBound ? `; judged against the zero-latency run: the plan's ${n(x.limitRowsPerSecond)} rows/s is beyond this machine's CPU` : ""
     line(`| 6 | Distance (latency ${r.distance?.latency} ms), ${x.dataset}, ${x.plan}, partitioned: rows/s ÷ (plan rate × rows a call) | ${n(x.rowsPerSecond)} ÷ ${n(x.limitRowsPerSecond)} = ${n(x.ratio, 3)}${zero}${judged}; rate-limit answers: ${x.rateLimited}; file ${exact ? "=" : "≠"} oracle | ≥ ${goal}, 0 | ${mark(ratio >= goal && x.rateLimited === 0 && exact)} |`)
+  }
+  const scaling = r.cluster?.scaling?.table
+  const one = scaling?.find((x) => x.how === "1 runner")
+  const two = scaling?.find((x) => x.how === "2 runners")
+  if (one !== undefined && two !== undefined) {
+    line(`| 7 | Cluster, CPU-bound export (${n(r.cluster?.scaling?.rows)} transactions, professional, limits off): 2 runner processes ÷ 1 | ${n(two.rowsPerSecond)} ÷ ${n(one.rowsPerSecond)} rows/s = ${n(two.rowsPerSecond / one.rowsPerSecond, 2)} (${r.cluster?.cores} cores, the simulator on them too) | reported | – |`)
+  }
+  const budget = r.cluster?.budget
+  const shared = budget?.table.find((x) => x.how === "2 runners")
+  if (budget !== undefined && shared !== undefined) {
+    line(`| 7 | Cluster, two runners on one key (${shared.planRate} calls/s, latency ${budget.latency} ms): calls/s as arrived ÷ plan rate | ${n(shared.callsPerSecond, 2)} ÷ ${shared.planRate} = ${n(shared.utilisation, 3)}; rate-limit answers: ${shared.rateLimited} | ≥ 0.9, 0 | ${mark(shared.utilisation >= 0.9 && shared.rateLimited === 0)} |`)
   }
   line()
 
@@ -379,6 +393,36 @@ export const render = (r: Results): string => {
     line()
     line("One request in flight makes about 1 ÷ latency calls/s whatever the plan: the one-cursor ratio falls as the plan's rate rises. Partitions keep rate × latency × 1.5 requests in flight; what is left between them and the limit is the first call (alone, one latency), the last partitions' tails, the rows of a full page's last block read again, a short last page per cut, and on paid plans' 10,000-row transaction pages this machine's CPU (the client parses about 60,000 rows/s a core; README, \"Requests in flight\").")
     line()
+  }
+  if (r.cluster !== undefined) {
+    const c = r.cluster
+    line("## 7. Runners of a cluster")
+    line()
+    line(`\`explorer-etl runner\` processes sharing a real PostgreSQL (a throwaway server started by the bench: fsync off), runs submitted with \`explorer-etl run --cluster\`, the pipeline \`bench/pipelines/block-parts.ts\` (one address's rows over 8 block ranges of about equal rows, a file each: 8 independent exports, 4 at once). Measured by \`bench/cluster.ts\` on ${c.cores} cores${c.quick ? " (quick)" : ""}.`)
+    line()
+    if (c.scaling !== undefined) {
+      line(`**Scaling, CPU-bound.** The busy wallet's ${n(c.scaling.rows)} transactions (10,000 rows a call) on professional (30 calls/s: 300,000 rows/s, beyond this machine), the simulator's limits off and no latency. Rows/s = rows ÷ the time from starting the command to its result (the runners already running). CPU seconds: each process that ran exports; the simulator's own beside them, on the same cores.`)
+      line()
+      line("| How | Rows | Seconds | Rows/s | Ratio to 1 runner | CPU s of the exporting processes | Simulator CPU s |")
+      line("|---|---|---|---|---|---|---|")
+      const base = c.scaling.table.find((x) => x.how === "1 runner")?.rowsPerSecond
+      for (const x of c.scaling.table) {
+        line(`| ${x.how} | ${n(x.rows)} | ${n(x.seconds, 2)} | ${n(x.rowsPerSecond)} | ${base === undefined ? "–" : n(x.rowsPerSecond / base, 2)} | ${x.cpuSeconds.map((s) => n(s, 1)).join(" + ")} | ${n(x.simulatorCpuSeconds, 1)} |`)
+      }
+      line()
+    }
+    if (c.budget !== undefined) {
+      const b = c.budget
+      line(`**One key, shared by runners.** The heavy contract's ${n(b.rows)} logs (1,000 a call) on professional, the simulator \`latency=${b.latency}\` ms away enforcing the plan's per-key windows: the same run by one process without a cluster (its own limiter), by one runner, then by two, whose calls reserve their send times from the key's row in PostgreSQL (\`KeyBudget\`). Utilisation = calls as they arrived at the simulator ÷ (plan rate × span from the first arrival to the last). Issue 18's goal, for two runners: ≥ 0.9 of the plan, no rate-limit answer.`)
+      line()
+      line("| How | Rows | Calls | Span s | Calls/s (plan rate) | Utilisation | Rows/s ÷ limit | Rate-limit answers |")
+      line("|---|---|---|---|---|---|---|---|")
+      for (const x of b.table) {
+        const goal = x.how === "2 runners" ? (x.utilisation >= 0.9 && x.rateLimited === 0 ? " ✓" : " ✗") : ""
+        line(`| ${x.how} | ${n(x.rows)} | ${x.calls} | ${n(x.spanSeconds, 2)} | ${n(x.callsPerSecond, 2)} (${x.planRate}) | ${n(x.utilisation, 3)}${goal} | ${n(x.rowsPerSecond)} ÷ ${n(x.limitRowsPerSecond)} = ${n(x.rowsPerSecond / x.limitRowsPerSecond, 3)} | ${x.rateLimited} |`)
+      }
+      line()
+    }
   }
   line("## Reproduce")
   line()

@@ -12,6 +12,8 @@
  *    modules alone hold.
  * 4. A naive page++ peer beside explorer-etl on the same queries, compared with the oracle.
  * 5. The simulator's serving rate.
+ * 6. Distance: one export against a server 300–600 ms away (bench/distance.ts).
+ * 7. Runners of a cluster on a real PostgreSQL (bench/cluster.ts).
  *
  * Options: --quick (smaller sizes and shorter windows, to try the harness; the report says so);
  * --render (no measurement: RESULTS.md rendered again from results.json).
@@ -412,6 +414,12 @@ const main = async () => {
       timeoutMs: 600_000
     })).result
 
+    // ---- 7. cluster: runner processes on PostgreSQL (issue 18) ------------------------------------------
+    log("cluster: one runner vs two on a CPU-bound export; two runners on one key 300-600 ms away")
+    const cluster = (await runChild<NonNullable<Results["cluster"]>>("cluster", ["--emit", ...(quick ? ["--quick"] : [])], {
+      timeoutMs: 900_000
+    })).result
+
     const results: Results & { readonly issue: number } = {
       issue: 7,
       date: started.toISOString(),
@@ -429,7 +437,8 @@ const main = async () => {
       modules: modules.steps,
       naive,
       serving,
-      distance
+      distance,
+      cluster
     }
     writeFileSync(path.join(repoRoot, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n")
     writeFileSync(path.join(repoRoot, "bench", "RESULTS.md"), render(results))
