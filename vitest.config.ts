@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
@@ -18,6 +19,9 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    // Most test files spend their time waiting on subprocesses (the CLI, runners, PostgreSQL) rather
+    // than on the CPU: two files at once even on 2 cores (vitest's default is one fewer than the cores).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 60_000,
     hookTimeout: 60_000,
     ...(jsonReport ? { reporters: ["default", "json"], outputFile: { json: jsonReport } } : {})
