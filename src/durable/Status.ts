@@ -18,8 +18,8 @@ import { DailyCapWait, ExportFailure, ExportSummary, RunKey, utcText } from "./i
 
 /**
  * Where a run or an activity stands. `waiting`: an export whose last attempt met the key's daily cap,
- * asleep until `until` (then its next attempt runs); a run is waiting when its exports that have not
- * ended all are.
+ * asleep until `until` (then its next attempt runs), or one suspended with its run (no `until`); a run
+ * is waiting when its exports that have not ended all are, one of them for the daily cap.
  */
 export type State = "running" | "waiting" | "done" | "failed"
 
@@ -97,6 +97,9 @@ const endedOf = (payload: string | undefined): Ended => {
   if (Option.isNone(reply)) return { state: "running" }
   const { _tag, value } = reply.value
   if (_tag !== "Success" || value === undefined) return { state: "failed", error: "the engine failed the request" }
+  // Suspended: an activity interrupted by its workflow's suspension (another export went to sleep),
+  // run again when the workflow resumes.
+  if (value._tag === "Suspended") return { state: "waiting" }
   if (value._tag !== "Complete" || value.exit === undefined) return { state: "running" }
   return value.exit._tag === "Success"
     ? { state: "done", value: value.exit.value }
@@ -162,9 +165,14 @@ export const read: Effect.Effect<ReadonlyArray<RunStatus>, SqlError, SqlClient.S
         error: ended.error
       }
     })
+    // The run's own reply is `Suspended` while it sleeps: it waits when its exports that have not
+    // ended all wait, one of them for the daily cap.
     const open = activities.filter((a) => a.state === "running" || a.state === "waiting")
-    const state = ended.state === "running" && open.length > 0 && open.every((a) => a.state === "waiting")
+    const state = (ended.state === "running" || ended.state === "waiting") &&
+        open.some((a) => a.until !== undefined) && open.every((a) => a.state === "waiting")
       ? "waiting"
+      : ended.state === "waiting"
+      ? "running"
       : ended.state
     runs.push({ executionId: run.entity_id, key: key.value, state, error: ended.error, activities })
   }
@@ -183,7 +191,9 @@ export const describe = (run: RunStatus): ReadonlyArray<string> => {
     ...run.activities.map((a) =>
       `  ${a.name}\t${a.state}` +
       (a.rows === undefined ? "" : `\t${a.rows.toLocaleString("en-US")} rows\t${calls(a.calls ?? 0)}`) +
-      (a.until === undefined ? "" : ` for the daily cap until ${utcText(a.until)}`) +
+      (a.state !== "waiting" ? "" : a.until === undefined
+        ? " (suspended: continues when the run does)"
+        : ` for the daily cap until ${utcText(a.until)}`) +
       (a.attempts > 1 ? `\t${a.attempts} attempts` : "") +
       (a.error === undefined ? "" : `\t${a.error}`)
     )
