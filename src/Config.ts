@@ -92,6 +92,12 @@ export interface RateSettings {
   readonly safetyMargin: number
   /** How long every call of the key waits after a rate-limit answer; default 1 s. */
   readonly rateLimitPause: Duration.Duration
+  /**
+   * Calls per UTC day for the key; default `Plan.limits[plan].callsPerDay`. Counted only where the
+   * key's budget is kept in storage (a cluster's runners, `durable/KeyBudget`): there a call past it
+   * is refused before it is sent, with the `RateLimitError` (scope "day") the server would answer.
+   */
+  readonly callsPerDay: number
 }
 
 /**
@@ -127,6 +133,8 @@ export interface Options {
     readonly throttledPerSecond?: number | undefined
     readonly safetyMargin?: number | undefined
     readonly rateLimitPause?: Duration.DurationInput | undefined
+    /** Calls per UTC day (a share of the plan's daily cap); see {@link RateSettings.callsPerDay}. */
+    readonly callsPerDay?: number | undefined
   } | undefined
   /**
    * Transforms the HTTP client every request of the client goes through (API calls and download
@@ -210,6 +218,8 @@ export const resolve = (options: Options = {}): Either.Either<ExplorerConfig, st
   if (!positiveFinite(callsPerSecond)) return Either.left("rate.callsPerSecond: must be a positive number")
   if (!positiveFinite(throttledPerSecond)) return Either.left("rate.throttledPerSecond: must be a positive number")
   if (!(safetyMargin >= 0 && safetyMargin < 0.5)) return Either.left("rate.safetyMargin: must be in [0, 0.5)")
+  const callsPerDay = options.rate?.callsPerDay ?? Plan.limits[plan].callsPerDay
+  if (!(Number.isSafeInteger(callsPerDay) && callsPerDay > 0)) return Either.left("rate.callsPerDay: must be an integer > 0")
   const apiKey = options.apiKey !== undefined && Redacted.value(options.apiKey).trim() !== ""
     ? Option.some(options.apiKey)
     : Option.none()
@@ -225,7 +235,8 @@ export const resolve = (options: Options = {}): Either.Either<ExplorerConfig, st
       callsPerSecond,
       throttledPerSecond,
       safetyMargin,
-      rateLimitPause: Duration.decode(options.rate?.rateLimitPause ?? DEFAULT_RATE_LIMIT_PAUSE)
+      rateLimitPause: Duration.decode(options.rate?.rateLimitPause ?? DEFAULT_RATE_LIMIT_PAUSE),
+      callsPerDay
     },
     transformClient: options.transformClient
   })
@@ -249,7 +260,7 @@ export const apiKey: Config.Config<Redacted.Redacted<string>> = Config.redacted(
  * - `EXPLORER_BASE_URL` (default https://api.etherscan.io), `EXPLORER_PLAN` (default free),
  *   `EXPLORER_CHAIN` (default chain id, default 1), `EXPLORER_TIMEOUT` (a duration, e.g. "30 seconds");
  * - `EXPLORER_RETRIES`, `EXPLORER_RETRY_BASE_DELAY`, `EXPLORER_RETRY_MAX_DELAY`;
- * - `EXPLORER_CALLS_PER_SECOND`, `EXPLORER_THROTTLED_PER_SECOND` (rate overrides).
+ * - `EXPLORER_CALLS_PER_SECOND`, `EXPLORER_THROTTLED_PER_SECOND`, `EXPLORER_CALLS_PER_DAY` (rate overrides).
  * Values are checked when the layer is built (a bad value fails it with a `ConfigError`).
  */
 export const options: Config.Config<Options> = Config.all({
@@ -262,7 +273,8 @@ export const options: Config.Config<Options> = Config.all({
   retryBaseDelay: optional(Config.duration("EXPLORER_RETRY_BASE_DELAY")),
   retryMaxDelay: optional(Config.duration("EXPLORER_RETRY_MAX_DELAY")),
   callsPerSecond: optional(Config.number("EXPLORER_CALLS_PER_SECOND")),
-  throttledPerSecond: optional(Config.number("EXPLORER_THROTTLED_PER_SECOND"))
+  throttledPerSecond: optional(Config.number("EXPLORER_THROTTLED_PER_SECOND")),
+  callsPerDay: optional(Config.integer("EXPLORER_CALLS_PER_DAY"))
 }).pipe(
   Config.map((c): Options => ({
     apiKey: c.apiKey,
@@ -271,7 +283,7 @@ export const options: Config.Config<Options> = Config.all({
     defaultChainId: c.defaultChainId,
     requestTimeout: c.requestTimeout,
     retry: { times: c.retries, baseDelay: c.retryBaseDelay, maxDelay: c.retryMaxDelay },
-    rate: { callsPerSecond: c.callsPerSecond, throttledPerSecond: c.throttledPerSecond }
+    rate: { callsPerSecond: c.callsPerSecond, throttledPerSecond: c.throttledPerSecond, callsPerDay: c.callsPerDay }
   }))
 )
 

@@ -42,6 +42,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -77,10 +78,22 @@ export interface Throttle {
   readonly pause: (duration: Duration.DurationInput) => Effect.Effect<void>
 }
 
+/**
+ * A shared lane's answer when the key's calls of the current UTC day are spent: the call is not sent
+ * (the client fails it with the `RateLimitError` of scope "day" the server would answer).
+ */
+export class DailyCapReached extends Data.TaggedError("DailyCapReached")<{
+  /** The cap counted against (calls per UTC day). */
+  readonly callsPerDay: number
+}> {}
+
 /** A key's budget shared with other processes: see {@link SharedBudget}. */
 export interface SharedLane {
-  /** Waits until this process may send one request of the key (a throttled one if `throttled`). */
-  readonly acquire: (throttled: boolean) => Effect.Effect<void>
+  /**
+   * Waits until this process may send one request of the key (a throttled one if `throttled`), and
+   * counts it in the key's day; fails, taking no slot, when the day's calls are spent.
+   */
+  readonly acquire: (throttled: boolean) => Effect.Effect<void, DailyCapReached>
   /** After a rate-limit answer: every process's calls of the key wait until `duration` from now. */
   readonly pause: (duration: Duration.DurationInput) => Effect.Effect<void>
 }
@@ -90,13 +103,15 @@ export interface SharedLane {
  * present in the context a client is built in, every attempt of the client takes a slot of its key's
  * shared lane after its slot of this process's limiter, so all the processes together stay under the
  * key's rate. `id` identifies the key (URL and fingerprint, never the key); the intervals are this
- * process's ({@link Throttle}, the margin included).
+ * process's ({@link Throttle}, the margin included); `callsPerDay` the key's daily cap (`Config`'s
+ * `rate.callsPerDay`), which the shared lane counts per UTC day.
  */
 export class SharedBudget extends Context.Tag("explorer-etl/Throttle/SharedBudget")<SharedBudget, {
   readonly lane: (options: {
     readonly id: string
     readonly intervalMillis: number
     readonly throttledIntervalMillis: number
+    readonly callsPerDay: number
   }) => Effect.Effect<SharedLane>
 }>() {}
 

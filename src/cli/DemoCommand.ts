@@ -43,6 +43,7 @@ export const demoCommand = Command.make("demo", { outDir }, (a) =>
         plan: Option.some("proplus"),
         simulator: true,
         quiet: true,
+        callsPerDay: Option.none(),
         retries: ExplorerConfig.DEFAULT_RETRY.times,
         timeout: Duration.toSeconds(ExplorerConfig.DEFAULT_REQUEST_TIMEOUT)
       })

@@ -76,8 +76,21 @@ export const timeout = Options.float("timeout").pipe(
   )
 )
 
+/**
+ * `--calls-per-day <n>`, else EXPLORER_CALLS_PER_DAY, else the plan's daily cap: the key's calls per UTC
+ * day, counted where the key's budget is kept in storage (the runners of a cluster).
+ */
+export const callsPerDay = Options.integer("calls-per-day").pipe(
+  Options.withDescription(
+    "the key's calls per UTC day (default: env EXPLORER_CALLS_PER_DAY, else the plan's cap); a cluster's runners " +
+      "count them together and wait for 00:00 UTC once they are spent"
+  ),
+  Options.withFallbackConfig(Config.integer("EXPLORER_CALLS_PER_DAY")),
+  Options.optional
+)
+
 /** The API options, as one record (spread into every command that talks to an API). */
-export const apiOptions = { chain, apiKey, baseUrl, plan, simulator, quiet, retries, timeout }
+export const apiOptions = { chain, apiKey, baseUrl, plan, simulator, quiet, retries, timeout, callsPerDay }
 
 /** Parsed API options. */
 export interface ApiOptions {
@@ -90,6 +103,8 @@ export interface ApiOptions {
   readonly quiet: boolean
   readonly retries: number
   readonly timeout: number
+  /** `--calls-per-day` or EXPLORER_CALLS_PER_DAY; none: the plan's daily cap. */
+  readonly callsPerDay: Option.Option<number>
 }
 
 /**
@@ -116,6 +131,7 @@ export const clientLayer = (
         plan: planOf(options),
         defaultChainId: options.chain,
         requestTimeout: Duration.seconds(options.timeout),
+        rate: { callsPerDay: Option.getOrUndefined(options.callsPerDay) },
         // Each retry is a line of its own on stderr (erasing the progress line on a terminal), unless --quiet.
         retry: {
           times: options.retries,
@@ -136,6 +152,9 @@ export const check = (
   if (options.retries < 0) return Effect.fail(badFlag("cli", "--retries", "must be ≥ 0", options.chain))
   if (!(options.timeout > 0 && Number.isFinite(options.timeout))) {
     return Effect.fail(badFlag("cli", "--timeout", "must be a positive number of seconds", options.chain))
+  }
+  if (Option.exists(options.callsPerDay, (n) => n <= 0)) {
+    return Effect.fail(badFlag("cli", "--calls-per-day", "must be > 0", options.chain))
   }
   if (!options.simulator && !Option.exists(options.apiKey, (key) => Redacted.value(key).trim() !== "")) {
     return Effect.fail(

@@ -17,7 +17,10 @@
  * Every runner must load the same pipeline module and reach the same output folder at the same
  * absolute path (one machine, or a shared filesystem); the files a run publishes are byte-identical
  * to those of `Pipeline.run`. Each runner's client has its own key and plan; the calls of one key, from
- * every runner, share one budget in the database (`KeyBudget`).
+ * every runner, share one budget in the database (`KeyBudget`), calls per UTC day included: once the
+ * key's day is spent, an export waits (durably, `DurableClock`) until the next 00:00 UTC plus a minute
+ * and continues from its checkpoint, as in `PipelineRun`; its runner prints `<runner> <file>: waiting
+ * for the daily cap until <time> UTC …`, and `explorer-etl status --cluster` shows the wait.
  */
 import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
 import * as RunnerAddress from "@effect/cluster/RunnerAddress"
@@ -44,12 +47,15 @@ import type * as Sources from "../streams/Sources.js"
 import {
   commitOne,
   ExportFailure,
+  ExportOutcome,
   ExportSummary,
   exportStaged,
+  exportWithDailyCap,
   plainStderr,
   prepare,
   RunKey,
-  type RunOptions
+  type RunOptions,
+  waitingForDailyCap
 } from "./internal/staged.js"
 import * as KeyBudget from "./KeyBudget.js"
 
@@ -160,9 +166,9 @@ export const workflowsLayer = <C, I>(pipeline: Pipeline.Pipeline<C, I>, runner: 
       const path = yield* Path.Path
       const config = yield* configOf(pipeline, run)
       const found = yield* findExport(pipeline, config, run, file)
-      return yield* Activity.make({
+      return yield* exportWithDailyCap(file, Activity.make({
         name: `export ${file}`,
-        success: ExportSummary,
+        success: ExportOutcome,
         error: ExportFailure,
         execute: exportStaged(
           path.join(run.outDir, file),
@@ -175,8 +181,11 @@ export const workflowsLayer = <C, I>(pipeline: Pipeline.Pipeline<C, I>, runner: 
             quiet: run.quiet,
             ...(run.concurrency > 1 ? { progressOutput: plainStderr } : {})
           }
-        ).pipe(Effect.tap((summary) => Console.log(`${runner} ${Pipeline.describeSummary(summary)}`)))
-      })
+        ).pipe(
+          Effect.tap((summary) => Console.log(`${runner} ${Pipeline.describeSummary(summary)}`)),
+          waitingForDailyCap(path.join(run.outDir, file), (line) => Console.log(`${runner} ${line}`))
+        )
+      }))
     })
   )
   return Layer.mergeAll(runs, exports)

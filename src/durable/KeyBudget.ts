@@ -7,6 +7,14 @@
  * throttled operations (2/s) plan their own next slot from the moment they are sent, in the same
  * row, so one call takes both slots at once; a rate-limit answer pauses the key for every runner.
  *
+ * The row also counts the key's calls per UTC day — the day of each call's slot on the database's clock
+ * (runners' clocks may differ) — against the caller's `callsPerDay` (`Config`'s `rate.callsPerDay`,
+ * default the plan's cap, `Plan.limits`): a call that would pass it takes no slot and is refused before
+ * it is sent; the client fails it with the `RateLimitError` of scope "day" the server answers ("Max
+ * daily rate limit reached"), which a cluster's export waits out until 00:00 UTC (`Cluster`). Every
+ * attempt counts, retries included, as the server counts them. The count resets with the slot's day:
+ * the first call planned after 00:00 UTC starts the day's count at 1.
+ *
  * Why a row and not an entity per key or `@effect/experimental`'s `RateLimiter`: the row needs no
  * owner (a runner killed mid-run leaves nothing to hand over: the next call of any runner locks the
  * row), waits are computed on one clock (the database's: runners' clocks may differ), and it costs
@@ -14,8 +22,9 @@
  * `RateLimiter` of 0.61 needs a Redis store for sharing; an entity would add the shard's owner to
  * every call's path, and a shard move would stall the key's calls.
  *
- * Tables: `explorer_etl_key_budget` (id = API URL and key fingerprint, never the key) and the function
- * `explorer_etl_take_slot`, created on first use.
+ * Tables: `explorer_etl_key_budget` (id = API URL and key fingerprint, never the key; the day's count in
+ * `day`, days since 1970-01-01 UTC, and `day_calls`) and the function `explorer_etl_take_slot`, created
+ * (or brought to this version) on first use: every runner of a cluster runs the same version.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Duration from "effect/Duration"
@@ -27,6 +36,8 @@ import * as Throttle from "../Throttle.js"
 // updated"): the set-up runs under a transaction-wide advisory lock of its own.
 const SETUP_LOCK = 0x6574_6c31
 
+const DAY_MILLIS = 86_400_000
+
 const setup = (sql: SqlClient.SqlClient) =>
   sql.withTransaction(Effect.gen(function*() {
     yield* sql`SELECT pg_advisory_xact_lock(${SETUP_LOCK})`
@@ -36,22 +47,35 @@ const setup = (sql: SqlClient.SqlClient) =>
       throttled_next double precision NOT NULL DEFAULT 0,
       paused_until double precision NOT NULL DEFAULT 0
     )`
+    // The day's count (added after the first release: a table of an earlier version gains the columns).
+    yield* sql`ALTER TABLE explorer_etl_key_budget
+      ADD COLUMN IF NOT EXISTS day double precision NOT NULL DEFAULT 0,
+      ADD COLUMN IF NOT EXISTS day_calls integer NOT NULL DEFAULT 0`
+    yield* sql.unsafe(`DROP FUNCTION IF EXISTS explorer_etl_take_slot(text, boolean, double precision, double precision)`)
     // The clock is read after the row's lock is taken: a call that waited for the lock plans from now.
+    // A call is counted in the UTC day of its slot (when it is sent); NULL: that day's calls are spent,
+    // and the call takes no slot.
     yield* sql.unsafe(`CREATE OR REPLACE FUNCTION explorer_etl_take_slot(
-      p_id text, p_throttled boolean, p_interval double precision, p_throttled_interval double precision
+      p_id text, p_throttled boolean, p_interval double precision, p_throttled_interval double precision,
+      p_calls_per_day integer
     ) RETURNS double precision AS $$
     DECLARE
       r explorer_etl_key_budget%ROWTYPE;
       now_ms double precision;
       slot double precision;
+      slot_day double precision;
     BEGIN
       SELECT * INTO r FROM explorer_etl_key_budget WHERE id = p_id FOR UPDATE;
       now_ms := extract(epoch from clock_timestamp()) * 1000;
       slot := greatest(r.key_next, now_ms, r.paused_until);
       IF p_throttled THEN slot := greatest(slot, r.throttled_next); END IF;
+      slot_day := floor(slot / ${DAY_MILLIS});
+      IF slot_day = r.day AND r.day_calls >= p_calls_per_day THEN RETURN NULL; END IF;
       UPDATE explorer_etl_key_budget SET
         key_next = slot + p_interval,
-        throttled_next = CASE WHEN p_throttled THEN slot + p_throttled_interval ELSE throttled_next END
+        throttled_next = CASE WHEN p_throttled THEN slot + p_throttled_interval ELSE throttled_next END,
+        day = slot_day,
+        day_calls = CASE WHEN r.day = slot_day THEN r.day_calls + 1 ELSE 1 END
       WHERE id = p_id;
       RETURN slot - now_ms;
     END $$ LANGUAGE plpgsql`)
@@ -75,13 +99,17 @@ export const layer: Layer.Layer<Throttle.SharedBudget, never, SqlClient.SqlClien
           yield* sql`INSERT INTO explorer_etl_key_budget (id) VALUES (${options.id}) ON CONFLICT DO NOTHING`
           const lane: Throttle.SharedLane = {
             acquire: (throttled) =>
-              Effect.flatMap(
-                sql<{ readonly wait: number }>`SELECT explorer_etl_take_slot(${options.id}, ${throttled}, ${options.intervalMillis}, ${options.throttledIntervalMillis}) AS wait`,
-                ([row]) => {
+              Effect.orDie(
+                sql<{ readonly wait: number | null }>`SELECT explorer_etl_take_slot(${options.id}, ${throttled}, ${options.intervalMillis}, ${options.throttledIntervalMillis}, ${options.callsPerDay}) AS wait`
+              ).pipe(
+                Effect.flatMap(([row]) => {
+                  if (row !== undefined && row.wait === null) {
+                    return Effect.fail(new Throttle.DailyCapReached({ callsPerDay: options.callsPerDay }))
+                  }
                   const wait = Number(row?.wait ?? 0)
                   return wait > 0 ? Effect.sleep(Duration.millis(Math.ceil(wait))) : Effect.void
-                }
-              ).pipe(Effect.orDie),
+                })
+              ),
             pause: (duration) =>
               sql`UPDATE explorer_etl_key_budget SET paused_until = greatest(paused_until, extract(epoch from clock_timestamp()) * 1000 + ${Duration.toMillis(duration)}) WHERE id = ${options.id}`
                 .pipe(Effect.asVoid, Effect.orDie)

@@ -20,6 +20,16 @@
  *   `Exports.toFile(…, { resume: true })` extends the published one — and moved over the published
  *   files by `commit`, all exports together, once every export finished; removed after.
  *
+ * The key's daily cap: an export whose call is answered "Max daily rate limit reached" (a `RateLimitError`
+ * of scope "day") does not fail the run. Its activity ends with the time to start again (the next
+ * 00:00 UTC plus a minute, `nextDailyReset`), prints one line on stderr (`<file>: waiting for the daily
+ * cap until <time> UTC …`, even with `quiet`), and the run sleeps until then with `DurableClock` — a
+ * message in the journal, delivered at its time: a process killed meanwhile and started again (after
+ * the time, or before it, to wait on) continues the run — then runs the export again from its staged
+ * checkpoint. The embedded run does not count the key's calls itself (one process, and the key may
+ * be used elsewhere): it waits when the server says so; a cluster's runners count them (`KeyBudget`).
+ * `explorer-etl status` shows the export as waiting for the daily cap until that time.
+ *
  * The files the run publishes are byte-identical to those of `Pipeline.run` (the same `Exports.toFile`
  * writes them); manifests and checkpoints are moved with them, so the next run (durable or not)
  * extends them.
@@ -32,6 +42,7 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Activity from "@effect/workflow/Activity"
 import * as Workflow from "@effect/workflow/Workflow"
 import type { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -43,16 +54,28 @@ import type * as Sources from "../streams/Sources.js"
 import {
   commitOne,
   ExportFailure,
+  ExportOutcome,
   ExportSummary,
   exportStaged,
+  exportWithDailyCap,
   journalFolder,
   plainStderr,
   prepare,
   RunKey,
-  type RunOptions
+  type RunOptions,
+  waitingForDailyCap
 } from "./internal/staged.js"
 
-export { ExportFailure, ExportSummary, journalFolder, RunKey, type RunOptions } from "./internal/staged.js"
+export {
+  DAILY_RESET_MARGIN,
+  DailyCapWait,
+  ExportFailure,
+  ExportSummary,
+  journalFolder,
+  nextDailyReset,
+  RunKey,
+  type RunOptions
+} from "./internal/staged.js"
 
 /** The engine: one runner in this process, its journal in SQLite. */
 const engineLayer = (journal: string) =>
@@ -116,23 +139,26 @@ export const run = <C, I>(
             source: Sources.Source<A, Ie> | Effect.Effect<Sources.Source<A, Ie>, StreamError, ExplorerClient>,
             exportOptions?: { readonly allowPartial?: boolean; readonly confirmations?: number }
           ) =>
-            Activity.make({
-              name: `export ${file}`,
-              success: ExportSummary,
-              error: ExportFailure,
-              execute: exportStaged(
-                path.join(outDir, file),
-                path.join(stageDir, file),
-                Effect.isEffect(source) ? source : Effect.succeed(source),
-                {
-                  resume: true,
-                  confirmations: exportOptions?.confirmations ?? confirmations,
-                  allowPartial: exportOptions?.allowPartial,
-                  quiet: options.quiet,
-                  ...(concurrency > 1 ? { progressOutput: plainStderr } : {})
-                }
-              )
-            }).pipe(Effect.provide(engine))
+            exportWithDailyCap(
+              file,
+              Activity.make({
+                name: `export ${file}`,
+                success: ExportOutcome,
+                error: ExportFailure,
+                execute: exportStaged(
+                  path.join(outDir, file),
+                  path.join(stageDir, file),
+                  Effect.isEffect(source) ? source : Effect.succeed(source),
+                  {
+                    resume: true,
+                    confirmations: exportOptions?.confirmations ?? confirmations,
+                    allowPartial: exportOptions?.allowPartial,
+                    quiet: options.quiet,
+                    ...(concurrency > 1 ? { progressOutput: plainStderr } : {})
+                  }
+                ).pipe(waitingForDailyCap(path.join(outDir, file), Console.error))
+              })
+            ).pipe(Effect.provide(engine))
         }
         const summaries = yield* pipeline.run(config, context)
         yield* Activity.make({

@@ -1,7 +1,8 @@
 /**
  * What the journal of durable runs says (`explorer-etl status`): every run of a pipeline folder with
- * its state, and every activity of it (`export <file>`, `commit`) with its state, rows and calls, or the
- * typed error it failed with. Read from the SQLite journal `PipelineRun` writes, or the PostgreSQL
+ * its state, and every activity of it (`export <file>`, `commit`) with its state, rows and calls, the
+ * typed error it failed with, or the time it waits for when it met the key's daily cap (`waiting for
+ * the daily cap until <time> UTC`). Read from the SQLite journal `PipelineRun` writes, or the PostgreSQL
  * database of a cluster (`Cluster`: there each export is a child workflow whose activity writes the
  * file, linked to its run by the parent the engine stores in its payload), without starting the
  * engine (and so without resuming anything): the engine's message table holds one `run` request per
@@ -13,23 +14,29 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { ExportFailure, ExportSummary, RunKey } from "./internal/staged.js"
+import { DailyCapWait, ExportFailure, ExportSummary, RunKey, utcText } from "./internal/staged.js"
 
-/** Where a run or an activity stands. */
-export type State = "running" | "done" | "failed"
+/**
+ * Where a run or an activity stands. `waiting`: an export whose last attempt met the key's daily cap,
+ * asleep until `until` (then its next attempt runs), or one suspended with its run (no `until`); a run
+ * is waiting when its exports that have not ended all are, one of them for the daily cap.
+ */
+export type State = "running" | "waiting" | "done" | "failed"
 
 /** One activity of a run. */
 export interface ActivityStatus {
   /** `export <file>` or `commit`. */
   readonly name: string
   readonly state: State
-  /** Attempts started (more than one after a crash or an interruption while it ran). */
+  /** Attempts started (more than one after a crash or an interruption while it ran, or a wait for the daily cap). */
   readonly attempts: number
   /** An export that is done: rows in its file and calls made by the run that wrote it. */
   readonly rows?: number | undefined
   readonly calls?: number | undefined
-  /** A failed one: `<ErrorTag>: <message>`. */
+  /** A failed one: `<ErrorTag>: <message>`; a waiting one: the error met (the daily cap). */
   readonly error?: string | undefined
+  /** A waiting one: when its next attempt starts (epoch ms). */
+  readonly until?: number | undefined
 }
 
 /** One run of a pipeline. */
@@ -90,6 +97,9 @@ const endedOf = (payload: string | undefined): Ended => {
   if (Option.isNone(reply)) return { state: "running" }
   const { _tag, value } = reply.value
   if (_tag !== "Success" || value === undefined) return { state: "failed", error: "the engine failed the request" }
+  // Suspended: an activity interrupted by its workflow's suspension (another export went to sleep),
+  // run again when the workflow resumes.
+  if (value._tag === "Suspended") return { state: "waiting" }
   if (value._tag !== "Complete" || value.exit === undefined) return { state: "running" }
   return value.exit._tag === "Success"
     ? { state: "done", value: value.exit.value }
@@ -141,6 +151,10 @@ export const read: Effect.Effect<ReadonlyArray<RunStatus>, SqlError, SqlClient.S
       byName.set(payload.value.name, { attempts: (before?.attempts ?? 0) + 1, ended: endedOf(replies.get(idText(m.id))) })
     }
     const activities = [...byName].map(([name, { attempts, ended }]): ActivityStatus => {
+      const wait = Schema.decodeUnknownOption(DailyCapWait)(ended.value)
+      if (ended.state === "done" && Option.isSome(wait)) {
+        return { name, state: "waiting", attempts, until: wait.value.until, error: wait.value.reason }
+      }
       const summary = Schema.decodeUnknownOption(ExportSummary)(ended.value)
       return {
         name,
@@ -151,7 +165,16 @@ export const read: Effect.Effect<ReadonlyArray<RunStatus>, SqlError, SqlClient.S
         error: ended.error
       }
     })
-    runs.push({ executionId: run.entity_id, key: key.value, state: ended.state, error: ended.error, activities })
+    // The run's own reply is `Suspended` while it sleeps: it waits when its exports that have not
+    // ended all wait, one of them for the daily cap.
+    const open = activities.filter((a) => a.state === "running" || a.state === "waiting")
+    const state = (ended.state === "running" || ended.state === "waiting") &&
+        open.some((a) => a.until !== undefined) && open.every((a) => a.state === "waiting")
+      ? "waiting"
+      : ended.state === "waiting"
+      ? "running"
+      : ended.state
+    runs.push({ executionId: run.entity_id, key: key.value, state, error: ended.error, activities })
   }
   return runs
 })
@@ -168,6 +191,9 @@ export const describe = (run: RunStatus): ReadonlyArray<string> => {
     ...run.activities.map((a) =>
       `  ${a.name}\t${a.state}` +
       (a.rows === undefined ? "" : `\t${a.rows.toLocaleString("en-US")} rows\t${calls(a.calls ?? 0)}`) +
+      (a.state !== "waiting" ? "" : a.until === undefined
+        ? " (suspended: continues when the run does)"
+        : ` for the daily cap until ${utcText(a.until)}`) +
       (a.attempts > 1 ? `\t${a.attempts} attempts` : "") +
       (a.error === undefined ? "" : `\t${a.error}`)
     )

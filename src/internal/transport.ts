@@ -167,19 +167,30 @@ export const make = (
     })
     // A budget shared with other processes (a cluster's runners), when the context has one: each
     // attempt takes this process's slot, then the key's shared one, and sends at the latter.
+    // The shared lane also counts the key's calls of the UTC day: past `rate.callsPerDay` it refuses
+    // the call, which then fails as the server's "Max daily rate limit reached" would, unsent.
     const shared = yield* Effect.serviceOption(Throttle.SharedBudget)
-    const throttle = Option.isNone(shared) ? local : yield* Effect.map(
-      shared.value.lane({
-        id: Throttle.sharedId(config),
-        intervalMillis: local.intervalMillis,
-        throttledIntervalMillis: local.throttledIntervalMillis
-      }),
-      (lane): Throttle.Throttle => ({
-        ...local,
-        acquire: (throttled) => Effect.zipRight(local.acquire(throttled), lane.acquire(throttled)),
-        pause: (duration) => Effect.zipRight(local.pause(duration), lane.pause(duration))
-      })
-    )
+    const lane = Option.isNone(shared) ? undefined : yield* shared.value.lane({
+      id: Throttle.sharedId(config),
+      intervalMillis: local.intervalMillis,
+      throttledIntervalMillis: local.throttledIntervalMillis,
+      callsPerDay: config.rate.callsPerDay
+    })
+    const acquire = (call: Call, throttled: boolean): Effect.Effect<void, Errors.RateLimitError> =>
+      lane === undefined ? local.acquire(throttled) : Effect.zipRight(
+        local.acquire(throttled),
+        Effect.catchTag(lane.acquire(throttled), "DailyCapReached", (e) =>
+          Effect.fail(
+            new Errors.RateLimitError({
+              ...contextOf(call),
+              scope: "day",
+              detail: `Max daily rate limit reached (${e.callsPerDay.toLocaleString("en-US")} calls today, UTC, ` +
+                "counted by the cluster for this key; not sent)"
+            })
+          ))
+      )
+    const pause = (duration: Duration.DurationInput): Effect.Effect<void> =>
+      lane === undefined ? local.pause(duration) : Effect.zipRight(local.pause(duration), lane.pause(duration))
     const counters = yield* Ref.make<Stats>({ requests: 0, retries: 0, rateLimited: 0 })
     const scrub = makeScrub(config.apiKey)
     const apiOrigin = new URL(config.apiUrl).origin
@@ -216,7 +227,7 @@ export const make = (
       onAnswer: ((millis: number) => void) | undefined
     ) =>
       Effect.gen(function*() {
-        yield* throttle.acquire(throttled)
+        yield* acquire(call, throttled)
         const slot = yield* Clock.currentTimeMillis
         yield* Ref.update(counters, (s) => ({ ...s, requests: s.requests + 1 }))
         yield* Metric.increment(metrics.requests)
@@ -244,7 +255,7 @@ export const make = (
           yield* Ref.update(counters, (s) => ({ ...s, rateLimited: s.rateLimited + 1 }))
           yield* Metric.increment(metrics.rateLimited)
           // Slow every call of the key down for a while; a daily limit is not waited out.
-          if (classified.left.scope !== "day") yield* throttle.pause(config.rate.rateLimitPause)
+          if (classified.left.scope !== "day") yield* pause(config.rate.rateLimitPause)
         }
         return yield* classified
       }).pipe(
@@ -350,7 +361,7 @@ export const make = (
         const sameOrigin = url.origin === apiOrigin
         const request = HttpClientRequest.get(link.trim()).pipe(sameOrigin && !url.searchParams.has("apikey") ? withKey : identity)
         const once = Effect.gen(function*() {
-          if (sameOrigin) yield* throttle.acquire(false)
+          if (sameOrigin) yield* acquire(call, false)
           const raw = yield* readText(files, request, call, "download: ")
           if (raw.status < 200 || raw.status >= 300) {
             return yield* new Errors.TransportError({ ...ctx, status: raw.status, detail: `download failed: HTTP status ${raw.status}` })

@@ -104,6 +104,12 @@ export interface SimulatorOptions {
   readonly recordQueries?: boolean
   /** Daily caps: `true` (default) = the plans' caps, `false` = none, or caps per plan to override. */
   readonly dailyCaps?: boolean | { readonly [P in PlanName]?: number }
+  /**
+   * The simulator's time (epoch ms) for its windows, daily caps (a day is a UTC day of this clock) and
+   * download links; default `Date.now`. A test that must see a new day without waiting for one moves a
+   * clock of its own (and gives the client's runtime the same one).
+   */
+  readonly now?: (() => number) | undefined
   readonly faults?: FaultOptions
   readonly dataset?: DatasetOptions
 }

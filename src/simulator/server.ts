@@ -2,7 +2,8 @@
  * The HTTP side of the simulator: an @effect/platform router on NodeHttpServer, serving `/v2/api`
  * (GET, and POST with a form body; `chainid` is read from the query string only), the download files,
  * `/v2/chainlist`, and the V1 `/api` path (answered with the deprecation text). Handlers run on the
- * real clock whatever clock the caller's runtime has (tests build the layer under TestClock).
+ * real clock whatever clock the caller's runtime has (tests build the layer under TestClock); the
+ * service counts time by `options.now` (default `Date.now`).
  */
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -91,7 +92,7 @@ const chainlist = (baseUrl: string): string =>
     }))
   })
 
-const makeRouter = (core: Core) => {
+const makeRouter = (core: Core, now: () => number) => {
   const api = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const query = yield* HttpServerRequest.ParsedSearchParams
@@ -104,7 +105,7 @@ const makeRouter = (core: Core) => {
       raw = merged
     }
     const ip = Option.getOrElse(request.remoteAddress, () => "unknown")
-    const { answer, latencyMs } = core.handle(raw, ip, Date.now())
+    const { answer, latencyMs } = core.handle(raw, ip, now())
     if (latencyMs > 0) yield* Effect.sleep(latencyMs)
     return answer._tag === "reset" ? yield* reset(request) : toResponse(answer)
   })
@@ -115,7 +116,7 @@ const makeRouter = (core: Core) => {
     HttpRouter.get(
       "/downloads/:file",
       Effect.map(HttpRouter.params, (p) => {
-        const a = core.download(p.file ?? "", Date.now())
+        const a = core.download(p.file ?? "", now())
         return a._tag === "body" ? toResponse(a) : HttpServerResponse.empty({ status: 404 })
       })
     ),
@@ -140,7 +141,7 @@ export const make = (options: SimulatorOptions = {}): Effect.Effect<SimulatorSer
     const address = server.address
     const shownHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host
     core.baseUrl = address._tag === "TcpAddress" ? `http://${hostForUrl(shownHost)}:${address.port}` : `http://unix:${address.path}`
-    yield* server.serve(makeRouter(core).pipe(Effect.withClock(liveClock)))
+    yield* server.serve(makeRouter(core, options.now ?? Date.now).pipe(Effect.withClock(liveClock)))
     const description = core.dataset.describe()
     const oracleWith = (query: OracleQuery, countOnly: boolean) =>
       Effect.suspend(() => {

@@ -1,9 +1,16 @@
 /**
  * What the embedded (`PipelineRun`) and the cluster (`Cluster`) durable runs share: the journal's
- * schemas, the run key, and an export written apart (staged) then committed over the published file.
+ * schemas, the run key, an export written apart (staged) then committed over the published file, and
+ * the wait for the key's daily cap: an export whose calls of the day are spent sleeps (`DurableClock`)
+ * until the next 00:00 UTC, then continues from its checkpoint.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import * as Activity from "@effect/workflow/Activity"
+import * as DurableClock from "@effect/workflow/DurableClock"
+import type { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
@@ -28,6 +35,96 @@ export const ExportSummary = Schema.Struct({
 
 /** Every typed failure of an export, as stored in the journal. */
 export const ExportFailure = Schema.Union(ExplorerError, SinkError, Lock.OutputLockedError, Lock.OutputExistsError)
+
+/**
+ * An export's attempt that met the key's daily cap ("Max daily rate limit reached", answered by the
+ * server or counted by the cluster's `KeyBudget`): the run waits until `until`, then starts the next
+ * attempt, which continues from the staged file's checkpoint. Journaled as the attempt's result, so the
+ * wake-up time is decided once (a workflow's body replays: a time it read from the clock would not).
+ */
+export const DailyCapWait = Schema.TaggedStruct("DailyCapWait", {
+  /** When the next attempt starts: epoch ms, {@link nextDailyReset} of the moment the cap was met. */
+  until: Schema.Number,
+  /** The error met: `<ErrorTag>: <message>`. */
+  reason: Schema.String
+})
+/** @see DailyCapWait */
+export type DailyCapWait = typeof DailyCapWait.Type
+
+/** What one attempt of an export's activity returns: the file's summary, or a wait for the daily cap. */
+export const ExportOutcome = Schema.Union(ExportSummary, DailyCapWait)
+
+const DAY_MILLIS = 86_400_000
+
+/**
+ * How long after 00:00 UTC an export waiting for the daily cap starts again: the server's clock (and
+ * the cluster database's, which counts the day) may be a little behind the runner's, and a call sent
+ * before the count is reset would be refused again.
+ */
+export const DAILY_RESET_MARGIN: Duration.Duration = Duration.minutes(1)
+
+/**
+ * When an export that met the daily cap at `now` (epoch ms) starts again: the next 00:00 UTC plus
+ * {@link DAILY_RESET_MARGIN}. Met within the margin after midnight (a clock a little ahead of the
+ * server's), it is the same day's midnight plus the margin, not the next day's.
+ *
+ * @example
+ * nextDailyReset(Date.parse("2026-11-24T15:00:00Z")) // Date.parse("2026-11-25T00:01:00Z")
+ */
+export const nextDailyReset = (now: number, margin: Duration.DurationInput = DAILY_RESET_MARGIN): number => {
+  const m = Duration.toMillis(margin)
+  return (Math.floor((now - m) / DAY_MILLIS) + 1) * DAY_MILLIS + m
+}
+
+/** An instant as `2026-11-25 00:01:00 UTC`. */
+export const utcText = (millis: number): string => `${new Date(millis).toISOString().slice(0, 19).replace("T", " ")} UTC`
+
+/** Whether an export's failure is the key's daily cap (a `RateLimitError` of scope "day"). */
+export const isDailyCap = (error: typeof ExportFailure.Type): boolean =>
+  error._tag === "RateLimitError" && error.scope === "day"
+
+/**
+ * An export's work (the body of its activity) that turns the daily cap into a {@link DailyCapWait}:
+ * the wake-up is read from the activity's clock, and `notify` is told the line to print (once: the
+ * activity's result is journaled, its body does not replay).
+ */
+export const waitingForDailyCap = (out: string, notify: (line: string) => Effect.Effect<void>) =>
+<R>(
+  exported: Effect.Effect<typeof ExportSummary.Type, typeof ExportFailure.Type, R>
+): Effect.Effect<typeof ExportOutcome.Type, typeof ExportFailure.Type, R> =>
+  Effect.catchIf(exported, isDailyCap, (error) =>
+    Effect.gen(function*() {
+      const until = nextDailyReset(yield* Clock.currentTimeMillis)
+      const reason = `${error._tag}: ${error.message}`
+      yield* notify(`${out}: waiting for the daily cap until ${utcText(until)} (${reason}), then continuing`)
+      return DailyCapWait.make({ until, reason })
+    }))
+
+/**
+ * An export of a durable run, in the workflow's body: its activity (whose result is an
+ * {@link ExportOutcome}), and after an attempt that met the daily cap, a durable sleep (`DurableClock`,
+ * a message the engine keeps and delivers at the wake-up: it survives the process) then the next
+ * attempt — the same activity with the next `Activity.CurrentAttempt`, as the engine journals each
+ * attempt's result apart.
+ */
+export const exportWithDailyCap = <R>(
+  file: string,
+  activity: Effect.Effect<typeof ExportOutcome.Type, typeof ExportFailure.Type, R>
+): Effect.Effect<typeof ExportSummary.Type, typeof ExportFailure.Type, R | WorkflowEngine | WorkflowInstance> =>
+  Effect.gen(function*() {
+    for (let attempt = 1;; attempt++) {
+      const outcome = yield* Effect.provideService(activity, Activity.CurrentAttempt, attempt)
+      if (!("_tag" in outcome)) return outcome
+      const now = yield* Clock.currentTimeMillis
+      yield* DurableClock.sleep({
+        // One clock per wake-up: a clock's name is its key in the journal.
+        name: `daily cap ${file} ${attempt}`,
+        duration: Duration.millis(Math.max(0, outcome.until - now)),
+        // Never in memory: the wait survives the process, however short it is.
+        inMemoryThreshold: Duration.zero
+      })
+    }
+  })
 
 /** Identifies a run: the same key is the same workflow execution (the engine's idempotency key). */
 export const RunKey = Schema.Struct({

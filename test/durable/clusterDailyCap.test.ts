@@ -1,0 +1,118 @@
+/**
+ * The key's daily cap on a cluster (issue 18), as a user runs it: a real PostgreSQL
+ * (test/durable/postgres.ts), the simulator in this process with a daily cap of CAP calls for the key's
+ * plan, two `explorer-etl runner` processes on one key told the same cap (`--calls-per-day`), and the
+ * submitting `run --cluster`. The runners count the key's calls of the day together in the database
+ * (`KeyBudget`): the simulator gets exactly CAP calls of the key and answers "Max daily rate limit
+ * reached" to none; every export still running waits for the next 00:00 UTC (a runner prints a line
+ * saying so) and `status --cluster` shows the run and those exports waiting until then. (The wake-up
+ * itself, which needs a clock past midnight, is test/durable/dailyCap.test.ts's subject.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect, type Scope } from "effect"
+import { writeFileSync } from "node:fs"
+import * as path from "node:path"
+import * as PipelineRun from "../../src/durable/PipelineRun.js"
+import { cliSuite, exited, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
+import * as Postgres from "./postgres.js"
+
+/** Calls per UTC day of the key: less than the run needs (24 calls). */
+const CAP = 16
+
+const suite = cliSuite("clustercap", { dailyCaps: { professional: CAP } })
+const key = suite.key("shared", "professional")
+
+let pg: Awaited<ReturnType<typeof Postgres.startPostgres>> | undefined
+beforeAll(async () => {
+  pg = await Postgres.startPostgres()
+}, 120_000)
+afterAll(async () => {
+  await pg?.stop()
+})
+const database = (): string => {
+  if (pg === undefined) throw new Error("PostgreSQL starts before the file's tests")
+  return pg.url
+}
+
+const apiArgs = () => ["--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", "professional", "--calls-per-day", String(CAP)]
+
+/** A runner process of wallet-history, ready when this succeeds; SIGTERM at the end of the scope. */
+const runner = (): Effect.Effect<ReturnType<typeof spawnCli> & { readonly port: number }, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const port = yield* Effect.orDie(Postgres.freePort)
+    const process = yield* Effect.acquireRelease(
+      Effect.sync(() => spawnCli(["runner", "pipelines/wallet-history.ts", "--cluster", database(), "--port", String(port), ...apiArgs()])),
+      (r) =>
+        Effect.gen(function*() {
+          r.child.kill("SIGTERM")
+          yield* exited(r.child)
+          suite.transcript.record({ args: ["runner"], code: r.child.exitCode, signal: r.child.signalCode, ...r.output })
+        })
+    )
+    yield* until(() => process.output.stdout.includes(`runner 127.0.0.1:${port} of wallet-history ready`), 60_000).pipe(
+      Effect.catchAllDefect(() => Effect.dieMessage(`runner on ${port} did not start:\n${process.output.stderr}`))
+    )
+    return { ...process, port }
+  })
+
+/** `explorer-etl status --cluster`: its lines, from the last run's line on. */
+const status = Effect.gen(function*() {
+  const lines = succeeded(yield* suite.transcript.cli(["status", "--cluster", database()])).stdout.trimEnd().split("\n")
+  const at = lines.reduce((last, line, i) => (line.startsWith("wallet-history\t") ? i : last), -1)
+  return lines.slice(at)
+})
+
+describe("explorer-etl run --cluster: the daily cap", () => {
+  it.live("two runners on one key stop at the cap, unsent past it; the exports wait for 00:01 UTC, status says until when", () =>
+    Effect.gen(function*() {
+      const config = path.join(suite.dir, "wallet-history.config.json")
+      writeFileSync(config, JSON.stringify({
+        chainId: 1,
+        fromBlock: 0,
+        wallets: suite.sim.dataset.chain(1).wallets.slice(0, 2).map((w) => ({ name: w.name, address: w.address }))
+      }))
+      const [a, b] = [yield* runner(), yield* runner()]
+      const out = path.join(suite.dir, "capped")
+      const submitted = yield* Effect.acquireRelease(
+        Effect.sync(() =>
+          spawnCli(["run", "pipelines/wallet-history.ts", ...apiArgs(), "--config", config, "--out-dir", out, "--quiet", "--cluster", database()])
+        ),
+        (s) => Effect.zipRight(Effect.sync(() => s.child.kill("SIGINT")), exited(s.child))
+      )
+
+      // The run comes to rest: every export that has not ended waits for the daily cap.
+      const waitingLine = /^wallet-history\trun \S+\twaiting\t/
+      let lines: ReadonlyArray<string> = []
+      for (let i = 0; i < 20 && !waitingLine.test(lines[0] ?? ""); i++) {
+        yield* Effect.sleep("1 second")
+        lines = yield* status
+      }
+      expect(lines[0], [...lines, a.output.stdout, a.output.stderr.slice(-3000), b.output.stdout, b.output.stderr.slice(-3000)].join("\n")).toMatch(waitingLine)
+      const metAt = Date.now()
+      const wakeUp = new Date(PipelineRun.nextDailyReset(metAt)).toISOString().slice(0, 19).replace("T", " ") + " UTC"
+      const waiting = lines.filter((line) => line.includes("\twaiting for the daily cap until "))
+      expect(waiting.length).toBeGreaterThan(0)
+      for (const line of waiting) {
+        expect(line).toMatch(new RegExp(
+          `^  export \\S+\\twaiting for the daily cap until ${wakeUp}\\tRateLimitError: .*rate limit \\(day\\): Max daily rate limit reached ` +
+            `\\(${CAP} calls today, UTC, counted by the cluster for this key; not sent\\)$`
+        ))
+      }
+
+      // Exactly the day's calls, none refused by the server, and none after (the exports are asleep).
+      expect(yield* requestsWith(suite.sim, key)).toBe(CAP)
+      expect((yield* suite.sim.stats).dailyLimited).toBe(0)
+      yield* Effect.sleep("1 second")
+      expect(yield* requestsWith(suite.sim, key)).toBe(CAP)
+      expect(submitted.child.exitCode).toBe(null)
+
+      // Each runner prints a line per export it sends to sleep.
+      const notices = [a, b].flatMap((r) =>
+        r.output.stdout.split("\n").filter((line) => line.startsWith(`127.0.0.1:${r.port} `) && line.includes(": waiting for the daily cap until "))
+      )
+      expect(notices.length).toBe(waiting.length)
+      for (const line of notices) {
+        expect(line).toMatch(new RegExp(`^127\\.0\\.0\\.1:\\d+ ${path.resolve(out, "wallet-history")}/\\S+: waiting for the daily cap until ${wakeUp} \\(RateLimitError: .*\\), then continuing$`))
+      }
+    }).pipe(Effect.scoped), 180_000)
+})
