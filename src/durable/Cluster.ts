@@ -429,7 +429,7 @@ const registerSchedule = (runner: string, name: string, cronText: string) =>
     if (other !== undefined) {
       return yield* new InvalidInputError({
         chainId: 0,
-        module: "cluster",
+        module: "cli",
         action: "runner",
         parameter: "--every",
         detail: `runner ${other.runner} of this cluster keeps another schedule (every "${other.cron}", or another ` +
@@ -484,7 +484,8 @@ const exclusiveTick = <A, E, R>(
  * schedule registers it, and each tick fires once across them — a `Run` workflow whose run time is
  * the tick's, so a tick delivered again is the same run, not a second one. The runner whose shard
  * holds the tick submits the run, waits for it (its exports spread over all runners as any run's)
- * and prints one line: `<runner> run <pipeline> <tick> done: N files, N rows` (or `failed: …`).
+ * and prints one line: `<runner> run <pipeline> <tick> done: N files, N rows written` (or `failed: …`,
+ * or `skipped: …` when another tick's run still runs).
  *
  * Ticks follow `ClusterCron`'s rules: the next tick is planned from the end of a run (runs of one
  * schedule do not overlap; ticks passed during a long run are skipped), and a tick due while every
@@ -517,7 +518,10 @@ export const scheduleLayer = <C, I, E, R>(pipeline: Pipeline.Pipeline<C, I>, sch
       }).pipe(
         Effect.matchEffect({
           onSuccess: (summaries) =>
-            line(tick, `done: ${summaries.length} files, ${summaries.reduce((n, s) => n + s.rowsWritten, 0)} rows`),
+            line(
+              tick,
+              `done: ${summaries.length} files, ${summaries.reduce((n, s) => n + s.rowsWritten, 0).toLocaleString("en-US")} rows written`
+            ),
           // A failed run is the run's: the schedule goes on to its next tick.
           onFailure: (error) => line(tick, `failed: ${error.message}`)
         })

@@ -86,7 +86,7 @@ const stop = (r: ReturnType<typeof spawnCli>) =>
 /** The ticks a runner's output says it ran: `<runner> run wallet-history <tick> done: …`. */
 const ticksRunBy = (r: Runner): ReadonlyArray<string> =>
   r.output.stdout.split("\n").flatMap((line) => {
-    const match = new RegExp(`^127\\.0\\.0\\.1:${r.port} run wallet-history (\\S+) done: 14 files, \\d+ rows$`).exec(line)
+    const match = new RegExp(`^127\\.0\\.0\\.1:${r.port} run wallet-history (\\S+) done: 14 files, [\\d,]+ rows written$`).exec(line)
     return match === null ? [] : [match[1] as string]
   })
 
