@@ -97,6 +97,17 @@ export const runCommand = Command.make(
   { file, every, config, outDir, confirmations, durable, cluster: Options.optional(cluster), ...Environment.apiOptions },
   (a) =>
     Effect.gen(function*() {
+      // A schedule of cluster runs is the runners' (one firing per tick across them, none lost while
+      // they were all down): this process's loop would be neither, so it is refused, before anything.
+      if (Option.isSome(a.every) && Option.isSome(a.cluster)) {
+        return yield* Effect.fail(badFlag(
+          "run",
+          "--every",
+          "with --cluster the schedule belongs to the runners: start every runner with " +
+            "`explorer-etl runner <pipeline file> --cluster postgres://… --every \"<cron>\"` " +
+            "(each tick then runs once across them); run --cluster without --every submits one run"
+        ))
+      }
       const pipeline = yield* loadPipeline(a.file)
       const cron = Option.isSome(a.every) ? Option.some(yield* Pipeline.parseCron(a.every.value)) : Option.none()
       const once = Effect.gen(function*() {

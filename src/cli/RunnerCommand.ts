@@ -1,8 +1,12 @@
 /**
- * `explorer-etl runner <pipeline file> --cluster postgres://… [--host H] [--port N]`: a runner of a
- * cluster (`durable/Cluster`) — it takes its share of the cluster's shards and runs the workflows of
- * the pipeline's runs that fall in them, until interrupted (Ctrl-C, SIGTERM). Runs are submitted by
- * `explorer-etl run <pipeline file> --cluster postgres://…`; every runner loads the same pipeline.
+ * `explorer-etl runner <pipeline file> --cluster postgres://… [--host H] [--port N] [--every "<cron>"
+ * [--config file] [--out-dir DIR] [--confirmations N]]`: a runner of a cluster (`durable/Cluster`) —
+ * it takes its share of the cluster's shards and runs the workflows of the pipeline's runs that fall
+ * in them, until interrupted (Ctrl-C, SIGTERM). Runs are submitted by `explorer-etl run <pipeline
+ * file> --cluster postgres://…`; every runner loads the same pipeline. With `--every`, the cluster
+ * also runs the pipeline on that schedule (`Cluster.scheduleLayer`: one firing per tick across the
+ * runners given the same schedule, a tick missed while all were down fired when one comes back);
+ * `run --cluster --every` is refused and points here.
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
@@ -11,6 +15,9 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { DemoData } from "../DemoData.js"
+import * as Pipeline from "../Pipeline.js"
 import * as Environment from "./Environment.js"
 import { badFlag } from "./Errors.js"
 import { cluster, loadCluster, loadPipeline } from "./RunCommand.js"
@@ -25,16 +32,58 @@ const port = Options.integer("port").pipe(
   Options.withDescription("the port this runner listens on for the other runners (default 34431)")
 )
 
+const every = Options.text("every").pipe(
+  Options.optional,
+  Options.withDescription(
+    "cron expression (UTC; 6 fields: seconds first), e.g. \"0 * * * *\": the cluster runs the pipeline at every match, " +
+      "once across the runners given the same schedule; a tick due while all were down runs when one is back (within a day)"
+  )
+)
+const config = Options.text("config").pipe(
+  Options.optional,
+  Options.withDescription("with --every: config file replacing the pipeline's own")
+)
+const outDir = Options.text("out-dir").pipe(
+  Options.withDefault("out"),
+  Options.withDescription("with --every: output folder of the scheduled runs (default ./out), the same path on every runner")
+)
+const confirmations = Options.integer("confirmations").pipe(
+  Options.withDefault(0),
+  Options.withDescription("with --every: keep the newest N blocks out until they are final")
+)
+
 /** `explorer-etl runner …` */
 export const runnerCommand = Command.make(
   "runner",
-  { file, cluster, host, port, ...Environment.apiOptions },
+  { file, cluster, host, port, every, config, outDir, confirmations, ...Environment.apiOptions },
   (a) =>
     Effect.gen(function*() {
+      // The schedule is checked before anything, as `run --every` checks it.
+      if (Option.isSome(a.every)) yield* Pipeline.parseCron(a.every.value)
       if (a.port < 1 || a.port > 65535) return yield* Effect.fail(badFlag("runner", "--port", "must be a port (1-65535)"))
+      if (a.confirmations < 0) return yield* Effect.fail(badFlag("runner", "--confirmations", "must be ≥ 0"))
       const pipeline = yield* loadPipeline(a.file)
+      const configFile = Option.getOrUndefined(a.config)
+      // Read now (a bad file is refused before the runner starts), but with --simulator and no file the
+      // demo targets, known once the simulator is up.
+      const scheduleConfig = a.simulator && configFile === undefined
+        ? Effect.flatMap(DemoData, (demo) =>
+          Option.isSome(demo) ? Effect.succeed(pipeline.demoConfig(demo.value)) : Pipeline.loadConfig(pipeline, {}))
+        : Effect.succeed(yield* Pipeline.loadConfig(pipeline, { configFile }))
+      const schedule = Option.map(a.every, (cron) => ({
+        cron,
+        config: scheduleConfig,
+        outDir: a.outDir,
+        confirmations: a.confirmations,
+        quiet: a.quiet
+      }))
       const Cluster = yield* loadCluster("runner")
-      const runner = Cluster.runnerLayer(pipeline, { url: a.cluster, host: a.host, port: a.port }, Environment.clientLayer(a)).pipe(
+      const runner = Cluster.runnerLayer(
+        pipeline,
+        { url: a.cluster, host: a.host, port: a.port },
+        Environment.clientLayer(a),
+        Option.getOrUndefined(schedule)
+      ).pipe(
         // Storage or socket failing at start: the set-up is wrong (database unreachable, port taken).
         Layer.catchAll((e) =>
           Layer.fail(
@@ -45,7 +94,9 @@ export const runnerCommand = Command.make(
         )
       )
       yield* Effect.gen(function*() {
-        yield* Console.log(`runner ${a.host}:${a.port} of ${pipeline.name} ready`)
+        yield* Console.log(
+          `runner ${a.host}:${a.port} of ${pipeline.name} ready${Option.isSome(a.every) ? ` (every "${a.every.value}" UTC)` : ""}`
+        )
         return yield* Effect.never
       }).pipe(
         Effect.provide(runner),
@@ -53,5 +104,7 @@ export const runnerCommand = Command.make(
       )
     })
 ).pipe(
-  Command.withDescription("run the workflows of a pipeline's cluster runs (run --cluster) until interrupted")
+  Command.withDescription(
+    "run the workflows of a pipeline's cluster runs (run --cluster) until interrupted; with --every, also the runs of a schedule"
+  )
 )

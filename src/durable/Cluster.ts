@@ -21,31 +21,60 @@
  * key's day is spent, an export waits (durably, `DurableClock`) until the next 00:00 UTC plus a minute
  * and continues from its checkpoint, as in `PipelineRun`; its runner prints `<runner> <file>: waiting
  * for the daily cap until <time> UTC …`, and `explorer-etl status --cluster` shows the wait.
+ *
+ * Schedules (`explorer-etl runner … --every "<cron>"`, {@link scheduleLayer}) belong to the runners:
+ * every runner given the same schedule registers the same `ClusterCron` (its name made of pipeline,
+ * cron, config hash and absolute output folder), in a shard group of its own that only runners with
+ * a schedule take. The rules:
+ * - one firing per tick across the runners: a tick is a persisted message to the entity named by the
+ *   tick's ISO time, delivered once (up to `entityMessagePollInterval`, 10 s, after its time); its run
+ *   is the `Run` workflow whose run time is the tick's, so a tick delivered again (its runner stopped
+ *   mid-run) is the same run;
+ * - a tick due while every runner was down fires once when one comes back within
+ *   {@link MISSED_TICK_WINDOW} (1 day, `ClusterCron`'s `skipIfOlderThan` default): the first tick
+ *   missed, one run for all the ticks of that time (runs are incremental); later, none;
+ * - no overlapping runs: `ClusterCron` plans the next tick when a run ends (ticks passed meanwhile are
+ *   skipped); the one meeting it cannot rule out — the missed tick's run still running when the tick
+ *   planned by a returning runner's singleton comes — is ruled out by a row per schedule
+ *   (`explorer_etl_schedule_runs`): that tick is skipped;
+ * - one schedule per cluster: a tick landing on a runner without its schedule is failed there
+ *   ("Entity type … not registered", after `entityRegistrationTimeout`) and the schedule stops until
+ *   its singleton starts again; so a runner started with a schedule other than a live runner's is
+ *   refused (`explorer_etl_schedules`, a row per runner with a schedule). Runners without a schedule
+ *   take no ticks and run the scheduled runs' exports as any run's. (Two `ClusterCron`s of one name and
+ *   different crons, which the name rules out here, would plan each next tick by the cron of the
+ *   runner that ran the previous one.)
  */
+import * as ClusterCron from "@effect/cluster/ClusterCron"
 import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
+import * as Entity from "@effect/cluster/Entity"
 import * as RunnerAddress from "@effect/cluster/RunnerAddress"
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Activity from "@effect/workflow/Activity"
 import * as Workflow from "@effect/workflow/Workflow"
 import type { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
 import * as Console from "effect/Console"
+import * as Cron from "effect/Cron"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type { ExplorerClient } from "../ExplorerClient.js"
-import type { StreamError } from "../ExplorerError.js"
+import { InvalidInputError, type StreamError } from "../ExplorerError.js"
 import type * as Exports from "../Exports.js"
 import * as Pipeline from "../Pipeline.js"
 import type * as Sources from "../streams/Sources.js"
 import {
   commitOne,
+  configHashOf,
   ExportFailure,
   ExportOutcome,
   ExportSummary,
@@ -55,6 +84,7 @@ import {
   prepare,
   RunKey,
   type RunOptions,
+  sha256,
   waitingForDailyCap
 } from "./internal/staged.js"
 import * as KeyBudget from "./KeyBudget.js"
@@ -210,16 +240,23 @@ const shardingConfig = { entityTerminationTimeout: 0 }
  * A runner of `pipeline`'s runs in this process: listens on `host:port` for the other runners,
  * takes its share of the shards, and runs the workflows of the shards it owns until interrupted,
  * calling the API with `client`, whose key's budget it shares with the other runners (`KeyBudget`).
+ * With `schedule`, it also takes its share of that schedule's ticks ({@link scheduleLayer}); the
+ * schedule's `config` may need what `client` provides besides the client (the CLI's `DemoData`).
  *
  * @example
  * yield* Layer.launch(Cluster.runnerLayer(pipeline, { url, host: "127.0.0.1", port: 34431 }, clientLayer))
  */
-export const runnerLayer = <C, I, E>(
+export const runnerLayer = <C, I, E, RC = never, EC = never>(
   pipeline: Pipeline.Pipeline<C, I>,
   options: RunnerOptions,
-  client: Layer.Layer<ExplorerClient, E>
-) =>
-  workflowsLayer(pipeline, `${options.host}:${options.port}`).pipe(
+  client: Layer.Layer<ExplorerClient | RC, E>,
+  schedule?: RunSchedule<C, EC, RC> | undefined
+) => {
+  const runner = `${options.host}:${options.port}`
+  return Layer.mergeAll(
+    workflowsLayer(pipeline, runner),
+    schedule === undefined ? Layer.empty : scheduleLayer(pipeline, schedule, runner)
+  ).pipe(
     // The runner's client keeps its key's budget with every other runner's (`KeyBudget`).
     Layer.provide(Layer.provide(client, KeyBudget.layer)),
     Layer.provide(NodeContext.layer),
@@ -228,14 +265,35 @@ export const runnerLayer = <C, I, E>(
       storage: "sql",
       shardingConfig: {
         ...shardingConfig,
+        // The same groups in every runner (PostgreSQL's shard locks are numbered by their order);
+        // the schedules' group is served only by the runners given one.
+        availableShardGroups: [DEFAULT_SHARD_GROUP, SCHEDULE_SHARD_GROUP],
+        assignedShardGroups: schedule === undefined ? [DEFAULT_SHARD_GROUP] : [DEFAULT_SHARD_GROUP, SCHEDULE_SHARD_GROUP],
         runnerAddress: Option.some(RunnerAddress.make(options.host, options.port))
       }
     })),
     Layer.provide(storage(options.url))
   )
+}
 
 /** How often a submitting process asks for the result of its run. */
 const POLL_MILLIS = 500
+
+/**
+ * Submits `run` (or finds it: the same key is the same workflow execution) and waits for its result.
+ * Sent without waiting on the request (`discard`), then its result polled: the waiting process stopping
+ * (Ctrl-C) then sends the run nothing, whatever the engine would make of an interrupted request.
+ */
+const awaitRun = (pipelineName: string, run: ClusterRun) =>
+  Effect.gen(function*() {
+    const { Run } = workflows(pipelineName)
+    const executionId = yield* Run.execute(run, { discard: true })
+    while (true) {
+      const result = yield* Run.poll(executionId)
+      if (result !== undefined && result._tag === "Complete") return yield* result.exit
+      yield* Effect.sleep(Duration.millis(POLL_MILLIS))
+    }
+  })
 
 /** The engine of a process that submits runs and waits for them, and runs nothing itself. */
 const clientLayer = (url: string) =>
@@ -265,24 +323,14 @@ export const run = <C, I>(
     const outDir = path.resolve(relativeOut)
     const runFile = path.join(outDir, ".durable", "run.json")
     const prepared = yield* prepare(pipeline, config, options, runFile)
-    const { Run } = workflows(pipeline.name)
     const ended = fs.remove(runFile).pipe(Effect.ignore)
-    // Sent without waiting on the request (`discard`), then its result polled: this process stopping
-    // (Ctrl-C) then sends the run nothing, whatever the engine would make of an interrupted request.
-    const summaries = yield* Effect.gen(function*() {
-      const executionId = yield* Run.execute({
-        ...prepared.key,
-        outDir,
-        config: JSON.stringify(prepared.encodedConfig),
-        confirmations: prepared.confirmations,
-        concurrency: prepared.concurrency,
-        quiet: options.quiet ?? false
-      }, { discard: true })
-      while (true) {
-        const result = yield* Run.poll(executionId)
-        if (result !== undefined && result._tag === "Complete") return yield* result.exit
-        yield* Effect.sleep(Duration.millis(POLL_MILLIS))
-      }
+    const summaries = yield* awaitRun(pipeline.name, {
+      ...prepared.key,
+      outDir,
+      config: JSON.stringify(prepared.encodedConfig),
+      confirmations: prepared.confirmations,
+      concurrency: prepared.concurrency,
+      quiet: options.quiet ?? false
     }).pipe(
       Effect.tap(() => ended),
       Effect.tapError(() => ended),
@@ -292,3 +340,210 @@ export const run = <C, I>(
     const asWritten = (file: string) => path.join(relativeOut, path.relative(outDir, file))
     return summaries.map((s) => ({ ...s, out: asWritten(s.out), manifestPath: asWritten(s.manifestPath) }))
   }).pipe(Effect.scoped)
+
+/** The shard group of runs and exports (`@effect/cluster`'s default). */
+const DEFAULT_SHARD_GROUP = "default"
+
+/**
+ * The shard group of the schedules' ticks (`ClusterCron`'s entity and singleton): taken only by the
+ * runners given a schedule, so a tick never lands on a runner that has none. Sorts after "default",
+ * whose PostgreSQL lock numbers stay those of runners that know one group.
+ */
+export const SCHEDULE_SHARD_GROUP = "explorer-etl-every"
+
+/**
+ * How old a tick may be and still fire: a tick due while every runner was down fires when one comes
+ * back within this time (`ClusterCron`'s `skipIfOlderThan`, its default kept).
+ */
+export const MISSED_TICK_WINDOW = Duration.days(1)
+
+/**
+ * A schedule of a pipeline's runs kept by the runners of a cluster ({@link scheduleLayer}): its cron
+ * (text, UTC, 5 fields or 6 with seconds first) and what each run is given, as `run` takes it.
+ */
+export interface RunSchedule<C, E = never, R = never> {
+  readonly cron: string
+  /** The run's config, read when the runner starts (a config file, the simulator's demo targets …). */
+  readonly config: Effect.Effect<C, E, R>
+  /** The output folder of every run (default "out"); made absolute from this process's folder. */
+  readonly outDir?: string | undefined
+  readonly confirmations?: number | undefined
+  readonly concurrency?: number | undefined
+  readonly quiet?: boolean | undefined
+}
+
+/**
+ * A schedule's name, the same in every runner given the same schedule: pipeline, cron (parsed: the
+ * same times written otherwise are the same schedule), config hash and output folder.
+ */
+export const scheduleName = (pipelineName: string, cron: Cron.Cron, configHash: string, pipelineOutDir: string): string =>
+  `explorer-etl/every/${pipelineName}/${
+    sha256([pipelineName, JSON.stringify(cron.toJSON()), configHash, pipelineOutDir].join("\n")).slice(0, 16)
+  }`
+
+/**
+ * The time of the tick being run: `ClusterCron` names the entity of a tick by its ISO time, so a tick
+ * delivered again (its runner stopped mid-run) is the same tick. Else (never seen): the latest match.
+ */
+const tickTime = (cron: Cron.Cron) =>
+  Effect.gen(function*() {
+    const address = yield* Effect.serviceOption(Entity.CurrentAddress)
+    const named = Option.map(address, (a) => new Date(a.entityId))
+    if (Option.isSome(named) && !Number.isNaN(named.value.getTime()) && Cron.match(cron, named.value)) return named.value
+    const now = new Date()
+    now.setUTCMilliseconds(0)
+    return Cron.match(cron, now) ? now : Cron.prev(cron, now)
+  })
+
+// The registry's set-up and checks run one at a time across runners (two starting together with
+// different schedules: the second sees the first).
+const SCHEDULES_LOCK = 0x6574_6c32
+/** A runner's row in the registry is its while it refreshes it: every 10 s, stale after 35 s. */
+const SCHEDULE_HEARTBEAT = Duration.seconds(10)
+const SCHEDULE_STALE_SECONDS = 35
+
+/**
+ * This runner's schedule in the cluster's registry (`explorer_etl_schedules`, a row per runner given
+ * one, refreshed while it runs, removed when it stops): a runner started with a schedule other than
+ * a live runner's is refused (`InvalidInputError` on `--every`), as the runners given schedules share
+ * the schedules' shards, and a tick landing on a runner without its schedule would be lost.
+ */
+const registerSchedule = (runner: string, name: string, cronText: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const others = yield* sql.withTransaction(Effect.gen(function*() {
+      yield* sql`SELECT pg_advisory_xact_lock(${SCHEDULES_LOCK})`
+      yield* sql`CREATE TABLE IF NOT EXISTS explorer_etl_schedules (
+        runner text PRIMARY KEY,
+        schedule text NOT NULL,
+        cron text NOT NULL,
+        seen_at timestamptz NOT NULL DEFAULT now()
+      )`
+      yield* sql`CREATE TABLE IF NOT EXISTS explorer_etl_schedule_runs (
+        schedule text PRIMARY KEY,
+        tick text NOT NULL,
+        seen_at timestamptz NOT NULL DEFAULT now()
+      )`
+      const others = yield* sql<{ runner: string; cron: string }>`
+        SELECT runner, cron FROM explorer_etl_schedules
+        WHERE runner <> ${runner} AND schedule <> ${name}
+        AND seen_at > now() - make_interval(secs => ${SCHEDULE_STALE_SECONDS})`
+      if (others.length === 0) {
+        yield* sql`INSERT INTO explorer_etl_schedules (runner, schedule, cron) VALUES (${runner}, ${name}, ${cronText})
+          ON CONFLICT (runner) DO UPDATE SET schedule = excluded.schedule, cron = excluded.cron, seen_at = now()`
+      }
+      return others
+    }))
+    const other = others[0]
+    if (other !== undefined) {
+      return yield* new InvalidInputError({
+        chainId: 0,
+        module: "cli",
+        action: "runner",
+        parameter: "--every",
+        detail: `runner ${other.runner} of this cluster keeps another schedule (every "${other.cron}", or another ` +
+          `pipeline, config or output folder): every runner given --every must be given the same schedule ` +
+          `(runners without --every are fine); another schedule needs its own database`
+      })
+    }
+    yield* sql`UPDATE explorer_etl_schedules SET seen_at = now() WHERE runner = ${runner}`.pipe(
+      Effect.ignore,
+      Effect.repeat(Schedule.spaced(SCHEDULE_HEARTBEAT)),
+      Effect.forkScoped
+    )
+    yield* Effect.addFinalizer(() =>
+      sql`DELETE FROM explorer_etl_schedules WHERE runner = ${runner} AND schedule = ${name}`.pipe(Effect.ignore)
+    )
+  })
+
+/**
+ * Runs `run` as the schedule `name`'s run of `tick` unless the run of another tick of it is running
+ * (its row in `explorer_etl_schedule_runs`, refreshed while it runs): then the tick is skipped and
+ * `skipped` tells which tick holds it. The same tick delivered again takes its own row over.
+ */
+const exclusiveTick = <A, E, R>(
+  sql: SqlClient.SqlClient,
+  name: string,
+  tick: string,
+  run: Effect.Effect<A, E, R>,
+  skipped: (holder: string) => Effect.Effect<void>
+) =>
+  Effect.gen(function*() {
+    const taken = yield* sql<{ tick: string }>`
+      INSERT INTO explorer_etl_schedule_runs AS r (schedule, tick) VALUES (${name}, ${tick})
+      ON CONFLICT (schedule) DO UPDATE SET tick = excluded.tick, seen_at = now()
+      WHERE r.tick = excluded.tick OR r.seen_at <= now() - make_interval(secs => ${SCHEDULE_STALE_SECONDS})
+      RETURNING tick`
+    if (taken.length === 0) {
+      const holder = yield* sql<{ tick: string }>`SELECT tick FROM explorer_etl_schedule_runs WHERE schedule = ${name}`
+      return yield* skipped(holder[0]?.tick ?? "another tick")
+    }
+    yield* sql`UPDATE explorer_etl_schedule_runs SET seen_at = now() WHERE schedule = ${name} AND tick = ${tick}`.pipe(
+      Effect.ignore,
+      Effect.repeat(Schedule.spaced(SCHEDULE_HEARTBEAT)),
+      Effect.delay(SCHEDULE_HEARTBEAT),
+      Effect.forkScoped
+    )
+    yield* run
+    yield* sql`DELETE FROM explorer_etl_schedule_runs WHERE schedule = ${name} AND tick = ${tick}`
+  }).pipe(Effect.scoped, Effect.orDie)
+
+/**
+ * `pipeline`'s runs on `schedule`, kept by the cluster (`ClusterCron`): every runner given the same
+ * schedule registers it, and each tick fires once across them — a `Run` workflow whose run time is
+ * the tick's, so a tick delivered again is the same run, not a second one. The runner whose shard
+ * holds the tick submits the run, waits for it (its exports spread over all runners as any run's)
+ * and prints one line: `<runner> run <pipeline> <tick> done: N files, N rows written` (or `failed: …`,
+ * or `skipped: …` when another tick's run still runs).
+ *
+ * Ticks follow `ClusterCron`'s rules: the next tick is planned from the end of a run (runs of one
+ * schedule do not overlap; ticks passed during a long run are skipped), and a tick due while every
+ * runner was down fires once when one comes back within {@link MISSED_TICK_WINDOW} — once, for all
+ * the ticks missed meanwhile. The first tick is the cron's next match: no run at start.
+ */
+export const scheduleLayer = <C, I, E, R>(pipeline: Pipeline.Pipeline<C, I>, schedule: RunSchedule<C, E, R>, runner: string) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const path = yield* Path.Path
+    const cron = yield* Pipeline.parseCron(schedule.cron)
+    const config = yield* schedule.config
+    const encoded = yield* Schema.encode(pipeline.config)(config).pipe(Effect.orDie)
+    const confirmations = schedule.confirmations ?? 0
+    const configHash = configHashOf(encoded, confirmations)
+    const outDir = path.resolve(path.join(schedule.outDir ?? "out", pipeline.name))
+    const line = (tick: Date, text: string) => Console.log(`${runner} run ${pipeline.name} ${tick.toISOString()} ${text}`)
+    const sql = yield* SqlClient.SqlClient
+    const name = scheduleName(pipeline.name, cron, configHash, outDir)
+    const execute = Effect.gen(function*() {
+      const tick = yield* tickTime(cron)
+      const runOfTick = awaitRun(pipeline.name, {
+        pipeline: pipeline.name,
+        configHash,
+        runTime: tick.toISOString(),
+        outDir,
+        config: JSON.stringify(encoded),
+        confirmations,
+        concurrency: Math.max(1, Math.floor(schedule.concurrency ?? 4)),
+        quiet: schedule.quiet ?? false
+      }).pipe(
+        Effect.matchEffect({
+          onSuccess: (summaries) =>
+            line(
+              tick,
+              `done: ${summaries.length} files, ${summaries.reduce((n, s) => n + s.rowsWritten, 0).toLocaleString("en-US")} rows written`
+            ),
+          // A failed run is the run's: the schedule goes on to its next tick.
+          onFailure: (error) => line(tick, `failed: ${error.message}`)
+        })
+      )
+      yield* exclusiveTick(sql, name, tick.toISOString(), runOfTick, (holder) =>
+        line(tick, `skipped: the run of ${holder} is still running`))
+    })
+    yield* registerSchedule(runner, name, schedule.cron)
+    return ClusterCron.make({
+      name,
+      cron,
+      execute,
+      shardGroup: SCHEDULE_SHARD_GROUP,
+      skipIfOlderThan: MISSED_TICK_WINDOW
+    })
+  }))

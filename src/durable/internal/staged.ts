@@ -153,6 +153,10 @@ export const canonical = (value: unknown): string =>
 
 export const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex")
 
+/** The `configHash` of a run's key: its config (encoded) and the options that change files. */
+export const configHashOf = (encodedConfig: unknown, confirmations: number): string =>
+  sha256(canonical({ config: encodedConfig, confirmations }))
+
 /** Progress as plain lines on stderr, even on a terminal (as `Pipeline.run` with several exports at once). */
 export const plainStderr: Reporter.ProgressOutput = { isTTY: false, write: (text) => void process.stderr.write(text) }
 
@@ -259,7 +263,7 @@ export const prepare = <C, I>(pipeline: Pipeline.Pipeline<C, I>, config: C, opti
         new SinkError({ reason: "InvalidInput", path: outDir, detail: `the config does not encode: ${e.message}` })
       )
     )
-    const configHash = sha256(canonical({ config: encodedConfig, confirmations }))
+    const configHash = configHashOf(encodedConfig, confirmations)
     const key = yield* pendingKey(path.join(journalDir, "run.json"), pipeline.name, configHash)
     return { outDir, journalDir, concurrency, confirmations, encodedConfig, key }
   })

@@ -1,0 +1,201 @@
+/**
+ * `explorer-etl runner … --every "<cron>"` on real processes (issue 18, "schedules that survive
+ * restarts"): a real PostgreSQL (test/durable/postgres.ts, one for the file), the simulator in this
+ * process, runner processes given the same schedule — a cron with seconds, every 15 s, so ticks come
+ * fast. Each tick fires once across the runners: one `run … done` line among all runners' output, one
+ * `Run` workflow in the cluster's storage. Every runner stopped while a tick passes, one started
+ * again: that tick fires once (not zero, not twice) and the files are those of a one-process run.
+ * `run --cluster --every` is refused before any request, pointing at the runner's flag.
+ */
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Cron, Effect, Redacted, type Scope } from "effect"
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import * as path from "node:path"
+import { cliSuite, exited, failureOf, requestsWith, spawnCli, until } from "../cli/helpers.js"
+import * as Postgres from "./postgres.js"
+
+const suite = cliSuite("every")
+const twoKey = suite.key("two", "proplus")
+const downKey = suite.key("down", "proplus")
+const plainKey = suite.key("plain", "proplus")
+const refusedKey = suite.key("refused", "proplus")
+
+const CRON = "*/15 * * * * *"
+const cron = Cron.unsafeParse(CRON, "UTC")
+
+let pg: Awaited<ReturnType<typeof Postgres.startPostgres>> | undefined
+beforeAll(async () => {
+  pg = await Postgres.startPostgres()
+}, 120_000)
+afterAll(async () => {
+  await pg?.stop()
+})
+const database = (): string => {
+  if (pg === undefined) throw new Error("PostgreSQL starts before the file's tests")
+  return pg.url
+}
+
+const api = (key: string) => ["--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", "proplus"]
+
+/** wallet-history's config over the simulator's first 2 wallets of chain 1 (14 exports). */
+const twoWallets = (): string => {
+  const config = path.join(suite.dir, "wallet-history.config.json")
+  const wallets = suite.sim.dataset.chain(1).wallets.slice(0, 2).map((w) => ({ name: w.name, address: w.address }))
+  writeFileSync(config, JSON.stringify({ chainId: 1, fromBlock: 0, wallets }))
+  return config
+}
+
+/** Every data file under `dir` (relative paths, sorted), the journal's folder left out. */
+const dataFiles = (dir: string): ReadonlyArray<string> =>
+  (readdirSync(dir, { recursive: true }) as Array<string>)
+    .filter((f) => !f.split(path.sep).includes(".durable"))
+    .filter((f) => statSync(path.join(dir, f)).isFile())
+    .filter((f) => !f.endsWith(".manifest.json") && !f.endsWith(".state.json"))
+    .sort()
+
+type Runner = ReturnType<typeof spawnCli> & { readonly port: number }
+
+/** A runner of wallet-history on the schedule, ready when this succeeds; SIGTERM at the end of the scope. */
+const runner = (key: string, config: string, outDir: string): Effect.Effect<Runner, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const port = yield* Effect.orDie(Postgres.freePort)
+    const process = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        spawnCli([
+          "runner", "pipelines/wallet-history.ts", "--cluster", database(), "--port", String(port), ...api(key),
+          "--every", CRON, "--config", config, "--out-dir", outDir, "--quiet"
+        ])
+      ),
+      stop
+    )
+    yield* until(() => process.output.stdout.includes(`runner 127.0.0.1:${port} of wallet-history ready`), 60_000).pipe(
+      Effect.catchAllDefect(() => Effect.dieMessage(`runner on ${port} did not start:\n${process.output.stderr}`))
+    )
+    return { ...process, port }
+  })
+
+/** SIGTERM, and the runner's output kept in the transcript (checked for keys). */
+const stop = (r: ReturnType<typeof spawnCli>) =>
+  Effect.gen(function*() {
+    if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill("SIGTERM")
+    yield* exited(r.child)
+    suite.transcript.record({ args: ["runner"], code: r.child.exitCode, signal: r.child.signalCode, ...r.output })
+  })
+
+/** The ticks a runner's output says it ran: `<runner> run wallet-history <tick> done: …`. */
+const ticksRunBy = (r: Runner): ReadonlyArray<string> =>
+  r.output.stdout.split("\n").flatMap((line) => {
+    const match = new RegExp(`^127\\.0\\.0\\.1:${r.port} run wallet-history (\\S+) done: 14 files, [\\d,]+ rows written$`).exec(line)
+    return match === null ? [] : [match[1] as string]
+  })
+
+/** The run times of the `Run` workflows of wallet-history in the cluster's storage, one per execution. */
+const storedRuns = (outDir: string) =>
+  Effect.gen(function*() {
+    const sql = yield* PgClient.PgClient
+    const rows = yield* sql<{ payload: string }>`
+      SELECT payload FROM cluster_messages
+      WHERE entity_type = 'Workflow/explorer-etl/run/wallet-history' AND tag = 'run'`
+    return rows
+      // The row holds the request's payload: the run's fields (at the top, or under `payload`).
+      .map((row) => {
+        const stored = JSON.parse(row.payload) as { readonly runTime?: string; readonly outDir?: string; readonly payload?: unknown }
+        return (stored.runTime === undefined ? stored.payload : stored) as { readonly runTime: string; readonly outDir: string }
+      })
+      .filter((run) => run.outDir === path.resolve(outDir, "wallet-history"))
+      .map((run) => run.runTime)
+      .sort()
+  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(database()) })), Effect.orDie)
+
+const countOf = (items: ReadonlyArray<string>, item: string) => items.filter((i) => i === item).length
+
+describe("explorer-etl runner --every", () => {
+  it.scopedLive("two runners on one schedule: each tick fires once across them", () =>
+    Effect.gen(function*() {
+      const config = twoWallets()
+      const out = path.join(suite.dir, "two")
+      const [a, b] = yield* Effect.all([runner(twoKey, config, out), runner(twoKey, config, out)], { concurrency: 2 })
+      const ticks = () => [...ticksRunBy(a), ...ticksRunBy(b)].sort()
+      yield* until(() => ticks().length >= 3, 150_000).pipe(
+        Effect.catchAllDefect(() => Effect.dieMessage(`${ticks().join(" ")}\n${a.output.stdout}${a.output.stderr}\n${b.output.stdout}${b.output.stderr}`))
+      )
+      const seen = ticks()
+      // Each a tick of the cron, each once, in either runner's output and in the storage.
+      for (const tick of seen) {
+        expect(Cron.match(cron, new Date(tick)), tick).toBe(true)
+        expect(countOf(seen, tick), tick).toBe(1)
+      }
+      const stored = yield* storedRuns(out)
+      for (const tick of seen) expect(countOf(stored, tick), tick).toBe(1)
+      expect(new Set(stored).size).toBe(stored.length)
+
+      // A third runner given another schedule is refused: the runners with schedules share their ticks.
+      const port = yield* Effect.orDie(Postgres.freePort)
+      const other = yield* suite.transcript.cli([
+        "runner", "pipelines/wallet-history.ts", "--cluster", database(), "--port", String(port), ...api(twoKey),
+        "--every", "*/20 * * * * *", "--config", config, "--out-dir", out, "--quiet"
+      ])
+      expect(failureOf({ ...other, stdout: "" }, "InvalidInputError")).toMatch(
+        new RegExp(`--every: runner 127\\.0\\.0\\.1:(${a.port}|${b.port}) of this cluster keeps another schedule \\(every "\\*/15 \\* \\* \\* \\* \\*"`)
+      )
+      // And neither runner was affected: the next tick still fires once.
+      const before = ticks().length
+      yield* until(() => ticks().length > before, 60_000)
+      expect(new Set(ticks()).size).toBe(ticks().length)
+    }), 240_000)
+
+  it.scopedLive("every runner down while a tick passes: one runner back fires it once, the files as a one-process run's", () =>
+    Effect.gen(function*() {
+      const config = twoWallets()
+      const out = path.join(suite.dir, "down")
+      const first = yield* runner(downKey, config, out)
+      yield* until(() => ticksRunBy(first).length >= 1, 90_000).pipe(
+        Effect.catchAllDefect(() => Effect.dieMessage(`no tick ran:\n${first.output.stdout}${first.output.stderr}`))
+      )
+      yield* stop(first)
+      const stoppedAt = new Date().toISOString()
+      // The next tick passes with no runner up.
+      const missed = Cron.next(cron, new Date())
+      yield* Effect.sleep(Math.max(0, missed.getTime() - Date.now()) + 2_000)
+      const back = yield* runner(downKey, config, out)
+      const tick = missed.toISOString()
+      const outputs = () =>
+        `missed ${tick}, stopped at ${stoppedAt}\nfirst:\n${first.output.stdout}${first.output.stderr}\nback:\n${back.output.stdout}${back.output.stderr}`
+      yield* until(() => ticksRunBy(back).includes(tick), 90_000).pipe(Effect.catchAllDefect(() => Effect.dieMessage(outputs())))
+      // And one tick after it, from the schedule going on: the missed tick did not fire again.
+      yield* until(() => ticksRunBy(back).some((t) => t > tick), 90_000).pipe(Effect.catchAllDefect(() => Effect.dieMessage(outputs())))
+      expect(countOf([...ticksRunBy(first), ...ticksRunBy(back)], tick)).toBe(1)
+      expect(countOf(yield* storedRuns(out), tick)).toBe(1)
+
+      const plainOut = path.join(suite.dir, "plain")
+      const plain = spawnCli(["run", "pipelines/wallet-history.ts", ...api(plainKey), "--config", config, "--out-dir", plainOut, "--quiet"])
+      expect((yield* exited(plain.child)).code, plain.output.stderr).toBe(0)
+      const [plainDir, dir] = [path.join(plainOut, "wallet-history"), path.join(out, "wallet-history")]
+      const published = dataFiles(plainDir)
+      expect(published.length).toBe(14)
+      expect(dataFiles(dir)).toEqual(published)
+      for (const f of published) {
+        expect(readFileSync(path.join(dir, f)).equals(readFileSync(path.join(plainDir, f))), f).toBe(true)
+      }
+    }), 300_000)
+
+  it.live("run --cluster --every is refused before any request, pointing at runner --every", () =>
+    Effect.gen(function*() {
+      const config = twoWallets()
+      const args = [
+        "run", "pipelines/wallet-history.ts", ...api(refusedKey), "--config", config, "--out-dir", path.join(suite.dir, "refused"),
+        "--cluster", database(), "--every", CRON
+      ]
+      const message = failureOf(yield* suite.transcript.cli(args), "InvalidInputError")
+      expect(message).toMatch(/--every: .*explorer-etl runner <pipeline file> --cluster postgres:\/\/… --every/)
+      expect(yield* requestsWith(suite.sim, refusedKey)).toBe(0)
+    }))
+
+  it.live("runner --every refuses a text that is no cron, before it starts", () =>
+    Effect.gen(function*() {
+      const args = ["runner", "pipelines/wallet-history.ts", "--cluster", database(), ...api(refusedKey), "--every", "every hour"]
+      const message = failureOf(yield* suite.transcript.cli(args), "InvalidInputError")
+      expect(message).toMatch(/--every: not a cron expression "every hour"/)
+    }))
+})
