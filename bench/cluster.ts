@@ -130,6 +130,8 @@ export interface BudgetRow {
 }
 
 export interface ClusterResults {
+  /** When it was measured (ISO 8601). */
+  readonly date: string
   readonly cores: number
   readonly quick: boolean
   readonly scaling?: { readonly rows: number; readonly parts: number; readonly table: ReadonlyArray<ScalingRow> }
@@ -160,7 +162,7 @@ const program = async (): Promise<ClusterResults> => {
       })
     })
   }
-  const results: { -readonly [K in keyof ClusterResults]: ClusterResults[K] } = { cores: cpus().length, quick }
+  const results: { -readonly [K in keyof ClusterResults]: ClusterResults[K] } = { date: new Date().toISOString(), cores: cpus().length, quick }
   let port = 34500
   try {
     const runners = async (count: number, api: ReadonlyArray<string>) => {

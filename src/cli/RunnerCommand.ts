@@ -64,25 +64,28 @@ export const runnerCommand = Command.make(
       if (a.confirmations < 0) return yield* Effect.fail(badFlag("runner", "--confirmations", "must be ≥ 0"))
       const pipeline = yield* loadPipeline(a.file)
       const configFile = Option.getOrUndefined(a.config)
-      // Read now (a bad file is refused before the runner starts), but with --simulator and no file the
-      // demo targets, known once the simulator is up.
-      const scheduleConfig = a.simulator && configFile === undefined
-        ? Effect.flatMap(DemoData, (demo) =>
-          Option.isSome(demo) ? Effect.succeed(pipeline.demoConfig(demo.value)) : Pipeline.loadConfig(pipeline, {}))
-        : Effect.succeed(yield* Pipeline.loadConfig(pipeline, { configFile }))
-      const schedule = Option.map(a.every, (cron) => ({
-        cron,
-        config: scheduleConfig,
+      // Runs submitted with run --cluster bring their config; only a schedule's runs take this one.
+      if (configFile !== undefined && Option.isNone(a.every)) {
+        return yield* Effect.fail(badFlag("runner", "--config", "is the config of a schedule's runs: give it with --every"))
+      }
+      // With a schedule: read now (a bad file is refused before the runner starts), but with --simulator
+      // and no file the demo targets, known once the simulator is up.
+      const schedule = Option.isNone(a.every) ? undefined : {
+        cron: a.every.value,
+        config: a.simulator && configFile === undefined
+          ? Effect.flatMap(DemoData, (demo) =>
+            Option.isSome(demo) ? Effect.succeed(pipeline.demoConfig(demo.value)) : Pipeline.loadConfig(pipeline, {}))
+          : Effect.succeed(yield* Pipeline.loadConfig(pipeline, { configFile })),
         outDir: a.outDir,
         confirmations: a.confirmations,
         quiet: a.quiet
-      }))
+      }
       const Cluster = yield* loadCluster("runner")
       const runner = Cluster.runnerLayer(
         pipeline,
         { url: a.cluster, host: a.host, port: a.port },
         Environment.clientLayer(a),
-        Option.getOrUndefined(schedule)
+        schedule
       ).pipe(
         // Storage or socket failing at start: the set-up is wrong (database unreachable, port taken).
         Layer.catchAll((e) =>

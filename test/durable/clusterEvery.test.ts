@@ -198,4 +198,24 @@ describe("explorer-etl runner --every", () => {
       const message = failureOf(yield* suite.transcript.cli(args), "InvalidInputError")
       expect(message).toMatch(/--every: not a cron expression "every hour"/)
     }))
+
+  it.live("runner --config without --every is refused: runs submitted with run --cluster bring their own config", () =>
+    Effect.gen(function*() {
+      const args = ["runner", "pipelines/wallet-history.ts", "--cluster", database(), ...api(refusedKey), "--config", "wallets.json"]
+      const message = failureOf(yield* suite.transcript.cli(args), "InvalidInputError")
+      expect(message).toMatch(/--config: is the config of a schedule's runs: give it with --every/)
+    }))
+
+  it.scoped("a runner without --every reads no config: a pipeline with no config file beside it starts", () =>
+    Effect.gen(function*() {
+      // bench/pipelines/block-parts.ts has no block-parts.config.json: its runs always bring theirs.
+      const port = yield* Effect.orDie(Postgres.freePort)
+      const process = yield* Effect.acquireRelease(
+        Effect.sync(() => spawnCli(["runner", "bench/pipelines/block-parts.ts", "--cluster", database(), "--port", String(port), ...api(refusedKey)])),
+        stop
+      )
+      yield* until(() => process.output.stdout.includes(`runner 127.0.0.1:${port} of block-parts ready`), 60_000).pipe(
+        Effect.catchAllDefect(() => Effect.dieMessage(`runner on ${port} did not start:\n${process.output.stderr}`))
+      )
+    }), 90_000)
 })
