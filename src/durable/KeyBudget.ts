@@ -6,6 +6,9 @@
  * process's own lane, `Throttle`); the caller waits what the function returns and sends. The
  * throttled operations (2/s) plan their own next slot from the moment they are sent, in the same
  * row, so one call takes both slots at once; a rate-limit answer pauses the key for every runner.
+ * A slot its caller reaches over 20 ms late (its event loop busy when the timer was due) is left
+ * unused and the call takes the next free one (counted once): the other runners send on their slots,
+ * and a late call among them would reach the server closer than the spacing to the next.
  *
  * The row also counts the key's calls per UTC day — the day of each call's slot on the database's clock
  * (runners' clocks may differ) — against the caller's `callsPerDay` (`Config`'s `rate.callsPerDay`,
@@ -27,6 +30,7 @@
  * (or brought to this version) on first use: every runner of a cluster runs the same version.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -37,6 +41,16 @@ import * as Throttle from "../Throttle.js"
 const SETUP_LOCK = 0x6574_6c31
 
 const DAY_MILLIS = 86_400_000
+
+/**
+ * A slot this process reaches this late (its event loop busy when the timer was due) is left unused and
+ * the call takes another: sent now, it would reach the server among the next slots, which the other
+ * runners send on time — calls bunched closer than the key's spacing, the server's window refusing one
+ * (seen with two runners parsing pages on 2 cores). Half the lane's slack (`Throttle`: ~40 ms).
+ */
+const MISSED_SLOT_MILLIS = 20
+/** Slots missed in a row before the call is sent anyway (a process that is always late still sends). */
+const MISSED_SLOT_RETRIES = 3
 
 const setup = (sql: SqlClient.SqlClient) =>
   sql.withTransaction(Effect.gen(function*() {
@@ -52,12 +66,14 @@ const setup = (sql: SqlClient.SqlClient) =>
       ADD COLUMN IF NOT EXISTS day double precision NOT NULL DEFAULT 0,
       ADD COLUMN IF NOT EXISTS day_calls integer NOT NULL DEFAULT 0`
     yield* sql.unsafe(`DROP FUNCTION IF EXISTS explorer_etl_take_slot(text, boolean, double precision, double precision)`)
+    yield* sql.unsafe(`DROP FUNCTION IF EXISTS explorer_etl_take_slot(text, boolean, double precision, double precision, integer)`)
     // The clock is read after the row's lock is taken: a call that waited for the lock plans from now.
     // A call is counted in the UTC day of its slot (when it is sent); NULL: that day's calls are spent,
-    // and the call takes no slot.
+    // and the call takes no slot. `p_counted`: the call was counted already (it missed its slot and takes
+    // another).
     yield* sql.unsafe(`CREATE OR REPLACE FUNCTION explorer_etl_take_slot(
       p_id text, p_throttled boolean, p_interval double precision, p_throttled_interval double precision,
-      p_calls_per_day integer
+      p_calls_per_day integer, p_counted boolean
     ) RETURNS double precision AS $$
     DECLARE
       r explorer_etl_key_budget%ROWTYPE;
@@ -70,12 +86,13 @@ const setup = (sql: SqlClient.SqlClient) =>
       slot := greatest(r.key_next, now_ms, r.paused_until);
       IF p_throttled THEN slot := greatest(slot, r.throttled_next); END IF;
       slot_day := floor(slot / ${DAY_MILLIS});
-      IF slot_day = r.day AND r.day_calls >= p_calls_per_day THEN RETURN NULL; END IF;
+      IF NOT p_counted AND slot_day = r.day AND r.day_calls >= p_calls_per_day THEN RETURN NULL; END IF;
       UPDATE explorer_etl_key_budget SET
         key_next = slot + p_interval,
         throttled_next = CASE WHEN p_throttled THEN slot + p_throttled_interval ELSE throttled_next END,
         day = slot_day,
-        day_calls = CASE WHEN r.day = slot_day THEN r.day_calls + 1 ELSE 1 END
+        day_calls = CASE WHEN p_counted AND r.day = slot_day THEN r.day_calls
+          WHEN r.day = slot_day THEN r.day_calls + 1 ELSE 1 END
       WHERE id = p_id;
       RETURN slot - now_ms;
     END $$ LANGUAGE plpgsql`)
@@ -97,19 +114,28 @@ export const layer: Layer.Layer<Throttle.SharedBudget, never, SqlClient.SqlClien
       lane: (options) =>
         Effect.gen(function*() {
           yield* sql`INSERT INTO explorer_etl_key_budget (id) VALUES (${options.id}) ON CONFLICT DO NOTHING`
+          const take = (throttled: boolean, counted: boolean) =>
+            Effect.orDie(
+              sql<{ readonly wait: number | null }>`SELECT explorer_etl_take_slot(${options.id}, ${throttled}, ${options.intervalMillis}, ${options.throttledIntervalMillis}, ${options.callsPerDay}, ${counted}) AS wait`
+            )
           const lane: Throttle.SharedLane = {
             acquire: (throttled) =>
-              Effect.orDie(
-                sql<{ readonly wait: number | null }>`SELECT explorer_etl_take_slot(${options.id}, ${throttled}, ${options.intervalMillis}, ${options.throttledIntervalMillis}, ${options.callsPerDay}) AS wait`
-              ).pipe(
-                Effect.flatMap(([row]) => {
+              Effect.gen(function*() {
+                for (let attempt = 0;; attempt++) {
+                  const asked = yield* Clock.currentTimeMillis
+                  const [row] = yield* take(throttled, attempt > 0)
                   if (row !== undefined && row.wait === null) {
-                    return Effect.fail(new Throttle.DailyCapReached({ callsPerDay: options.callsPerDay }))
+                    return yield* new Throttle.DailyCapReached({ callsPerDay: options.callsPerDay })
                   }
+                  const answered = yield* Clock.currentTimeMillis
                   const wait = Number(row?.wait ?? 0)
-                  return wait > 0 ? Effect.sleep(Duration.millis(Math.ceil(wait))) : Effect.void
-                })
-              ),
+                  if (wait > 0) yield* Effect.sleep(Duration.millis(Math.ceil(wait)))
+                  // The slot, on this clock: `wait` after the database read its clock, about half the
+                  // round trip after it was asked.
+                  const late = (yield* Clock.currentTimeMillis) - (asked + (answered - asked) / 2 + wait)
+                  if (late <= MISSED_SLOT_MILLIS || attempt >= MISSED_SLOT_RETRIES) return
+                }
+              }),
             pause: (duration) =>
               sql`UPDATE explorer_etl_key_budget SET paused_until = greatest(paused_until, extract(epoch from clock_timestamp()) * 1000 + ${Duration.toMillis(duration)}) WHERE id = ${options.id}`
                 .pipe(Effect.asVoid, Effect.orDie)
