@@ -398,7 +398,7 @@ export const render = (r: Results): string => {
     const c = r.cluster
     line("## 7. Runners of a cluster")
     line()
-    line(`\`explorer-etl runner\` processes sharing a real PostgreSQL (a throwaway server started by the bench: fsync off), runs submitted with \`explorer-etl run --cluster\`, the pipeline \`bench/pipelines/block-parts.ts\` (one address's rows over 8 block ranges of about equal rows, a file each: 8 independent exports, 4 at once). Measured by \`bench/cluster.ts\` on ${c.cores} cores${c.quick ? " (quick)" : ""}.`)
+    line(`\`explorer-etl runner\` processes sharing a real PostgreSQL (a throwaway server started by the bench: fsync off), runs submitted with \`explorer-etl run --cluster\`, the pipeline \`bench/pipelines/block-parts.ts\` (one address's rows over 8 block ranges of about equal rows, a file each: 8 independent exports, 4 at once). Measured by \`bench/cluster.ts\` on ${c.cores} cores${c.quick ? " (quick)" : ""}, ${c.date.slice(0, 16).replace("T", " ")} UTC${c.date.slice(0, 13) !== r.date.slice(0, 13) ? " (on its own: \`npx tsx bench/cluster.ts\`, merged into results.json)" : ""}.`)
     line()
     if (c.scaling !== undefined) {
       line(`**Scaling, CPU-bound.** The busy wallet's ${n(c.scaling.rows)} transactions (10,000 rows a call) on professional (30 calls/s: 300,000 rows/s, beyond this machine), the simulator's limits off and no latency. Rows/s = rows ÷ the time from starting the command to its result (the runners already running). CPU seconds: each process that ran exports; the simulator's own beside them, on the same cores.`)
@@ -413,7 +413,7 @@ export const render = (r: Results): string => {
     }
     if (c.budget !== undefined) {
       const b = c.budget
-      line(`**One key, shared by runners.** The heavy contract's ${n(b.rows)} logs (1,000 a call) on professional, the simulator \`latency=${b.latency}\` ms away enforcing the plan's per-key windows: the same run by one process without a cluster (its own limiter), by one runner, then by two, whose calls reserve their send times from the key's row in PostgreSQL (\`KeyBudget\`). Utilisation = calls as they arrived at the simulator ÷ (plan rate × span from the first arrival to the last). Issue 18's goal, for two runners: ≥ 0.9 of the plan, no rate-limit answer.`)
+      line(`**One key, shared by runners.** The heavy contract's ${n(b.rows)} logs (1,000 a call) on standard (10 calls/s: on professional, 30,000 logs/s, two runners, the simulator and PostgreSQL saturate 2 cores before the limiter binds), the simulator \`latency=${b.latency}\` ms away enforcing the plan's per-key windows: the same run by one process without a cluster (its own limiter), by one runner, then by two, whose calls reserve their send times from the key's row in PostgreSQL (\`KeyBudget\`). Utilisation = calls as they arrived at the simulator ÷ (plan rate × span from the first arrival to the last). Issue 18's goal, for two runners: ≥ 0.9 of the plan, no rate-limit answer.`)
       line()
       line("| How | Rows | Calls | Span s | Calls/s (plan rate) | Utilisation | Rows/s ÷ limit | Rate-limit answers |")
       line("|---|---|---|---|---|---|---|---|")
