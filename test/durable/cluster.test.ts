@@ -11,13 +11,14 @@
  * at the kill (the simulator records every query). The submitting process interrupted (Ctrl-C):
  * the runners finish the run all the same, and the same command started again prints its result.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect, type Scope } from "effect"
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import * as Plan from "../../src/Plan.js"
 import * as Simulator from "../../src/simulator/index.js"
 import { cliSuite, exited, failureOf, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
+import { dataFiles, postgresForFile } from "./helpers.js"
 import * as Postgres from "./postgres.js"
 
 // Every query recorded per key: the killed runner's test counts the calls repeated after the kill.
@@ -31,25 +32,7 @@ const plainAgainKey = suite.key("plain-again", "proplus")
 const interruptedKey = suite.key("interrupted", "proplus")
 const unreachableKey = suite.key("unreachable", "proplus")
 
-let pg: Awaited<ReturnType<typeof Postgres.startPostgres>> | undefined
-beforeAll(async () => {
-  pg = await Postgres.startPostgres()
-}, 120_000)
-afterAll(async () => {
-  await pg?.stop()
-})
-const database = (): string => {
-  if (pg === undefined) throw new Error("PostgreSQL starts before the file's tests")
-  return pg.url
-}
-
-/** Every file under `dir` (relative paths, sorted): data files only, the journal's folder left out. */
-const dataFiles = (dir: string): ReadonlyArray<string> =>
-  (readdirSync(dir, { recursive: true }) as Array<string>)
-    .filter((f) => !f.split(path.sep).includes(".durable"))
-    .filter((f) => statSync(path.join(dir, f)).isFile())
-    .filter((f) => !f.endsWith(".manifest.json") && !f.endsWith(".state.json"))
-    .sort()
+const database = postgresForFile()
 
 /**
  * How many times each data query (without the key) reached the simulator with `key`; the chain head's

@@ -8,12 +8,13 @@
  * saying so) and `status --cluster` shows the run and those exports waiting until then. (The wake-up
  * itself, which needs a clock past midnight, is test/durable/dailyCap.test.ts's subject.)
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect, type Scope } from "effect"
 import { writeFileSync } from "node:fs"
 import * as path from "node:path"
 import * as PipelineRun from "../../src/durable/PipelineRun.js"
 import { cliSuite, exited, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
+import { postgresForFile } from "./helpers.js"
 import * as Postgres from "./postgres.js"
 
 /** Calls per UTC day of the key: less than the run needs (24 calls). */
@@ -22,17 +23,7 @@ const CAP = 16
 const suite = cliSuite("clustercap", { dailyCaps: { professional: CAP } })
 const key = suite.key("shared", "professional")
 
-let pg: Awaited<ReturnType<typeof Postgres.startPostgres>> | undefined
-beforeAll(async () => {
-  pg = await Postgres.startPostgres()
-}, 120_000)
-afterAll(async () => {
-  await pg?.stop()
-})
-const database = (): string => {
-  if (pg === undefined) throw new Error("PostgreSQL starts before the file's tests")
-  return pg.url
-}
+const database = postgresForFile()
 
 const apiArgs = () => ["--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", "professional", "--calls-per-day", String(CAP)]
 

@@ -8,11 +8,12 @@
  * `run --cluster --every` is refused before any request, pointing at the runner's flag.
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Cron, Effect, Redacted, type Scope } from "effect"
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { cliSuite, exited, failureOf, requestsWith, spawnCli, until } from "../cli/helpers.js"
+import { dataFiles, postgresForFile } from "./helpers.js"
 import * as Postgres from "./postgres.js"
 
 const suite = cliSuite("every")
@@ -24,17 +25,7 @@ const refusedKey = suite.key("refused", "proplus")
 const CRON = "*/15 * * * * *"
 const cron = Cron.unsafeParse(CRON, "UTC")
 
-let pg: Awaited<ReturnType<typeof Postgres.startPostgres>> | undefined
-beforeAll(async () => {
-  pg = await Postgres.startPostgres()
-}, 120_000)
-afterAll(async () => {
-  await pg?.stop()
-})
-const database = (): string => {
-  if (pg === undefined) throw new Error("PostgreSQL starts before the file's tests")
-  return pg.url
-}
+const database = postgresForFile()
 
 const api = (key: string) => ["--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", "proplus"]
 
@@ -45,14 +36,6 @@ const twoWallets = (): string => {
   writeFileSync(config, JSON.stringify({ chainId: 1, fromBlock: 0, wallets }))
   return config
 }
-
-/** Every data file under `dir` (relative paths, sorted), the journal's folder left out. */
-const dataFiles = (dir: string): ReadonlyArray<string> =>
-  (readdirSync(dir, { recursive: true }) as Array<string>)
-    .filter((f) => !f.split(path.sep).includes(".durable"))
-    .filter((f) => statSync(path.join(dir, f)).isFile())
-    .filter((f) => !f.endsWith(".manifest.json") && !f.endsWith(".state.json"))
-    .sort()
 
 type Runner = ReturnType<typeof spawnCli> & { readonly port: number }
 

@@ -19,7 +19,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Duration, Effect, Fiber, Layer, Redacted } from "effect"
-import { readdirSync, readFileSync, statSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import * as path from "node:path"
 import walletHistory from "../../pipelines/wallet-history.js"
 import * as PipelineRun from "../../src/durable/PipelineRun.js"
@@ -27,6 +27,7 @@ import * as Status from "../../src/durable/Status.js"
 import * as Pipeline from "../../src/Pipeline.js"
 import * as Simulator from "../../src/simulator/index.js"
 import { madeUpKey, makeTempDir, removeDir } from "../cli/helpers.js"
+import { dataFiles } from "./helpers.js"
 
 const DAY = 86_400_000
 const at = (iso: string) => Date.parse(iso)
@@ -66,14 +67,6 @@ const shiftedClock = (offset: { millis: number }): Clock.Clock => {
     sleep: (duration) => live.sleep(duration)
   }
 }
-
-/** Data files under `dir` (relative, sorted): no journal, manifests or checkpoints. */
-const dataFiles = (dir: string): ReadonlyArray<string> =>
-  (readdirSync(dir, { recursive: true }) as Array<string>)
-    .filter((f) => !f.split(path.sep).includes(".durable"))
-    .filter((f) => statSync(path.join(dir, f)).isFile())
-    .filter((f) => !f.endsWith(".manifest.json") && !f.endsWith(".state.json"))
-    .sort()
 
 /** Calls per UTC day of the capped key's plan on the simulator: about two thirds of the run's calls. */
 const CAP = 16
