@@ -510,22 +510,19 @@ const writeRange = <A, I, E, R>(
   }).pipe(Effect.scoped)
 
 /**
- * The temporary file of a Parquet export as the partitions write it: the rows of a batch (JSONL lines
- * from `lineBatches`, else the encoder's objects) and of a merged spool (read line by line) gathered
- * into row groups; a checkpoint's mark cuts the rows gathered so far into a smaller row group, and
- * `sync` returns the row groups up to the mark.
+ * The temporary file of a Parquet export as the partitions write it: the rows of a batch (the encoder's
+ * objects) and of a merged spool (read line by line) gathered into row groups; a checkpoint's mark
+ * cuts the rows gathered so far into a smaller row group, and `sync` returns the row groups up to the
+ * mark.
  */
-const parquetMain = (
-  writer: Parquet.ParquetWriter,
-  groups: Parquet.RowGroups,
-  batchRows: "lines" | "objects"
-): Partitioned.Main => {
-  // Lines give their length: a row group of wide rows is cut sooner (`Parquet.rowGroupBytes`).
-  const addLines = (lines: ReadonlyArray<string>) => groups.add(rowsOfLines(lines), lines.map((line) => line.length))
+const parquetMain = (writer: Parquet.ParquetWriter, groups: Parquet.RowGroups): Partitioned.Main => {
+  // A row group of wide rows is cut sooner (`Parquet.rowGroupBytes`), counted alike whether its rows
+  // came from a batch or a spool: the row groups depend on the rows alone.
+  const add = (rows: ReadonlyArray<Parquet.Row>) => groups.add(rows, rows.map(Parquet.rowChars))
+  const addLines = (lines: ReadonlyArray<string>) => add(rowsOfLines(lines))
   return {
     bytes: () => writer.state().bytes,
-    write: (rows) =>
-      batchRows === "lines" ? addLines(rows as ReadonlyArray<string>) : groups.add(rows as ReadonlyArray<Parquet.Row>),
+    write: (rows) => add(rows as ReadonlyArray<Parquet.Row>),
     appendSpool: (spool) =>
       Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem
@@ -581,21 +578,17 @@ const writeRangeParquet = <A, I, E, R>(
     const lineBatches = source.lineBatches
     const position = yield* Partitioned.run({
       ...common,
-      main: parquetMain(writer, groups, lineBatches !== undefined ? "lines" : "objects"),
+      main: parquetMain(writer, groups),
       read: (blocks, bound, onAnswer) => {
         const options = readOptions(bound, onAnswer)
+        // The records read become the JSONL encoder's objects at once (never its text parsed back).
         return lineBatches !== undefined
-          ? lineBatches(blocks, encoder.lines, options)
+          ? lineBatches(blocks, (records: ReadonlyArray<unknown>) => parquetRows(encoder, records), options)
           : Stream.mapEffect((source.encodedBatches ?? source.batches)(blocks, options) as Stream.Stream<BlockBatch<unknown>, E, R>, (batch) =>
             Effect.map(parquetRows(encoder, batch.rows), (rows): BlockBatch<unknown> => ({ ...batch, rows })))
       },
-      // Spools hold JSONL lines: the lines as they are, or the objects' JSON text (read back as the same objects).
-      write: (target, rows) =>
-        target.append(
-          lineBatches !== undefined
-            ? (rows as ReadonlyArray<string>).join("")
-            : (rows as ReadonlyArray<Parquet.Row>).map((row) => JSON.stringify(row) + "\n").join("")
-        ),
+      // Spools hold JSONL lines: the objects' JSON text (read back as the same objects).
+      write: (target, rows) => target.append((rows as ReadonlyArray<Parquet.Row>).map((row) => JSON.stringify(row) + "\n").join("")),
       commit: (snapshot, parquet) =>
         parquet === undefined
           ? Effect.void

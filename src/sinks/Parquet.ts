@@ -447,8 +447,8 @@ export const open = (
 export const rowGroupRows = 10_000
 
 /**
- * Characters of JSONL text a row group gathers at most, where the rows come as lines (block-ordered
- * exports): a row group of wide rows is cut sooner, so the rows held while it is gathered and encoded
+ * Characters of JSONL text a row group gathers at most, where `add` is given them (exports and
+ * {@link sink} count each row with {@link rowChars}): a row group of wide rows is cut sooner, so the rows held while it is gathered and encoded
  * stay bounded (10,000 log rows of ~900 characters took a 1,000,000-row export to 157 MB; ~5,500 of
  * them keep it under 150 MB), while narrow rows keep 10,000 a group (transactions: ~7,600), which costs
  * less per row to encode than smaller groups.
@@ -477,7 +477,7 @@ export interface RowGroups {
 
 /**
  * Gathers rows into row groups of `size` rows (default {@link rowGroupRows}), or of `bytes` characters
- * of their text where `add` is given it (default {@link rowGroupBytes}), for `writer`: what an export
+ * of their text where `add` is given them (default {@link rowGroupBytes}), for `writer`: what an export
  * writes as pages arrive. Memory holds fewer than `size` rows besides the row group being encoded (and
  * the rows a mark cut, until they are written). After a failed `add` (some of its rows may be written),
  * `sync` fails: no checkpoint may count rows its caller did not.
@@ -539,6 +539,25 @@ export const rowGroups = (writer: ParquetWriter, size: number = rowGroupRows, by
   return { add, flush, mark, sync, pending: () => gathered.length + cut.reduce((n, g) => n + g.length, 0) }
 }
 
+/**
+ * About the length of a row's JSONL line, without writing it: what a row group of rows given as objects
+ * counts against {@link rowGroupBytes} (text: its length and quotes; numbers, flags and nulls: 8; lists:
+ * their items), plus each key.
+ */
+export const rowChars = (row: Row): number => {
+  let chars = 2
+  for (const key in row) {
+    const value = (row as Record<string, unknown>)[key]
+    chars += key.length + 4
+    if (typeof value === "string") chars += value.length + 2
+    else if (Array.isArray(value)) {
+      chars += 2
+      for (const item of value) chars += typeof item === "string" ? item.length + 3 : 9
+    } else chars += 8
+  }
+  return chars
+}
+
 /** JSONL lines (as a `Format` jsonl encoder writes them) as the rows a Parquet writer takes. */
 export const rowsOfLines = (lines: ReadonlyArray<string>): ReadonlyArray<Row> => {
   const rows: Array<Row> = new Array(lines.length)
@@ -585,7 +604,9 @@ export const sink = <A, I>(
       encoder.objects !== undefined
         ? encoder.objects(records) as Either.Either<ReadonlyArray<Row>, SinkError>
         : EitherOps.map(encoder.lines(records), rowsOfLines)
-    return Sink.forEachChunk((chunk: Chunk.Chunk<A>) => Effect.flatMap(rowsOf(Chunk.toReadonlyArray(chunk)), groups.add)).pipe(
+    return Sink.forEachChunk((chunk: Chunk.Chunk<A>) =>
+      Effect.flatMap(rowsOf(Chunk.toReadonlyArray(chunk)), (rows) => groups.add(rows, rows.map(rowChars)))
+    ).pipe(
       Sink.mapEffect(() =>
         Effect.gen(function*() {
           yield* groups.flush

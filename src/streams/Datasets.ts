@@ -114,10 +114,10 @@ const accountPage = (r: BlockCursor.BlockPageRequest) => ({
  */
 const timeoutPolicy = (r: BlockCursor.BlockPageRequest): CallOptions => ({ retryQueryTimeout: r.retryQueryTimeout })
 
-/** A row of `lineBatches` while the cursor pages: its line and its block. */
-interface BlockLine {
+/** A row of `lineBatches` while the cursor pages: its line (or file row) and its block. */
+interface BlockLine<B> {
   readonly block: number
-  readonly text: string
+  readonly row: B
 }
 
 /** One partition pool per client: the exports of a client share its requests in flight. */
@@ -193,17 +193,17 @@ const blockSource = <K extends ListOperationName, I extends { readonly blockNumb
         method(args.params(r), callOptions(r, options))),
     // The cursor pages over each row's line and block. Block numbers of a file row are decimal text
     // (DecimalInt) in every block-ordered file schema.
-    lineBatches: <E>(
+    lineBatches: <B, E>(
       range: BlockRange,
-      lines: (rows: ReadonlyArray<I>) => Either.Either<ReadonlyArray<string>, E>,
+      lines: (rows: ReadonlyArray<I>) => Either.Either<ReadonlyArray<B>, E>,
       options?: StreamOptions
     ) =>
-      cursor(range, options, (row: BlockLine) => row.block, (r) =>
+      cursor(range, options, (row: BlockLine<B>) => row.block, (r) =>
         client.fileRecordsMapped(name, args.params(r), args.schema, (rows) =>
-          Either.map(lines(rows), (texts) =>
-            texts.map((text, i): BlockLine => ({ block: Number((rows[i] as I).blockNumber), text }))), callOptions(r, options))).pipe(
+          Either.map(lines(rows), (mapped) =>
+            mapped.map((row, i): BlockLine<B> => ({ block: Number((rows[i] as I).blockNumber), row }))), callOptions(r, options))).pipe(
           Stream.map((batch) => ({
-            rows: batch.rows.map((row) => row.text),
+            rows: batch.rows.map((row) => row.row),
             completeThrough: batch.completeThrough,
             firstBlock: batch.firstBlock
           }))

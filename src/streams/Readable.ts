@@ -192,9 +192,9 @@ export const withDecimals = <A, I, E, R>(
         encodedBatches: (range, options) => Stream.map(encodedBatches(range, options), (batch) => ({ ...batch, rows: batch.rows.map(add) }))
       }),
       ...(lineBatches === undefined ? {} : {
-        lineBatches: <E2>(
+        lineBatches: <B, E2>(
           range: BlockRange,
-          lines: (rows: ReadonlyArray<I & ReadableColumns>) => Either.Either<ReadonlyArray<string>, E2>,
+          lines: (rows: ReadonlyArray<I & ReadableColumns>) => Either.Either<ReadonlyArray<B>, E2>,
           options?: StreamOptions
         ) => lineBatches(range, (rows) => lines(rows.map(add)), options)
       })

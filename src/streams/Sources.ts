@@ -124,15 +124,15 @@ export interface BlockSource<A, I = unknown, E = StreamError, R = never> extends
   /**
    * The same batches as the file's lines. Each page's records, checked on the wire as `batches` checks
    * them (the decoded values never built), are handed a slice at a time to `lines` (a file encoder's
-   * `lines`) as the answer is read: a page is held as its text, never as all its records at once
-   * (`ExplorerClient.fileRecordsMapped`). Exports use it when a source has it; a source of your own
-   * leaves it out.
+   * `lines`, or its `objects` for a Parquet file) as the answer is read: a page is held as its text (or
+   * its rows), never as all its records at once (`ExplorerClient.fileRecordsMapped`). Exports use it
+   * when a source has it; a source of your own leaves it out.
    */
-  readonly lineBatches?: <E2>(
+  readonly lineBatches?: <B, E2>(
     range: BlockRange,
-    lines: (rows: ReadonlyArray<I>) => Either.Either<ReadonlyArray<string>, E2>,
+    lines: (rows: ReadonlyArray<I>) => Either.Either<ReadonlyArray<B>, E2>,
     options?: StreamOptions
-  ) => Stream.Stream<BlockBatch<string>, E | E2, R>
+  ) => Stream.Stream<BlockBatch<B>, E | E2, R>
   /**
    * The same batches as `batches`, each row already in the schema's encoded form (I), for exports of a
    * source without `lineBatches` whose rows are built rather than read (the `events` data set builds

@@ -97,6 +97,19 @@ describe("Parquet.rowGroups by characters", () => {
       expect(finished.state.rowGroups.map((g) => g.rows)).toEqual([4, 4, 10, 10, 10, 7])
       expect((yield* rowsOf(file)).map((r) => r["n"])).toEqual(rows(0, 45).map((r) => r.n))
     }).pipe(Effect.provide(NodeContext.layer)))
+
+  it("rowChars counts a row as its JSONL line's length, without writing the line", () => {
+    // What exports count a row group by, whether its rows come from a page or from a spool's lines.
+    const rows: ReadonlyArray<Parquet.Row> = [
+      { blockNumber: "19000000", hash: `0x${"ab".repeat(32)}`, isError: false, value: "0", note: "" },
+      { address: `0x${"cd".repeat(20)}`, topics: [`0x${"01".repeat(32)}`, `0x${"02".repeat(32)}`], data: "0x", logIndex: "7" },
+      { address: `0x${"cd".repeat(20)}`, topics: [], data: `0x${"0f".repeat(96)}`, gasUsed: null }
+    ]
+    for (const row of rows) {
+      const line = JSON.stringify(row) + "\n"
+      expect(Math.abs(Parquet.rowChars(row) - line.length)).toBeLessThanOrEqual(8)
+    }
+  })
 })
 
 describe("Parquet exports of block-ordered sources", () => {
