@@ -1,27 +1,36 @@
 /**
- * What the durable-run suites share: a throwaway PostgreSQL per test file, and the data files a run
+ * What the durable-run suites share: a throwaway PostgreSQL per test file (a database per test), and the data files a run
  * leaves in a pipeline's folder.
  */
-import { afterAll, beforeAll } from "@effect/vitest"
+import { afterAll, beforeAll, beforeEach } from "@effect/vitest"
+import { Effect } from "effect"
 import { readdirSync, statSync } from "node:fs"
 import * as path from "node:path"
 import * as Postgres from "./postgres.js"
 
 /**
  * A throwaway PostgreSQL (`Postgres.startPostgres`) for the tests of this file: started before them,
- * stopped after. Returns the URL of its database (the server starts before the file's tests).
+ * stopped after, with a database of its own for each test. Returns the URL of the running test's
+ * database: a test that fails or times out leaves its run, its schedules and its key's row in its own
+ * database, never in the next test's, whose runners would otherwise take them up.
  */
 export const postgresForFile = (): (() => string) => {
   let pg: Awaited<ReturnType<typeof Postgres.startPostgres>> | undefined
+  let current: string | undefined
+  let tests = 0
   beforeAll(async () => {
     pg = await Postgres.startPostgres()
   }, 120_000)
+  beforeEach(async () => {
+    if (pg === undefined) throw new Error("PostgreSQL starts before the file's tests")
+    current = await Effect.runPromise(pg.createDatabase(`test_${++tests}`))
+  }, 60_000)
   afterAll(async () => {
     await pg?.stop()
   })
   return () => {
-    if (pg === undefined) throw new Error("PostgreSQL starts before the file's tests")
-    return pg.url
+    if (current === undefined) throw new Error("a test's database is created before the test")
+    return current
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The throwaway PostgreSQL of the cluster tests (test/durable/postgres.ts) is a real server: `@effect/sql-pg`
  * connects to it over loopback and writes and reads a table; once its scope closes, the server is gone
- * (the port refuses connections) and so is its folder.
+ * (the port refuses connections) and so is its folder. `createDatabase` adds an empty database beside the first.
  */
 import { PgClient } from "@effect/sql-pg"
 import { describe, expect, it } from "@effect/vitest"
@@ -18,7 +18,7 @@ const refused = (port: number) =>
   })
 
 describe("a throwaway PostgreSQL", () => {
-  it.live("starts on a loopback port, answers SQL, and is stopped and removed after", () =>
+  it.live("starts on a loopback port, answers SQL, creates more databases, and is stopped and removed after", () =>
     Effect.gen(function*() {
       const pg = yield* Effect.scoped(Effect.gen(function*() {
         const pg = yield* Postgres.start
@@ -30,6 +30,15 @@ describe("a throwaway PostgreSQL", () => {
           return yield* sql<{ readonly total: number }>`SELECT sum(n)::int AS total, current_database() AS db FROM t`
         }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(pg.url) })))
         expect(rows).toEqual([{ total: 3, db: "explorer_etl" }])
+        // Another database on the same server (one per test in the cluster suites): empty, its own name.
+        const other = yield* pg.createDatabase("test_1")
+        expect(other).toBe(pg.url.replace(/explorer_etl$/, "test_1"))
+        const tables = yield* Effect.gen(function*() {
+          const sql = yield* PgClient.PgClient
+          return yield* sql<{ readonly n: number; readonly db: string }>`SELECT count(*)::int AS n, current_database() AS db FROM pg_tables WHERE tablename = 't'`
+        }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(other) })))
+        expect(tables).toEqual([{ n: 0, db: "test_1" }])
+        expect(yield* Effect.either(pg.createDatabase("Robert'); DROP"))).toMatchObject({ _tag: "Left" })
         return pg
       }))
       expect(yield* refused(pg.port)).toBe(true)

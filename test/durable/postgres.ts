@@ -13,7 +13,7 @@
  *   (`chown`). Run as anyone else, the commands run as that user.
  * - The server: `initdb` with trust authentication (loopback only, a throwaway cluster), fsync off; the
  *   unix socket in the temporary folder (never `/var/run/postgresql`, which may be absent or another
- *   server's); one database, `explorer_etl`; `pg_ctl stop -m immediate` then the folder removed at the
+ *   server's); one database, `explorer_etl`, and more on demand (`createDatabase`); `pg_ctl stop -m immediate` then the folder removed at the
  *   end of the scope.
  */
 import { Effect, Exit, Scope } from "effect"
@@ -30,6 +30,8 @@ export interface Postgres {
   readonly port: number
   /** The temporary folder: data, socket, log. */
   readonly dir: string
+  /** Creates another database on the server (`name`: lower-case letters, digits, `_`) and returns its URL. */
+  readonly createDatabase: (name: string) => Effect.Effect<string, Error>
 }
 
 const run = (file: string, args: ReadonlyArray<string>) =>
@@ -116,8 +118,15 @@ export const start: Effect.Effect<Postgres, Error, Scope.Scope> = Effect.gen(fun
     server("pg_ctl", ["-D", data, "-l", path.join(dir, "server.log"), "-o", options, "-w", "-t", "60", "start"]),
     () => Effect.ignore(server("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]))
   )
-  yield* server("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "explorer_etl"])
-  return { url: `postgres://postgres@127.0.0.1:${port}/explorer_etl`, port, dir }
+  const createDatabase = (name: string) =>
+    /^[a-z_][a-z0-9_]*$/.test(name)
+      ? Effect.as(
+        server("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name]),
+        `postgres://postgres@127.0.0.1:${port}/${name}`
+      )
+      : Effect.fail(new Error(`not a database name for a test: ${JSON.stringify(name)}`))
+  const url = yield* createDatabase("explorer_etl")
+  return { url, port, dir, createDatabase }
 })
 
 /** `start` for a test file's `beforeAll`: the server and a `stop` for `afterAll`. */
