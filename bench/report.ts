@@ -426,7 +426,7 @@ export const render = (r: Results): string => {
   }
   line("## Reproduce")
   line()
-  line("`npm run bench` (about five minutes on 2 cores; `npm run bench -- --quick` for a short trial run). The fault-injection suite that proves the exports byte-exact under every fault kind is `test/faults/` (part of `npm test`).")
+  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
   line()
   return out.join("\n")
 }
