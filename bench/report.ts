@@ -289,7 +289,7 @@ export const render = (r: Results): string => {
   }
   line()
   if (newCases.length > 0) {
-    line("Parquet and decoded events (issue 15) through the same `Exports.toFile`, on the same bodies: `events` decodes the log bodies' Swap events with ox (`Sources.events`, the typed client call, then the decoded rows encoded). Goal: at least half the rows/s of explorer-etl's own CSV path of the same bodies (`logs.csv` for events), paired round by round.")
+    line("Parquet and decoded events (issue 15) through the same `Exports.toFile`, on the same bodies: `events` decodes the log bodies' Swap events with ox (`Sources.events`: each log's file record, as the logs export reads it, decoded into its row's file form). Goal: at least half the rows/s of explorer-etl's own CSV path of the same bodies (`logs.csv` for events), paired round by round.")
     line()
     line("| Case | explorer-etl rows/s | to explorer-etl's CSV path (goal ≥ 0.5) | to the baseline (no goal) |")
     line("|---|---|---|---|")

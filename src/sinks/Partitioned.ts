@@ -513,6 +513,10 @@ export const run = <E, R>(
             at.rows += next.rows
             at.undecodedRows += next.undecoded
             at.bytes = main.bytes()
+            // A checkpoint whose snapshot was taken before this merge still counts these rows in the
+            // spool (its file is removed only after the next checkpoint): fsynced here, as that
+            // checkpoint would have, since it finds the spool closed (`commitOnce`).
+            yield* spool.sync
             next.spool = undefined
             yield* next.closeSpool
             retired.push(next.spoolName)
@@ -530,7 +534,8 @@ export const run = <E, R>(
       const snapshot: Snapshot = yield* mainLock.withPermits(1)(Effect.sync(() => takeSnapshot()))
       const spools = parts.flatMap((p) => (p.spool === undefined ? [] : [[p, p.spool] as const]))
       const gone = retired.splice(0)
-      for (const [p, file] of spools) yield* p.lock.withPermits(1)(file.sync)
+      // A spool merged (and closed) since the snapshot was fsynced by the merge (`advance`).
+      for (const [p, file] of spools) yield* p.lock.withPermits(1)(Effect.suspend(() => (p.spool === file ? file.sync : Effect.void)))
       const parquet = yield* mainLock.withPermits(1)(main.sync)
       yield* options.commit(snapshot, parquet)
       for (const name of gone) yield* removeQuietly(spoolPath(name))
