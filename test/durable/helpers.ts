@@ -1,6 +1,6 @@
 /**
- * What the durable-run suites share: a throwaway PostgreSQL per test file (a database per test), and the data files a run
- * leaves in a pipeline's folder.
+ * What the durable-run suites share: a throwaway PostgreSQL per test file (a database per test), and
+ * the data files a run leaves in a pipeline's folder.
  */
 import { afterAll, beforeAll, beforeEach } from "@effect/vitest"
 import { Effect } from "effect"

@@ -13,8 +13,8 @@
  *   (`chown`). Run as anyone else, the commands run as that user.
  * - The server: `initdb` with trust authentication (loopback only, a throwaway cluster), fsync off; the
  *   unix socket in the temporary folder (never `/var/run/postgresql`, which may be absent or another
- *   server's); one database, `explorer_etl`, and more on demand (`createDatabase`); `pg_ctl stop -m immediate` then the folder removed at the
- *   end of the scope.
+ *   server's); one database, `explorer_etl`, and more on demand (`createDatabase`); `pg_ctl stop -m
+ *   immediate` then the folder removed at the end of the scope.
  */
 import { Effect, Exit, Scope } from "effect"
 import { execFile } from "node:child_process"
