@@ -22,13 +22,9 @@ export const badFlag = (command: string, parameter: string, detail: string, chai
   new InvalidInputError({ chainId, module: "cli", action: command, parameter, detail })
 
 /**
- * Loads modules that need the optional peer @effect/sql-sqlite-node (its better-sqlite3 compiles on
- * install): a user without it is told what to install, as a bad `parameter` of `command`.
+ * Loads modules that need the optional peer @effect/sql-pg (`--cluster`): a user without it is told
+ * what to install, as a bad `parameter` of `command`.
  */
-export const loadWithSqlite = <A>(command: string, parameter: string, load: () => Promise<A>): Effect.Effect<A, InvalidInputError> =>
-  loadWithPeer("@effect/sql-sqlite-node", command, parameter, load)
-
-/** As {@link loadWithSqlite}, for the modules that need the optional peer @effect/sql-pg (`--cluster`). */
 export const loadWithPostgres = <A>(command: string, parameter: string, load: () => Promise<A>): Effect.Effect<A, InvalidInputError> =>
   loadWithPeer("@effect/sql-pg", command, parameter, load)
 

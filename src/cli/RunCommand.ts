@@ -1,9 +1,10 @@
 /**
- * `explorer-etl run <pipeline file> [--every "<cron>"] [--config file] [--out-dir DIR] [--durable]
+ * `explorer-etl run <pipeline file> [--every "<cron>"] [--config file] [--out-dir DIR] [--no-durable]
  * [--cluster postgres://…]`: run a pipeline once, or now and then on a cron schedule (UTC) until
- * interrupted; every run is incremental. With `--durable` a run is a workflow with a journal
- * (`durable/PipelineRun`) that survives a kill; with `--cluster` it is submitted to the runners of a
- * cluster (`explorer-etl runner`, `durable/Cluster`) and this process waits for its result.
+ * interrupted; every run is incremental. A run is a workflow with a journal (`durable/PipelineRun`)
+ * that survives a kill; `--no-durable` runs it in this process only (`Pipeline.run`); with `--cluster`
+ * it is submitted to the runners of a cluster (`explorer-etl runner`, `durable/Cluster`) and this
+ * process waits for its result.
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
@@ -18,7 +19,7 @@ import { DemoData } from "../DemoData.js"
 import * as Pipeline from "../Pipeline.js"
 import type { ExportSummary } from "../Exports.js"
 import * as Environment from "./Environment.js"
-import { badFlag, loadWithPostgres, loadWithSqlite, refusedFlag } from "./Errors.js"
+import { badFlag, loadWithPostgres, refusedFlag } from "./Errors.js"
 
 const file = Args.text({ name: "pipeline file" }).pipe(Args.withDescription("a pipeline module, e.g. pipelines/token-activity.ts"))
 const every = Options.text("every").pipe(
@@ -32,10 +33,14 @@ const confirmations = Options.integer("confirmations").pipe(
   Options.withDescription("keep the newest N blocks out until they are final")
 )
 
+// Durable is the default; `--durable`, its flag when it was not, is still accepted.
 const durable = Options.boolean("durable").pipe(
+  Options.withDescription("the default: run as a durable workflow (see --no-durable)")
+)
+const noDurable = Options.boolean("no-durable").pipe(
   Options.withDescription(
-    "run as a durable workflow, journal in <out-dir>/<pipeline>/.durable: killed, the same command continues it " +
-      "without repeating finished exports"
+    "run in this process only, without the journal in <out-dir>/<pipeline>/.durable that lets the same " +
+      "command continue a killed run without repeating finished exports (each export still resumes from its checkpoint)"
   )
 )
 
@@ -65,11 +70,8 @@ export const importModule = async (url: URL): Promise<Record<string, unknown>> =
   return import(url.href) as Promise<Record<string, unknown>>
 }
 
-/**
- * The durable runner, loaded on first use. Its SQLite driver is an optional peer dependency (compiled
- * on install): a user without it is told what to install.
- */
-const loadDurable = loadWithSqlite("run", "--durable", () => import("../durable/PipelineRun.js"))
+/** The durable runner, loaded on first use: the engine and its SQLite driver cost nothing to `--no-durable` runs. */
+const loadDurable = Effect.promise(() => import("../durable/PipelineRun.js"))
 
 /** The cluster's modules, loaded on first use: PostgreSQL's driver is an optional peer dependency. */
 export const loadCluster = (command: string) => loadWithPostgres(command, "--cluster", () => import("../durable/Cluster.js"))
@@ -94,7 +96,7 @@ export const printSummaries = (summaries: ReadonlyArray<ExportSummary>) =>
 /** `explorer-etl run …` */
 export const runCommand = Command.make(
   "run",
-  { file, every, config, outDir, confirmations, durable, cluster: Options.optional(cluster), ...Environment.apiOptions },
+  { file, every, config, outDir, confirmations, durable, noDurable, cluster: Options.optional(cluster), ...Environment.apiOptions },
   (a) =>
     Effect.gen(function*() {
       // A schedule of cluster runs is the runners' (one firing per tick across them, none lost while
@@ -107,6 +109,12 @@ export const runCommand = Command.make(
             "`explorer-etl runner <pipeline file> --cluster postgres://… --every \"<cron>\"` " +
             "(each tick then runs once across them); run --cluster without --every submits one run"
         ))
+      }
+      if (a.durable && a.noDurable) {
+        return yield* Effect.fail(badFlag("run", "--no-durable", "--durable and --no-durable contradict each other: give one"))
+      }
+      if (a.noDurable && Option.isSome(a.cluster)) {
+        return yield* Effect.fail(badFlag("run", "--no-durable", "a run on a cluster is always durable: drop --no-durable"))
       }
       const pipeline = yield* loadPipeline(a.file)
       const cron = Option.isSome(a.every) ? Option.some(yield* Pipeline.parseCron(a.every.value)) : Option.none()
@@ -124,9 +132,9 @@ export const runCommand = Command.make(
               // The database unreachable: the flag's fault, said as the runner says it.
               Effect.catchTag("SqlError", (e) => Effect.fail(badFlag("run", "--cluster", `the cluster's database: ${e.message}`)))
             ))
-          : a.durable
-          ? yield* Effect.flatMap(loadDurable, (durableRun) => durableRun.run(pipeline, targets, runOptions))
-          : yield* Pipeline.run(pipeline, targets, runOptions)
+          : a.noDurable
+          ? yield* Pipeline.run(pipeline, targets, runOptions)
+          : yield* Effect.flatMap(loadDurable, (durableRun) => durableRun.run(pipeline, targets, runOptions))
         yield* printSummaries(summaries)
       })
       yield* Option.match(cron, { onNone: () => once, onSome: (c) => Pipeline.schedule(once, c) }).pipe(

@@ -1,8 +1,8 @@
 /**
- * `explorer-etl status [--out-dir DIR] [--cluster postgres://…]`: the durable runs (`run --durable`) of
- * every pipeline folder in the output folder — each run's state, its exports (done with rows and calls,
- * running, or failed with the typed error) — read from their journals without continuing anything;
- * with `--cluster`, the runs of that cluster (`run --cluster`), from its database.
+ * `explorer-etl status [--out-dir DIR] [--cluster postgres://…]`: the durable runs (`run` without
+ * `--no-durable`) of every pipeline folder in the output folder — each run's state, its exports (done
+ * with rows and calls, running, or failed with the typed error) — read from their journals without
+ * continuing anything; with `--cluster`, the runs of that cluster (`run --cluster`), from its database.
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -13,16 +13,12 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { badFlag, loadWithPostgres, loadWithSqlite } from "./Errors.js"
+import { badFlag, loadWithPostgres } from "./Errors.js"
 
 const outDir = Options.text("out-dir").pipe(Options.withDefault("out"), Options.withDescription("output folder (default ./out)"))
 
-/** The journal reader and its SQLite driver (an optional peer), loaded on use. */
-const loadStatus = loadWithSqlite(
-  "status",
-  "status",
-  () => Promise.all([import("../durable/Status.js"), import("@effect/sql-sqlite-node/SqliteClient")])
-)
+/** The journal reader, loaded on use (its SQLite driver is a native module). */
+const loadStatus = Effect.promise(() => import("../durable/Status.js"))
 
 const cluster = Options.text("cluster").pipe(
   Options.optional,
@@ -51,7 +47,7 @@ export const statusCommand = Command.make("status", { outDir, cluster }, (a) =>
     }
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const [Status, SqliteClient] = yield* loadStatus
+    const Status = yield* loadStatus
     const folders = yield* fs.readDirectory(a.outDir).pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))
     const journals: Array<string> = []
     for (const folder of [...folders].sort()) {
@@ -60,12 +56,7 @@ export const statusCommand = Command.make("status", { outDir, cluster }, (a) =>
     }
     if (journals.length === 0) return yield* Console.log(`no durable runs in ${a.outDir}`)
     for (const journal of journals) {
-      const runs = yield* Status.read.pipe(
-        // Opened for writing although only read: a read-only connection to a WAL journal leaves its
-        // -wal and -shm files behind, the last connection to close removes them.
-        Effect.provide(SqliteClient.layer({ filename: journal })),
-        Effect.orDie
-      )
+      const runs = yield* Effect.orDie(Status.readJournal(journal))
       for (const run of runs) yield* Effect.forEach(Status.describe(run), (line) => Console.log(line), { discard: true })
     }
   }).pipe(Effect.provide(NodeContext.layer))

@@ -1,8 +1,9 @@
 /**
- * A pipeline run as a durable workflow (issue 18, embedded mode): `explorer-etl run <pipeline> --durable`.
+ * A pipeline run as a durable workflow (issue 18, embedded mode): `explorer-etl run <pipeline>` (the
+ * CLI's default; `--no-durable` runs `Pipeline.run` instead).
  *
  * The run is a `@effect/workflow` `Workflow` executed by `@effect/cluster`'s `ClusterWorkflowEngine` on a
- * `SingleRunner`, whose journal is a SQLite file in the output folder. Every `context.export(file, …)`
+ * `SingleRunner`, whose journal is a SQLite file in the output folder (libSQL, `internal/journal`). Every `context.export(file, …)`
  * of the pipeline is an `Activity` named `export <file>`; the last one, `commit`, puts the files in place.
  * Killed at any point (SIGKILL included) and started again with the same pipeline, config and output
  * folder, the run continues where its journal says: an export that finished is not run again (its
@@ -38,7 +39,6 @@ import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
 import * as SingleRunner from "@effect/cluster/SingleRunner"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Activity from "@effect/workflow/Activity"
 import * as Workflow from "@effect/workflow/Workflow"
 import type { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
@@ -65,6 +65,7 @@ import {
   type RunOptions,
   waitingForDailyCap
 } from "./internal/staged.js"
+import * as Journal from "./internal/journal.js"
 
 export {
   DAILY_RESET_MARGIN,
@@ -87,7 +88,7 @@ const engineLayer = (journal: string) =>
     // checkpoint, and the next start continues them. Otherwise the defaults: a restarted runner reads
     // the journal's unprocessed messages when it takes its shards, not at the next storage poll (10 s).
     Layer.provideMerge(SingleRunner.layer({ runnerStorage: "memory", shardingConfig: { entityTerminationTimeout: 0 } })),
-    Layer.provide(SqliteClient.layer({ filename: journal })),
+    Layer.provide(Journal.layer(journal)),
     // Only the sharding config read from the environment can fail here: a broken set-up, not a run's error.
     Layer.orDie
   )

@@ -14,6 +14,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Journal from "./internal/journal.js"
 import { DailyCapWait, ExportFailure, ExportSummary, RunKey, utcText } from "./internal/staged.js"
 
 /**
@@ -114,7 +115,7 @@ const calls = (n: number): string => `${n} call${n === 1 ? "" : "s"}`
  * Every run in a journal, oldest first, with its activities in the order they started.
  *
  * @example
- * const runs = yield* Status.read.pipe(Effect.provide(SqliteClient.layer({ filename: journal })))
+ * const runs = yield* Status.read.pipe(Effect.provide(PgClient.layer({ url: Redacted.make(database) })))
  */
 export const read: Effect.Effect<ReadonlyArray<RunStatus>, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -178,6 +179,17 @@ export const read: Effect.Effect<ReadonlyArray<RunStatus>, SqlError, SqlClient.S
   }
   return runs
 })
+
+/**
+ * Every run in the journal file of an embedded run (`<out-dir>/<pipeline>/.durable/journal.sqlite`),
+ * as {@link read} gives them. The file is opened for writing although only read: a read-only connection
+ * to a WAL journal leaves its -wal and -shm files behind, the last connection to close removes them.
+ *
+ * @example
+ * const runs = yield* Status.readJournal("out/wallet-history/.durable/journal.sqlite")
+ */
+export const readJournal = (journal: string): Effect.Effect<ReadonlyArray<RunStatus>, SqlError> =>
+  Effect.provide(read, Journal.layer(journal))
 
 /** A run and its activities as lines of text, as `explorer-etl status` prints them. */
 export const describe = (run: RunStatus): ReadonlyArray<string> => {

@@ -6,7 +6,7 @@
  * Waiting for a real midnight is impossible in a test. What is tested, and how:
  * - the wake-up time: `nextDailyReset`, the one function that decides it, on its own;
  * - the wait and the wake-up, end to end, in this process: `PipelineRun.run` (the embedded engine on
- *   SQLite, as `run --durable` runs it) under a Clock of the test's — the real clock plus an offset the
+ *   SQLite, as `run` runs it) under a Clock of the test's — the real clock plus an offset the
  *   test moves (`shiftedClock`; Effect's `Clock` service, which the engine reads: `DurableClock`'s wake-up
  *   is `DateTime.now` plus the duration, and the message storage delivers a `DeliverAt` message once
  *   its clock passes it) — and the simulator on the same shifted time (its `now` option), so its daily
@@ -16,7 +16,6 @@
  *   of their sleeps would need driving by hand.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Duration, Effect, Fiber, Layer, Redacted } from "effect"
 import { readFileSync } from "node:fs"
@@ -105,8 +104,7 @@ describe("PipelineRun: the daily cap", () => {
         Effect.withClock(clock)
       )
       const journal = path.join(pipelineDir, ".durable", "journal.sqlite")
-      const status = Status.read.pipe(
-        Effect.provide(SqliteClient.layer({ filename: journal })),
+      const status = Status.readJournal(journal).pipe(
         Effect.orDie,
         Effect.map((runs) => runs.at(-1))
       )

@@ -1,8 +1,8 @@
 /**
- * `explorer-etl run <pipeline> --durable` as a user runs it, against a simulator in this process (so its
- * requests are counted per key): killed with SIGKILL mid-run and started again, the durable run ends
- * with files byte-identical to today's one-process run (`run` without `--durable`); the exports that
- * had finished before the kill are not run again (their manifests, written once, are the published
+ * `explorer-etl run <pipeline>` as a user runs it (durable by default), against a simulator in this
+ * process (so its requests are counted per key): killed with SIGKILL mid-run and started again, the
+ * durable run ends with files byte-identical to the one-process run (`run --no-durable`); the exports
+ * that had finished before the kill are not run again (their manifests, written once, are the published
  * ones) and the two durable starts together make about the requests of one uninterrupted run.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -55,10 +55,10 @@ const status = (outDir: string) =>
 
 const runArgs = (key: string, config: string, outDir: string, durable: boolean) => [
   "run", "pipelines/wallet-history.ts", "--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", "proplus",
-  "--config", config, "--out-dir", outDir, "--quiet", ...(durable ? ["--durable"] : [])
+  "--config", config, "--out-dir", outDir, "--quiet", ...(durable ? [] : ["--no-durable"])
 ]
 
-describe("explorer-etl run --durable", () => {
+describe("explorer-etl run (durable by default)", () => {
   it.live("killed with SIGKILL and started again: files byte-identical, finished exports not run again", () =>
     Effect.gen(function*() {
       const config = path.join(suite.dir, "wallet-history.config.json")
@@ -70,6 +70,7 @@ describe("explorer-etl run --durable", () => {
       expect((yield* exited(plain.child)).code, plain.output.stderr).toBe(0)
       const plainRequests = yield* requestsWith(suite.sim, plainKey)
       const plainDir = path.join(plainOut, "wallet-history")
+      expect(existsSync(path.join(plainDir, ".durable")), "--no-durable keeps no journal").toBe(false)
 
       // The durable run, killed once a few exports have finished.
       const durableOut = path.join(suite.dir, "durable")
@@ -156,7 +157,7 @@ describe("explorer-etl run --durable", () => {
       }
     }), 300_000)
 
-  it.live("a typed failure is reported as without --durable, and the next start is a new run", () =>
+  it.live("a typed failure is reported as with --no-durable, and the next start is a new run", () =>
     Effect.gen(function*() {
       const config = path.join(suite.dir, "wallet-history.config.json")
       writeFileSync(config, JSON.stringify(walletHistory.demoConfig(suite.sim.dataset)))
@@ -186,4 +187,27 @@ describe("explorer-etl run --durable", () => {
       expect(runs.length).toBe(2)
       for (const run of runs) expect(messages.some((m) => run.includes(`\tfailed: InvalidApiKeyError: ${m}\t`)), run).toBe(true)
     }), 300_000)
+
+  it.live("--durable (the default) is still accepted; with --no-durable, or --no-durable with --cluster, refused before any request", () =>
+    Effect.gen(function*() {
+      const config = path.join(suite.dir, "wallet-history.config.json")
+      writeFileSync(config, JSON.stringify(walletHistory.demoConfig(suite.sim.dataset)))
+      const key = madeUpKey("durable-flags")
+      const out = path.join(suite.dir, "flags")
+      for (
+        const [extra, detail] of [
+          [["--durable", "--no-durable"], "--durable and --no-durable contradict each other"],
+          [["--no-durable", "--cluster", "postgres://127.0.0.1:1/none"], "a run on a cluster is always durable"]
+        ] as const
+      ) {
+        const cli = spawnCli([...runArgs(key, config, out, true), ...extra])
+        const code = (yield* exited(cli.child)).code
+        expect(code).not.toBe(0)
+        const message = failureOf({ args: [], code, signal: null, ...cli.output }, "InvalidInputError")
+        expect(message).toContain("--no-durable")
+        expect(message).toContain(detail)
+      }
+      expect(yield* requestsWith(suite.sim, key)).toBe(0)
+      expect(existsSync(out)).toBe(false)
+    }), 120_000)
 })

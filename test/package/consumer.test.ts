@@ -65,8 +65,8 @@ describe("the packed package in a consumer project", () => {
 
   it("installs from the tarball beside its peers", async () => {
     fs.mkdirSync(project, { recursive: true })
-    // The peers npm installs for a user: not the optional ones (the SQLite and PostgreSQL drivers of
-    // durable runs, which a user adds when using them; SQLite's is compiled on install).
+    // The peers npm installs for a user: not the optional one (the PostgreSQL driver of cluster runs,
+    // which a user adds when using them).
     const peers = Object.keys(pkg.peerDependencies)
       .filter((name) => pkg.peerDependenciesMeta?.[name]?.optional !== true)
       .map((name) => `${name}@${installed(name)}`)
@@ -152,13 +152,17 @@ describe("the packed package in a consumer project", () => {
     expect(fs.readFileSync(out, "utf8").split("\n")[0]).toMatch(/^blockNumber,/)
   })
 
-  it("run --durable without the optional SQLite driver says what to install, before any request", async () => {
+  it("run is durable from npm install alone: its journal (SQLite, a prebuilt driver) is written and status reads it", async () => {
     const bin = path.join(project, "node_modules", ".bin", "explorer-etl")
     const pipeline = path.join(project, "node_modules", "explorer-etl", "pipelines", "chain-daily-stats.ts")
-    const result = await run(bin, ["run", pipeline, "--simulator", "--durable", "--quiet", "--out-dir", "out-durable"], project)
-    expect(result.code).not.toBe(0)
-    expect(result.stdout).toBe("")
-    expect(result.stderr).toMatch(/^error InvalidInputError: .*--durable.*npm install @effect\/sql-sqlite-node/)
+    const result = await run(bin, ["run", pipeline, "--simulator", "--quiet", "--out-dir", "out-durable"], project)
+    expect(result.stderr).toBe("")
+    expect(result.code).toBe(0)
+    expect(fs.existsSync(path.join(project, "out-durable", "chain-daily-stats", ".durable", "journal.sqlite"))).toBe(true)
+    const status = await run(bin, ["status", "--out-dir", "out-durable"], project)
+    expect(status.stderr).toBe("")
+    expect(status.code).toBe(0)
+    expect(status.stdout).toMatch(/^chain-daily-stats\t.*\tdone/m)
   })
 
   it("run --cluster and runner without the optional PostgreSQL driver say what to install, before any request", async () => {
