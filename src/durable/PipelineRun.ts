@@ -3,8 +3,10 @@
  * CLI's default; `--no-durable` runs `Pipeline.run` instead).
  *
  * The run is a `@effect/workflow` `Workflow` executed by `@effect/cluster`'s `ClusterWorkflowEngine` on a
- * `SingleRunner`, whose journal is a SQLite file in the output folder (libSQL, `internal/journal`). Every `context.export(file, …)`
- * of the pipeline is an `Activity` named `export <file>`; the last one, `commit`, puts the files in place.
+ * `SingleRunner`, whose journal is a SQLite file in the output folder (libSQL, `internal/journal`).
+ * Every `context.export(file, …)` of the pipeline is an `Activity` named `export <file>`; the last one,
+ * `commit`, puts the files in place (a run failing with a typed error runs `commit finished exports`
+ * instead, for the exports that finished, as `Pipeline.run` publishes each export when it ends).
  * Killed at any point (SIGKILL included) and started again with the same pipeline, config and output
  * folder, the run continues where its journal says: an export that finished is not run again (its
  * result is read from the journal, its calls are not repeated), one that was running resumes from its
@@ -132,6 +134,16 @@ export const run = <C, I>(
         // Activities need the engine and this execution: given here, so `context.export` keeps the
         // type `Pipeline.run` gives it.
         const engine = yield* Effect.context<WorkflowEngine | WorkflowInstance>()
+        // The exports that finished, in the order they did (rebuilt as the body replays: a finished
+        // activity's result comes from the journal).
+        const finished: Array<typeof ExportSummary.Type> = []
+        const commit = (name: string, summaries: ReadonlyArray<typeof ExportSummary.Type>) =>
+          Activity.make({
+            name,
+            execute: Effect.forEach(summaries, (s) => commitOne(path.join(stageDir, path.relative(outDir, s.out)), s.out), {
+              discard: true
+            }).pipe(Effect.zipRight(fs.remove(stageDir, { recursive: true }).pipe(Effect.ignore)), Effect.orDie)
+          })
         const context: Pipeline.PipelineContext = {
           outDir,
           concurrency,
@@ -159,15 +171,15 @@ export const run = <C, I>(
                   }
                 ).pipe(waitingForDailyCap(path.join(outDir, file), Console.error))
               })
-            ).pipe(Effect.provide(engine))
+            ).pipe(Effect.tap((summary) => void finished.push(summary)), Effect.provide(engine))
         }
-        const summaries = yield* pipeline.run(config, context)
-        yield* Activity.make({
-          name: "commit",
-          execute: Effect.forEach(summaries, (s) => commitOne(path.join(stageDir, path.relative(outDir, s.out)), s.out), {
-            discard: true
-          }).pipe(Effect.zipRight(fs.remove(stageDir, { recursive: true }).pipe(Effect.ignore)), Effect.orDie)
-        })
+        // Failed (a typed error): the exports that finished are put in place all the same, as
+        // `Pipeline.run` publishes each export as it ends, so the next run extends them rather than
+        // asking for their rows again; the others' staged checkpoints are dropped with the run.
+        const summaries = yield* pipeline.run(config, context).pipe(
+          Effect.tapError(() => commit("commit finished exports", [...finished]))
+        )
+        yield* commit("commit", summaries)
         return summaries
       })
     )

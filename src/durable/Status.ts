@@ -193,19 +193,23 @@ export const readJournal = (journal: string): Effect.Effect<ReadonlyArray<RunSta
 
 /** A run and its activities as lines of text, as `explorer-etl status` prints them. */
 export const describe = (run: RunStatus): ReadonlyArray<string> => {
-  const done = run.activities.filter((a) => a.name !== "commit" && a.state === "done")
+  // The commit steps (`commit`, `commit finished exports`) are activities too, not exports.
+  const exported = run.activities.filter((a) => a.name.startsWith("export "))
+  const done = exported.filter((a) => a.state === "done")
   const rows = done.reduce((n, a) => n + (a.rows ?? 0), 0)
   const callsMade = done.reduce((n, a) => n + (a.calls ?? 0), 0)
-  const exports = run.activities.filter((a) => a.name !== "commit").length
   return [
     `${run.key.pipeline}\trun ${run.key.runTime}\t${run.state}${run.error === undefined ? "" : `: ${run.error}`}\t` +
-    `${done.length}/${exports} exports done, ${rows.toLocaleString("en-US")} rows, ${calls(callsMade)}`,
+    `${done.length}/${exported.length} exports done, ${rows.toLocaleString("en-US")} rows, ${calls(callsMade)}`,
     ...run.activities.map((a) =>
       `  ${a.name}\t${a.state}` +
       (a.rows === undefined ? "" : `\t${a.rows.toLocaleString("en-US")} rows\t${calls(a.calls ?? 0)}`) +
-      (a.state !== "waiting" ? "" : a.until === undefined
-        ? " (suspended: continues when the run does)"
-        : ` for the daily cap until ${utcText(a.until)}`) +
+      (a.state !== "waiting" ? "" : a.until !== undefined
+        ? ` for the daily cap until ${utcText(a.until)}`
+        // Suspended with its run: it continues when the run does, unless the run has ended.
+        : run.state === "failed"
+        ? " (stopped: the run failed first; its next start is a new run)"
+        : " (suspended: continues when the run does)") +
       (a.attempts > 1 ? `\t${a.attempts} attempts` : "") +
       (a.error === undefined ? "" : `\t${a.error}`)
     )

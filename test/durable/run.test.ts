@@ -19,6 +19,8 @@ const plainKey = suite.key("plain", "proplus")
 const durableKey = suite.key("durable", "proplus")
 const plainAgainKey = suite.key("plain-again", "proplus")
 const interruptedKey = suite.key("interrupted", "proplus")
+const fullKey = suite.key("full", "proplus")
+const partlyKey = suite.key("partly", "free")
 
 /** Every file under `dir` (relative paths, sorted), the journal's folder left out. */
 const filesUnder = (dir: string): ReadonlyArray<string> =>
@@ -210,4 +212,40 @@ describe("explorer-etl run (durable by default)", () => {
       expect(yield* requestsWith(suite.sim, key)).toBe(0)
       expect(existsSync(out)).toBe(false)
     }), 120_000)
+
+  it.live("a run that fails part-way publishes the exports that finished, as --no-durable does, and drops its staged files", () =>
+    Effect.gen(function*() {
+      const config = path.join(suite.dir, "wallet-history.config.json")
+      writeFileSync(config, JSON.stringify(walletHistory.demoConfig(suite.sim.dataset)))
+      // The reference: every file of a run that succeeds.
+      const fullOut = path.join(suite.dir, "full")
+      const full = spawnCli(runArgs(fullKey, config, fullOut, false))
+      expect((yield* exited(full.child)).code, full.output.stderr).toBe(0)
+
+      // On free, the token balances (a PRO operation) are refused before their request, after other
+      // exports of the run have finished.
+      const out = path.join(suite.dir, "partly")
+      const args = runArgs(partlyKey, config, out, true)
+      args[args.indexOf("--plan") + 1] = "free"
+      const partly = spawnCli(args)
+      const code = (yield* exited(partly.child)).code
+      expect(failureOf({ args, code, signal: null, ...partly.output }, "PlanTierError")).toContain("addresstokenbalance")
+      const dir = path.join(out, "wallet-history")
+      const published = filesUnder(dir).filter((f) => f.endsWith(".csv"))
+      expect(published.length).toBeGreaterThan(0)
+      for (const f of published) {
+        expect(readFileSync(path.join(dir, f)).equals(readFileSync(path.join(fullOut, "wallet-history", f))), f).toBe(true)
+        expect(existsSync(path.join(dir, `${f}.manifest.json`)), f).toBe(true)
+      }
+      expect(published).not.toContain(path.join("wallet-0", "token-balances.csv"))
+      // Nothing staged is left behind; the run is over (the next start is a new run).
+      const runs = path.join(dir, ".durable", "runs")
+      expect(existsSync(runs) ? readdirSync(runs) : []).toEqual([])
+      expect(existsSync(path.join(dir, ".durable", "run.json"))).toBe(false)
+      // status: the exports that finished, and none said to continue with a run that has ended.
+      const lines = yield* status(out)
+      expect(lines[0]).toMatch(new RegExp(`^wallet-history\trun \\S+\tfailed: PlanTierError: .*\t${published.length}/\\d+ exports done, `))
+      expect(lines.filter((l) => l.includes("continues when the run does"))).toEqual([])
+      expect(lines.at(-1)).toBe("  commit finished exports\tdone")
+    }), 300_000)
 })
