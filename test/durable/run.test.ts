@@ -60,16 +60,29 @@ const runArgs = (key: string, config: string, outDir: string, durable: boolean) 
   "--config", config, "--out-dir", outDir, "--quiet", ...(durable ? [] : ["--no-durable"])
 ]
 
+/** The pipeline's demo config for the suite's simulator, in a file: its path. */
+const writeConfig = (): string => {
+  const config = path.join(suite.dir, "wallet-history.config.json")
+  writeFileSync(config, JSON.stringify(walletHistory.demoConfig(suite.sim.dataset)))
+  return config
+}
+
+/** A `--no-durable` run to its end (exit 0): the files and requests a durable run is compared with. */
+const plainRun = (key: string, config: string, outDir: string) =>
+  Effect.gen(function*() {
+    const plain = spawnCli(runArgs(key, config, outDir, false))
+    expect((yield* exited(plain.child)).code, plain.output.stderr).toBe(0)
+    return plain
+  })
+
 describe("explorer-etl run (durable by default)", () => {
   it.live("killed with SIGKILL and started again: files byte-identical, finished exports not run again", () =>
     Effect.gen(function*() {
-      const config = path.join(suite.dir, "wallet-history.config.json")
-      writeFileSync(config, JSON.stringify(walletHistory.demoConfig(suite.sim.dataset)))
+      const config = writeConfig()
 
       // Today's one-process run: the files and the requests to match.
       const plainOut = path.join(suite.dir, "plain")
-      const plain = spawnCli(runArgs(plainKey, config, plainOut, false))
-      expect((yield* exited(plain.child)).code, plain.output.stderr).toBe(0)
+      const plain = yield* plainRun(plainKey, config, plainOut)
       const plainRequests = yield* requestsWith(suite.sim, plainKey)
       const plainDir = path.join(plainOut, "wallet-history")
       expect(existsSync(path.join(plainDir, ".durable")), "--no-durable keeps no journal").toBe(false)
@@ -129,11 +142,9 @@ describe("explorer-etl run (durable by default)", () => {
 
   it.live("interrupted with SIGINT (Ctrl-C): the run is kept, and the next start continues it to the same files", () =>
     Effect.gen(function*() {
-      const config = path.join(suite.dir, "wallet-history.config.json")
-      writeFileSync(config, JSON.stringify(walletHistory.demoConfig(suite.sim.dataset)))
+      const config = writeConfig()
       const plainOut = path.join(suite.dir, "plain-again")
-      const plain = spawnCli(runArgs(plainAgainKey, config, plainOut, false))
-      expect((yield* exited(plain.child)).code, plain.output.stderr).toBe(0)
+      yield* plainRun(plainAgainKey, config, plainOut)
 
       const out = path.join(suite.dir, "interrupted")
       const dir = path.join(out, "wallet-history")
@@ -161,8 +172,7 @@ describe("explorer-etl run (durable by default)", () => {
 
   it.live("a typed failure is reported as with --no-durable, and the next start is a new run", () =>
     Effect.gen(function*() {
-      const config = path.join(suite.dir, "wallet-history.config.json")
-      writeFileSync(config, JSON.stringify(walletHistory.demoConfig(suite.sim.dataset)))
+      const config = writeConfig()
       const unknownKey = madeUpKey("durable-unknown")
       const out = path.join(suite.dir, "failing")
       const plain = spawnCli(runArgs(unknownKey, config, out, false))
@@ -192,8 +202,7 @@ describe("explorer-etl run (durable by default)", () => {
 
   it.live("--durable (the default) is still accepted; with --no-durable, or --no-durable with --cluster, refused before any request", () =>
     Effect.gen(function*() {
-      const config = path.join(suite.dir, "wallet-history.config.json")
-      writeFileSync(config, JSON.stringify(walletHistory.demoConfig(suite.sim.dataset)))
+      const config = writeConfig()
       const key = madeUpKey("durable-flags")
       const out = path.join(suite.dir, "flags")
       for (
@@ -215,12 +224,10 @@ describe("explorer-etl run (durable by default)", () => {
 
   it.live("a run that fails part-way publishes the exports that finished, as --no-durable does, and drops its staged files", () =>
     Effect.gen(function*() {
-      const config = path.join(suite.dir, "wallet-history.config.json")
-      writeFileSync(config, JSON.stringify(walletHistory.demoConfig(suite.sim.dataset)))
+      const config = writeConfig()
       // The reference: every file of a run that succeeds.
       const fullOut = path.join(suite.dir, "full")
-      const full = spawnCli(runArgs(fullKey, config, fullOut, false))
-      expect((yield* exited(full.child)).code, full.output.stderr).toBe(0)
+      yield* plainRun(fullKey, config, fullOut)
 
       // On free, the token balances (a PRO operation) are refused before their request, after other
       // exports of the run have finished.
