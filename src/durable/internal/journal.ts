@@ -1,8 +1,8 @@
 /**
  * The embedded engine's journal: a SQLite file opened with libSQL (`@effect/sql-libsql`), whose
  * native library ships prebuilt in npm packages for each platform, so `npm install` alone gives a
- * durable run (no compiler, no download from elsewhere). The file is plain SQLite: journals written by
- * earlier versions (better-sqlite3) open as they are.
+ * durable run (no compiler, no download from elsewhere). The file is plain SQLite, as it was when
+ * better-sqlite3 wrote it.
  */
 import * as LibsqlClient from "@effect/sql-libsql/LibsqlClient"
 import * as SqlClient from "@effect/sql/SqlClient"
