@@ -449,9 +449,9 @@ export const rowGroupRows = 10_000
 /**
  * Characters of JSONL text a row group gathers at most, where `add` is given them (exports and
  * {@link sink} count each row with {@link rowChars}): a row group of wide rows is cut sooner, so the
- * rows held while it is gathered and encoded stay bounded (10,000 log rows of ~900 characters took a 1,000,000-row export to 157 MB; ~5,500 of
- * them keep it under 150 MB), while narrow rows keep 10,000 a group (transactions: ~7,600), which costs
- * less per row to encode than smaller groups.
+ * rows held while it is gathered and encoded stay bounded (10,000 log rows of ~900 characters took a
+ * 1,000,000-row export to 157 MB; ~5,500 of them keep it under 150 MB), while narrow rows keep 10,000
+ * a group (transactions: ~7,600), which costs less per row to encode than smaller groups.
  */
 export const rowGroupBytes = 5_000_000
 
