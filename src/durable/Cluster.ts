@@ -82,6 +82,7 @@ import {
   exportWithDailyCap,
   plainStderr,
   prepare,
+  removeStage,
   RunKey,
   type RunOptions,
   sha256,
@@ -168,7 +169,6 @@ export const workflowsLayer = <C, I>(pipeline: Pipeline.Pipeline<C, I>, runner: 
   const { Export, Run } = workflows(pipeline.name)
   const runs = Run.toLayer((run, executionId) =>
     Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
       const stageDir = path.join(run.outDir, ".durable", "runs", executionId)
       const engine = yield* Effect.context<WorkflowEngine | WorkflowInstance>()
@@ -186,7 +186,7 @@ export const workflowsLayer = <C, I>(pipeline: Pipeline.Pipeline<C, I>, runner: 
           summaries,
           (s) => commitOne(path.join(stageDir, path.relative(run.outDir, s.out)), s.out),
           { discard: true }
-        ).pipe(Effect.zipRight(fs.remove(stageDir, { recursive: true }).pipe(Effect.ignore)), Effect.orDie)
+        ).pipe(Effect.zipRight(removeStage(stageDir)), Effect.orDie)
       })
       return summaries
     })

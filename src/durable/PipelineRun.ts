@@ -21,7 +21,8 @@
  * - `.durable/runs/<execution id>/<file>` (+ `.manifest.json`, `.state.json`): each export written
  *   apart (staged) by its activity — a copy of the published file extended incrementally, exactly as
  *   `Exports.toFile(…, { resume: true })` extends the published one — and moved over the published
- *   files by `commit`, all exports together, once every export finished; removed after.
+ *   files by `commit`, all exports together, once every export finished; removed after (and `runs`
+ *   with it when no other stage is left in it).
  *
  * The key's daily cap: an export whose call is answered "Max daily rate limit reached" (a `RateLimitError`
  * of scope "day") does not fail the run. Its activity ends with the time to start again (the next
@@ -63,6 +64,7 @@ import {
   journalFolder,
   plainStderr,
   prepare,
+  removeStage,
   RunKey,
   type RunOptions,
   waitingForDailyCap
@@ -142,7 +144,7 @@ export const run = <C, I>(
             name,
             execute: Effect.forEach(summaries, (s) => commitOne(path.join(stageDir, path.relative(outDir, s.out)), s.out), {
               discard: true
-            }).pipe(Effect.zipRight(fs.remove(stageDir, { recursive: true }).pipe(Effect.ignore)), Effect.orDie)
+            }).pipe(Effect.zipRight(removeStage(stageDir)), Effect.orDie)
           })
         const context: Pipeline.PipelineContext = {
           outDir,

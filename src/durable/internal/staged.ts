@@ -14,6 +14,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
+import { rmdir } from "node:fs/promises"
 import type { ExplorerClient } from "../../ExplorerClient.js"
 import { ExplorerError, type StreamError } from "../../ExplorerError.js"
 import * as Exports from "../../Exports.js"
@@ -239,6 +240,19 @@ export const commitOne = (stage: string, out: string) =>
       if (yield* fs.exists(a)) yield* fs.rename(a, b)
     }
     yield* fs.remove(`${stage}.staged`, { force: true })
+  })
+
+/**
+ * Removes a run's stage folder (`<journal>/runs/<execution id>`) once its exports are committed, and
+ * the `runs` folder with it when no other run's stage is left there (`rmdir`, which refuses a folder
+ * that is not empty: a stage made meanwhile keeps it). Nothing of it fails the run.
+ */
+export const removeStage = (stageDir: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    yield* fs.remove(stageDir, { recursive: true }).pipe(Effect.ignore)
+    yield* Effect.tryPromise(() => rmdir(path.dirname(stageDir))).pipe(Effect.ignore)
   })
 
 /**
