@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach } from "@effect/vitest"
 import { Effect } from "effect"
-import { readdirSync, statSync } from "node:fs"
+import { readdirSync } from "node:fs"
 import * as path from "node:path"
 import * as Postgres from "./postgres.js"
 
@@ -36,8 +36,22 @@ export const postgresForFile = (): (() => string) => {
 
 /** Every data file under `dir` (relative paths, sorted): manifests, checkpoints and the journal's folder left out. */
 export const dataFiles = (dir: string): ReadonlyArray<string> =>
-  (readdirSync(dir, { recursive: true }) as Array<string>)
-    .filter((f) => !f.split(path.sep).includes(".durable"))
-    .filter((f) => statSync(path.join(dir, f)).isFile())
-    .filter((f) => !f.endsWith(".manifest.json") && !f.endsWith(".state.json"))
-    .sort()
+  filesUnder(dir).filter((f) => !f.endsWith(".manifest.json") && !f.endsWith(".state.json"))
+
+/**
+ * Every file under `dir` (relative paths, sorted), the journal's folders (`.durable`) not entered: a
+ * run still going may be removing its stage folders there.
+ */
+export const filesUnder = (dir: string): ReadonlyArray<string> => {
+  const walk = (rel: string): Array<string> =>
+    readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((entry) =>
+      entry.name === ".durable"
+        ? []
+        : entry.isDirectory()
+        ? walk(path.join(rel, entry.name))
+        : entry.isFile()
+        ? [path.join(rel, entry.name)]
+        : []
+    )
+  return walk("").sort()
+}

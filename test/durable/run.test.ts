@@ -7,11 +7,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import walletHistory from "../../pipelines/wallet-history.js"
 import { TOO_MANY_INVALID_KEY_ATTEMPTS } from "../../src/simulator/texts.js"
 import { cliSuite, exited, failureOf, madeUpKey, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
+import { filesUnder } from "./helpers.js"
 
 const suite = cliSuite("durable", { faults: { latency: { fixedMs: 500 } } })
 // Known to the simulator before it starts; one per run, so each run's requests are counted apart.
@@ -22,12 +23,6 @@ const interruptedKey = suite.key("interrupted", "proplus")
 const fullKey = suite.key("full", "proplus")
 const partlyKey = suite.key("partly", "free")
 
-/** Every file under `dir` (relative paths, sorted), the journal's folder left out. */
-const filesUnder = (dir: string): ReadonlyArray<string> =>
-  (readdirSync(dir, { recursive: true }) as Array<string>)
-    .filter((f) => !f.split(path.sep).includes(".durable"))
-    .filter((f) => statSync(path.join(dir, f)).isFile())
-    .sort()
 
 /** The staged manifests of a durable run in progress: file (relative to the pipeline's folder) → text. */
 const stagedManifests = (pipelineDir: string): ReadonlyMap<string, string> => {
