@@ -52,6 +52,12 @@ const confirmations = Options.integer("confirmations").pipe(
   Options.withDescription("with --every: keep the newest N blocks out until they are final")
 )
 
+/** Storage or socket failing at start: the set-up is wrong (database unreachable, port taken). */
+const notStarted = <E>(e: E) =>
+  typeof e === "object" && e !== null && "_tag" in e && (e._tag === "SqlError" || e._tag === "SocketServerError" || e._tag === "ConfigError")
+    ? badFlag("runner", "--cluster", `the runner did not start: ${String((e as { message?: unknown }).message)}`)
+    : e
+
 /** `explorer-etl runner …` */
 export const runnerCommand = Command.make(
   "runner",
@@ -70,31 +76,29 @@ export const runnerCommand = Command.make(
       }
       // With a schedule: read now (a bad file is refused before the runner starts), but with --simulator
       // and no file the demo targets, known once the simulator is up.
+      const demoTargets = a.simulator && configFile === undefined
+      const fileConfig = Option.isNone(a.every) || demoTargets ? undefined : yield* Pipeline.loadConfig(pipeline, { configFile })
       const schedule = Option.isNone(a.every) ? undefined : {
         cron: a.every.value,
-        config: a.simulator && configFile === undefined
+        config: fileConfig === undefined
           ? Effect.flatMap(DemoData, (demo) =>
             Option.isSome(demo) ? Effect.succeed(pipeline.demoConfig(demo.value)) : Pipeline.loadConfig(pipeline, {}))
-          : Effect.succeed(yield* Pipeline.loadConfig(pipeline, { configFile })),
+          : Effect.succeed(fileConfig),
         outDir: a.outDir,
         confirmations: a.confirmations,
         quiet: a.quiet
       }
       const Cluster = yield* loadCluster("runner")
-      const runner = Cluster.runnerLayer(
-        pipeline,
-        { url: a.cluster, host: a.host, port: a.port },
-        Environment.clientLayer(a),
-        schedule
-      ).pipe(
-        // Storage or socket failing at start: the set-up is wrong (database unreachable, port taken).
-        Layer.catchAll((e) =>
-          Layer.fail(
-            typeof e === "object" && e !== null && "_tag" in e && (e._tag === "SqlError" || e._tag === "SocketServerError" || e._tag === "ConfigError")
-              ? badFlag("runner", "--cluster", `the runner did not start: ${String((e as { message?: unknown }).message)}`)
-              : e
-          )
+      const options = { url: a.cluster, host: a.host, port: a.port }
+      // Another schedule kept by the cluster is refused before this runner listens (the demo targets'
+      // schedule, known once the simulator is up, as it starts).
+      if (schedule !== undefined && fileConfig !== undefined) {
+        yield* Cluster.checkSchedule(pipeline, { ...schedule, config: Effect.succeed(fileConfig) }, options).pipe(
+          Effect.mapError(notStarted)
         )
+      }
+      const runner = Cluster.runnerLayer(pipeline, options, Environment.clientLayer(a), schedule).pipe(
+        Layer.catchAll((e) => Layer.fail(notStarted(e)))
       )
       yield* Effect.gen(function*() {
         yield* Console.log(

@@ -406,15 +406,14 @@ const SCHEDULE_HEARTBEAT = Duration.seconds(10)
 const SCHEDULE_STALE_SECONDS = 35
 
 /**
- * This runner's schedule in the cluster's registry (`explorer_etl_schedules`, a row per runner given
- * one, refreshed while it runs, removed when it stops): a runner started with a schedule other than
- * a live runner's is refused (`InvalidInputError` on `--every`), as the runners given schedules share
- * the schedules' shards, and a tick landing on a runner without its schedule would be lost.
+ * The cluster's registry of schedules (`explorer_etl_schedules`, a row per runner given one, refreshed
+ * while it runs, removed when it stops), read under its lock: the live runners of `runner`'s cluster
+ * keeping a schedule other than `name` — or none, and then, with `register`, `runner`'s row written
+ * in the same transaction.
  */
-const registerSchedule = (runner: string, name: string, cronText: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const others = yield* sql.withTransaction(Effect.gen(function*() {
+const otherSchedules = (runner: string, name: string, cronText: string, register: boolean) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(Effect.gen(function*() {
       yield* sql`SELECT pg_advisory_xact_lock(${SCHEDULES_LOCK})`
       yield* sql`CREATE TABLE IF NOT EXISTS explorer_etl_schedules (
         runner text PRIMARY KEY,
@@ -431,24 +430,36 @@ const registerSchedule = (runner: string, name: string, cronText: string) =>
         SELECT runner, cron FROM explorer_etl_schedules
         WHERE runner <> ${runner} AND schedule <> ${name}
         AND seen_at > now() - make_interval(secs => ${SCHEDULE_STALE_SECONDS})`
-      if (others.length === 0) {
+      if (others.length === 0 && register) {
         yield* sql`INSERT INTO explorer_etl_schedules (runner, schedule, cron) VALUES (${runner}, ${name}, ${cronText})
           ON CONFLICT (runner) DO UPDATE SET schedule = excluded.schedule, cron = excluded.cron, seen_at = now()`
       }
       return others
-    }))
-    const other = others[0]
-    if (other !== undefined) {
-      return yield* new InvalidInputError({
-        chainId: 0,
-        module: "cli",
-        action: "runner",
-        parameter: "--every",
-        detail: `runner ${other.runner} of this cluster keeps another schedule (every "${other.cron}", or another ` +
-          `pipeline, config or output folder): every runner given --every must be given the same schedule ` +
-          `(runners without --every are fine); another schedule needs its own database`
-      })
-    }
+    })))
+
+/** A runner refused because `other` keeps another schedule. */
+const anotherSchedule = (other: { readonly runner: string; readonly cron: string }) =>
+  new InvalidInputError({
+    chainId: 0,
+    module: "cli",
+    action: "runner",
+    parameter: "--every",
+    detail: `runner ${other.runner} of this cluster keeps another schedule (every "${other.cron}", or another ` +
+      `pipeline, config or output folder): every runner given --every must be given the same schedule ` +
+      `(runners without --every are fine); another schedule needs its own database`
+  })
+
+/**
+ * This runner's schedule in the cluster's registry ({@link otherSchedules}): a runner started with a
+ * schedule other than a live runner's is refused (`InvalidInputError` on `--every`), as the runners
+ * given schedules share the schedules' shards, and a tick landing on a runner without its schedule
+ * would be lost.
+ */
+const registerSchedule = (runner: string, name: string, cronText: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const other = (yield* otherSchedules(runner, name, cronText, true))[0]
+    if (other !== undefined) return yield* anotherSchedule(other)
     yield* sql`UPDATE explorer_etl_schedules SET seen_at = now() WHERE runner = ${runner}`.pipe(
       Effect.ignore,
       Effect.repeat(Schedule.spaced(SCHEDULE_HEARTBEAT)),
@@ -458,6 +469,35 @@ const registerSchedule = (runner: string, name: string, cronText: string) =>
       sql`DELETE FROM explorer_etl_schedules WHERE runner = ${runner} AND schedule = ${name}`.pipe(Effect.ignore)
     )
   })
+
+/** What a schedule is to the cluster: its cron, its runs' config and folder, and its name. */
+const scheduleOf = <C, I, E, R>(pipeline: Pipeline.Pipeline<C, I>, schedule: RunSchedule<C, E, R>) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const cron = yield* Pipeline.parseCron(schedule.cron)
+    const config = yield* schedule.config
+    const encoded = yield* Schema.encode(pipeline.config)(config).pipe(Effect.orDie)
+    const confirmations = schedule.confirmations ?? 0
+    const configHash = configHashOf(encoded, confirmations)
+    const outDir = path.resolve(path.join(schedule.outDir ?? "out", pipeline.name))
+    return { cron, encoded, confirmations, configHash, outDir, name: scheduleName(pipeline.name, cron, configHash, outDir) }
+  })
+
+/**
+ * Whether a runner given `schedule` may join the cluster at `options.url`, asked before it starts (its
+ * socket, its shards): refused (`InvalidInputError` on `--every`) when a live runner keeps another
+ * schedule. The runner's start asks again, and registers it, in one transaction ({@link scheduleLayer}):
+ * this check only makes the usual refusal come before the runner listens.
+ *
+ * @example
+ * yield* Cluster.checkSchedule(pipeline, { cron: "0 * * * *", config: Effect.succeed(config) }, options)
+ */
+export const checkSchedule = <C, I, E>(pipeline: Pipeline.Pipeline<C, I>, schedule: RunSchedule<C, E>, options: RunnerOptions) =>
+  Effect.gen(function*() {
+    const { name } = yield* scheduleOf(pipeline, schedule)
+    const other = (yield* otherSchedules(`${options.host}:${options.port}`, name, schedule.cron, false))[0]
+    if (other !== undefined) return yield* anotherSchedule(other)
+  }).pipe(Effect.provide(storage(options.url)))
 
 /**
  * Runs `run` as the schedule `name`'s run of `tick` unless the run of another tick of it is running
@@ -506,16 +546,9 @@ const exclusiveTick = <A, E, R>(
  */
 export const scheduleLayer = <C, I, E, R>(pipeline: Pipeline.Pipeline<C, I>, schedule: RunSchedule<C, E, R>, runner: string) =>
   Layer.unwrapScoped(Effect.gen(function*() {
-    const path = yield* Path.Path
-    const cron = yield* Pipeline.parseCron(schedule.cron)
-    const config = yield* schedule.config
-    const encoded = yield* Schema.encode(pipeline.config)(config).pipe(Effect.orDie)
-    const confirmations = schedule.confirmations ?? 0
-    const configHash = configHashOf(encoded, confirmations)
-    const outDir = path.resolve(path.join(schedule.outDir ?? "out", pipeline.name))
+    const { confirmations, configHash, cron, encoded, name, outDir } = yield* scheduleOf(pipeline, schedule)
     const line = (tick: Date, text: string) => Console.log(`${runner} run ${pipeline.name} ${tick.toISOString()} ${text}`)
     const sql = yield* SqlClient.SqlClient
-    const name = scheduleName(pipeline.name, cron, configHash, outDir)
     const execute = Effect.gen(function*() {
       const tick = yield* tickTime(cron)
       const runOfTick = awaitRun(pipeline.name, {
