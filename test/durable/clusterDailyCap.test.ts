@@ -5,23 +5,33 @@
  * submitting `run --cluster`. The runners count the key's calls of the day together in the database
  * (`KeyBudget`): the simulator gets exactly CAP calls of the key and answers "Max daily rate limit
  * reached" to none; every export still running waits for the next 00:00 UTC (a runner prints a line
- * saying so) and `status --cluster` shows the run and those exports waiting until then. (The wake-up
- * itself, which needs a clock past midnight, is test/durable/dailyCap.test.ts's subject.)
+ * saying so) and `status --cluster` shows the run and those exports waiting until then.
+ *
+ * Then midnight, which a test cannot wait for: what it changes is changed by hand, each where the
+ * cluster reads it — the key's count in the database becomes yesterday's (what the database's clock
+ * passing 00:00 UTC makes of it), the engine's stored wake-ups (written for 00:01 UTC) fall due, and
+ * the simulator's day moves on (its `now`). The runners' clocks stay real: nothing in them waits for
+ * midnight but the stored wake-ups. The run wakes on the runners, ends, and its files are
+ * byte-identical to an uncapped run's.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, type Scope } from "effect"
-import { writeFileSync } from "node:fs"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { Effect, Redacted, type Scope } from "effect"
+import { readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import * as PipelineRun from "../../src/durable/PipelineRun.js"
 import { cliSuite, exited, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
-import { postgresForFile } from "./helpers.js"
+import { dataFiles, postgresForFile } from "./helpers.js"
 import * as Postgres from "./postgres.js"
 
 /** Calls per UTC day of the key: less than the run needs (24 calls). */
 const CAP = 16
 
-const suite = cliSuite("clustercap", { dailyCaps: { professional: CAP } })
+/** How far the simulator's clock is ahead of the real one (moved past midnight by the test). */
+const ahead = { millis: 0 }
+const suite = cliSuite("clustercap", { dailyCaps: { professional: CAP }, now: () => Date.now() + ahead.millis })
 const key = suite.key("shared", "professional")
+const plainKey = suite.key("plain", "proplus")
 
 const database = postgresForFile()
 
@@ -46,6 +56,10 @@ const runner = (): Effect.Effect<ReturnType<typeof spawnCli> & { readonly port: 
     return { ...process, port }
   })
 
+/** The cluster's database, for what midnight changes in it. */
+const database_ = <A, E>(effect: Effect.Effect<A, E, PgClient.PgClient>) =>
+  effect.pipe(Effect.provide(PgClient.layer({ url: Redacted.make(database()) })), Effect.orDie)
+
 /** `explorer-etl status --cluster`: its lines, from the last run's line on. */
 const status = Effect.gen(function*() {
   const lines = succeeded(yield* suite.transcript.cli(["status", "--cluster", database()])).stdout.trimEnd().split("\n")
@@ -54,7 +68,7 @@ const status = Effect.gen(function*() {
 })
 
 describe("explorer-etl run --cluster: the daily cap", () => {
-  it.live("two runners on one key stop at the cap, unsent past it; the exports wait for 00:01 UTC, status says until when", () =>
+  it.live("two runners on one key stop at the cap, unsent past it; the exports wait for 00:01 UTC, status says until when; past it the run wakes and ends byte-identical to an uncapped run", () =>
     Effect.gen(function*() {
       const config = path.join(suite.dir, "wallet-history.config.json")
       writeFileSync(config, JSON.stringify({
@@ -105,5 +119,47 @@ describe("explorer-etl run --cluster: the daily cap", () => {
       for (const line of notices) {
         expect(line).toMatch(new RegExp(`^127\\.0\\.0\\.1:\\d+ ${path.resolve(out, "wallet-history")}/\\S+: waiting for the daily cap until ${wakeUp} \\(RateLimitError: .*\\), then continuing$`))
       }
-    }).pipe(Effect.scoped), 180_000)
+
+      // The reference: the same run without a cap (another key, a plan the simulator does not cap).
+      const plainOut = path.join(suite.dir, "plain")
+      succeeded(yield* suite.transcript.cli([
+        "run", "pipelines/wallet-history.ts", "--base-url", suite.sim.baseUrl, "--api-key", plainKey, "--plan", "proplus",
+        "--config", config, "--out-dir", plainOut, "--quiet", "--no-durable"
+      ]))
+      const plainCalls = yield* requestsWith(suite.sim, plainKey)
+
+      // Midnight (see the top of the file): the key's count is yesterday's, the wake-ups are due, the
+      // simulator's day has moved on.
+      const calledBefore = yield* requestsWith(suite.sim, key)
+      ahead.millis = PipelineRun.nextDailyReset(metAt) + 1_000 - Date.now()
+      yield* database_(Effect.gen(function*() {
+        const sql = yield* PgClient.PgClient
+        yield* sql`UPDATE explorer_etl_key_budget SET day = day - 1`
+        const now = Date.now()
+        const due = yield* sql`UPDATE cluster_messages SET deliver_at = ${now} WHERE deliver_at > ${now} RETURNING id`
+        expect(due.length).toBe(waiting.length)
+      }))
+
+      // The runners wake the run: the submitting process prints its result and ends.
+      yield* until(() => submitted.child.exitCode !== null, 90_000).pipe(
+        Effect.catchAllDefect(() =>
+          Effect.dieMessage(`the run did not wake:\n${[a, b].map((r) => r.output.stdout + r.output.stderr.slice(-3000)).join("\n")}`)
+        )
+      )
+      expect(submitted.child.exitCode, submitted.output.stderr).toBe(0)
+      const published = dataFiles(path.join(plainOut, "wallet-history"))
+      expect(published.length).toBe(14)
+      expect(dataFiles(path.join(out, "wallet-history"))).toEqual(published)
+      for (const f of published) {
+        expect(readFileSync(path.join(out, "wallet-history", f)).equals(readFileSync(path.join(plainOut, "wallet-history", f))), f).toBe(true)
+      }
+      // Continued from checkpoints: no more calls than the uncapped run, but for the pages the waiting
+      // exports fetch again (one each at most); and none refused by the server on the new day either.
+      const calledAfter = (yield* requestsWith(suite.sim, key)) - calledBefore
+      expect(calledAfter).toBeGreaterThan(0)
+      expect(CAP + calledAfter).toBeLessThanOrEqual(plainCalls + waiting.length)
+      expect((yield* suite.sim.stats).dailyLimited).toBe(0)
+      const done = yield* status
+      expect(done[0]).toMatch(/^wallet-history\trun \S+\tdone\t14\/14 exports done, /)
+    }).pipe(Effect.scoped), 240_000)
 })
