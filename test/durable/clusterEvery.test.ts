@@ -5,13 +5,18 @@
  * fast. Each tick fires once across the runners: one `run … done` line among all runners' output, one
  * `Run` workflow in the cluster's storage. Every runner stopped while a tick passes, one started
  * again: that tick fires once (not zero, not twice) and the files are those of a one-process run.
+ * A tick due while another tick's run holds the schedule (its row written by the test: `ClusterCron`
+ * never overlaps runs by itself) is skipped with a line, and the next one runs.
  * `run --cluster --every` is refused before any request, pointing at the runner's flag.
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Cron, Effect, Redacted, type Scope } from "effect"
+import { Cron, Effect, Redacted, Schema, type Scope } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
+import walletHistory from "../../pipelines/wallet-history.js"
+import * as Cluster from "../../src/durable/Cluster.js"
+import { configHashOf } from "../../src/durable/internal/staged.js"
 import { cliSuite, exited, failureOf, requestsWith, spawnCli, until } from "../cli/helpers.js"
 import { dataFiles, postgresForFile } from "./helpers.js"
 import * as Postgres from "./postgres.js"
@@ -21,6 +26,7 @@ const twoKey = suite.key("two", "proplus")
 const downKey = suite.key("down", "proplus")
 const plainKey = suite.key("plain", "proplus")
 const refusedKey = suite.key("refused", "proplus")
+const skipKey = suite.key("skip", "proplus")
 
 const CRON = "*/15 * * * * *"
 const cron = Cron.unsafeParse(CRON, "UTC")
@@ -93,6 +99,10 @@ const storedRuns = (outDir: string) =>
 
 const countOf = (items: ReadonlyArray<string>, item: string) => items.filter((i) => i === item).length
 
+/** A query of the cluster's database. */
+const cluster = <A, E>(query: (sql: PgClient.PgClient) => Effect.Effect<A, E>) =>
+  Effect.flatMap(PgClient.PgClient, query).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(database()) })), Effect.orDie)
+
 describe("explorer-etl runner --every", () => {
   it.scopedLive("two runners on one schedule: each tick fires once across them", () =>
     Effect.gen(function*() {
@@ -163,6 +173,55 @@ describe("explorer-etl runner --every", () => {
         expect(readFileSync(path.join(dir, f)).equals(readFileSync(path.join(plainDir, f))), f).toBe(true)
       }
     }), 300_000)
+
+  it.scopedLive("a tick due while another tick's run still holds the schedule is skipped, with a line; the next tick runs", () =>
+    Effect.gen(function*() {
+      const config = twoWallets()
+      const out = path.join(suite.dir, "skip")
+      // Another tick's run holding the schedule's row before the runner starts (as a tick's run delivered
+      // again after its runner stopped would, while the next tick's run is going): what `ClusterCron`,
+      // which plans each tick from the end of the last run, never does by itself.
+      const holder = "2000-01-01T00:00:00.000Z"
+      const decoded = yield* Schema.decodeUnknown(walletHistory.config)(JSON.parse(readFileSync(config, "utf8")))
+      const encoded = yield* Schema.encode(walletHistory.config)(decoded)
+      const name = Cluster.scheduleName("wallet-history", cron, configHashOf(encoded, 0), path.resolve(out, "wallet-history"))
+      yield* cluster((sql) =>
+        Effect.gen(function*() {
+          yield* sql`CREATE TABLE IF NOT EXISTS explorer_etl_schedule_runs (
+            schedule text PRIMARY KEY, tick text NOT NULL, seen_at timestamptz NOT NULL DEFAULT now())`
+          yield* sql`INSERT INTO explorer_etl_schedule_runs (schedule, tick) VALUES (${name}, ${holder})
+            ON CONFLICT (schedule) DO UPDATE SET tick = excluded.tick, seen_at = now()`
+        })
+      )
+      const r = yield* runner(skipKey, config, out)
+      // The runner's schedule is the one held.
+      expect(yield* cluster((sql) => sql`SELECT schedule FROM explorer_etl_schedules WHERE runner = ${`127.0.0.1:${r.port}`}`))
+        .toEqual([{ schedule: name }])
+      const skipped = () =>
+        r.output.stdout.split("\n").filter((line) =>
+          new RegExp(`^127\\.0\\.0\\.1:${r.port} run wallet-history \\S+ skipped: the run of ${holder} is still running$`).test(line)
+        )
+      yield* until(() => skipped().length >= 1, 60_000).pipe(
+        Effect.catchAllDefect(() => Effect.dieMessage(`no tick skipped:\n${r.output.stdout}${r.output.stderr}`))
+      )
+      // Skipped: no run of it in the cluster, no call.
+      expect(ticksRunBy(r)).toEqual([])
+      expect(yield* storedRuns(out)).toEqual([])
+      expect(yield* requestsWith(suite.sim, skipKey)).toBe(0)
+      expect(yield* cluster((sql) => sql<{ tick: string }>`SELECT tick FROM explorer_etl_schedule_runs WHERE schedule = ${name}`))
+        .toEqual([{ tick: holder }])
+
+      // The holder gone (its run ended), the next tick runs, and its run's row goes with it.
+      yield* cluster((sql) => sql`DELETE FROM explorer_etl_schedule_runs WHERE schedule = ${name}`)
+      yield* until(() => ticksRunBy(r).length >= 1, 60_000).pipe(
+        Effect.catchAllDefect(() => Effect.dieMessage(`no tick ran after the skip:\n${r.output.stdout}${r.output.stderr}`))
+      )
+      const skippedTick = / (\S+) skipped:/.exec(skipped()[0] ?? "")?.[1] ?? ""
+      expect(ticksRunBy(r).every((tick) => tick > skippedTick)).toBe(true)
+      const held = cluster((sql) => sql`SELECT tick FROM explorer_etl_schedule_runs WHERE schedule = ${name}`)
+      for (let i = 0; i < 50 && (yield* held).length > 0; i++) yield* Effect.sleep("100 millis")
+      expect(yield* held).toEqual([])
+    }), 150_000)
 
   it.live("run --cluster --every is refused before any request, pointing at runner --every", () =>
     Effect.gen(function*() {
