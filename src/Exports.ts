@@ -49,6 +49,12 @@ export interface ToFileOptions {
   readonly floatColumns?: boolean | undefined
   /** Replace a file at `out` that explorer-etl did not write (no manifest describes it); default false. */
   readonly force?: boolean | undefined
+  /**
+   * The path the summary line names (default `out`): for a program that writes the file apart and then
+   * moves it into place, as a durable run does (`explorer-etl run`: each export is written in the run's
+   * journal folder and published when the run ends).
+   */
+  readonly shownAs?: string | undefined
   /** Print nothing on the progress output, not even the summary. */
   readonly quiet?: boolean | undefined
   /** Where progress and the summary go (default stderr). */
@@ -117,6 +123,7 @@ const check = <A, I, E, R>(
     }
     return {
       out,
+      shownAs: options.shownAs ?? out,
       folder: path.dirname(out),
       name,
       format,

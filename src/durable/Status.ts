@@ -110,6 +110,7 @@ const endedOf = (payload: string | undefined): Ended => {
 const idText = (id: number | bigint | string): string => String(id)
 
 const calls = (n: number): string => `${n} call${n === 1 ? "" : "s"}`
+const rowsText = (n: number): string => `${n.toLocaleString("en-US")} row${n === 1 ? "" : "s"}`
 
 /**
  * Every run in a journal, oldest first, with its activities in the order they started.
@@ -200,10 +201,10 @@ export const describe = (run: RunStatus): ReadonlyArray<string> => {
   const callsMade = done.reduce((n, a) => n + (a.calls ?? 0), 0)
   return [
     `${run.key.pipeline}\trun ${run.key.runTime}\t${run.state}${run.error === undefined ? "" : `: ${run.error}`}\t` +
-    `${done.length}/${exported.length} exports done, ${rows.toLocaleString("en-US")} rows, ${calls(callsMade)}`,
+    `${done.length}/${exported.length} exports done, ${rowsText(rows)}, ${calls(callsMade)}`,
     ...run.activities.map((a) =>
       `  ${a.name}\t${a.state}` +
-      (a.rows === undefined ? "" : `\t${a.rows.toLocaleString("en-US")} rows\t${calls(a.calls ?? 0)}`) +
+      (a.rows === undefined ? "" : `\t${rowsText(a.rows)}\t${calls(a.calls ?? 0)}`) +
       (a.state !== "waiting" ? "" : a.until !== undefined
         ? ` for the daily cap until ${utcText(a.until)}`
         // Suspended with its run: it continues when the run does, unless the run has ended.

@@ -57,6 +57,8 @@ import { fileSystemError, SinkError } from "./SinkError.js"
 /** An export's options once checked, every default filled in (made by `Exports.toFile`). */
 export interface Settings {
   readonly out: string
+  /** The path the summary line names (`ToFileOptions.shownAs`). */
+  readonly shownAs: string
   readonly folder: string
   /** The output's file name. */
   readonly name: string
@@ -254,7 +256,7 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
           run: { mode, rowsWritten: live.rows }
         }
         yield* Manifest.write(settings.out, manifest)
-        yield* reporter.finish(summaryLine(settings.out, manifest, mode, live.rows))
+        yield* reporter.finish(summaryLine(settings.shownAs, manifest, mode, live.rows))
         return {
           out: settings.out,
           manifestPath: Manifest.manifestPath(settings.out),

@@ -100,7 +100,7 @@ describe("explorer-etl run (durable by default)", () => {
       expect(during[0]).toMatch(/^wallet-history\trun \S+\trunning\t/)
       for (const file of finished.keys()) {
         expect(during, file).toContainEqual(expect.stringMatching(
-          new RegExp(`^  export ${file.replace(".manifest.json", "").split(path.sep).join("/")}\tdone\t[\\d,]+ rows\t\\d+ calls?$`)
+          new RegExp(`^  export ${file.replace(".manifest.json", "").split(path.sep).join("/")}\tdone\t[\\d,]+ rows?\t\\d+ calls?$`)
         ))
       }
 
@@ -194,6 +194,23 @@ describe("explorer-etl run (durable by default)", () => {
       expect(runs.length).toBe(2)
       for (const run of runs) expect(messages.some((m) => run.includes(`\tfailed: InvalidApiKeyError: ${m}\t`)), run).toBe(true)
     }), 300_000)
+
+  it.live("its lines name the files where they are published, not where the run stages them; status counts rows as a user reads them", () =>
+    Effect.gen(function*() {
+      const out = path.join(suite.dir, "lines")
+      const run = spawnCli(["run", "pipelines/token-activity.ts", "--simulator", "--out-dir", out])
+      expect((yield* exited(run.child)).code, run.output.stderr).toBe(0)
+      const dir = path.join(out, "token-activity")
+      const wrote = (run.output.stdout + run.output.stderr).split("\n").filter((line) => line.startsWith("wrote "))
+      // One line per export, each naming its published file, which is there.
+      expect(wrote.map((line) => /^wrote [\d,]+ rows? to (\S+) /.exec(line)?.[1]).sort()).toEqual(
+        ["holders.csv", "token.jsonl", "top-holders.csv", "transfers.csv"].map((f) => path.join(dir, f))
+      )
+      for (const line of wrote) expect(existsSync(/^wrote [\d,]+ rows? to (\S+) /.exec(line)?.[1] ?? "")).toBe(true)
+      expect(run.output.stdout + run.output.stderr).not.toContain(".durable")
+      // token.jsonl holds one row: "1 row", not "1 rows".
+      expect(yield* status(out)).toContainEqual("  export token.jsonl\tdone\t1 row\t1 call")
+    }))
 
   it.live("--durable with --no-durable, or --no-durable with --cluster, is refused before any request", () =>
     Effect.gen(function*() {

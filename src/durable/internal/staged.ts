@@ -191,7 +191,8 @@ export const pendingKey = (runFile: string, pipeline: string, configHash: string
 /**
  * One export of a durable run: written to `stage` — first a copy of the published `out` with its
  * manifest and checkpoint, so it extends as `out` would — by `Exports.toFile`, while `out`'s lock is
- * held. Returns the summary of the file as it will be once committed to `out`.
+ * held. Its summary line names `out`, and it returns the summary of the file as it will be once
+ * committed to `out`.
  */
 export const exportStaged = <A, I>(
   out: string,
@@ -223,7 +224,7 @@ export const exportStaged = <A, I>(
       }
       yield* fs.writeFileString(staged, "").pipe(Effect.mapError(fileSystemError(staged, "writing")))
     }
-    const summary = yield* Exports.toFile(yield* source, { ...options, out: stage })
+    const summary = yield* Exports.toFile(yield* source, { ...options, out: stage, shownAs: out })
     return { ...summary, out, manifestPath: Manifest.manifestPath(out) }
   }).pipe(Effect.scoped)
 
