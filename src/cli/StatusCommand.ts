@@ -1,8 +1,10 @@
 /**
- * `explorer-etl status [--out-dir DIR] [--cluster postgres://…]`: the durable runs (`run` without
- * `--no-durable`) of every pipeline folder in the output folder — each run's state, its exports (done
- * with rows and calls, running, or failed with the typed error) — read from their journals without
- * continuing anything; with `--cluster`, the runs of that cluster (`run --cluster`), from its database.
+ * `explorer-etl status [--out-dir DIR] [--cluster postgres://…] [--all]`: the durable runs (`run`
+ * without `--no-durable`) of every pipeline folder in the output folder — each run's state, its
+ * exports (done with rows and calls, running, or failed with the typed error) — read from their
+ * journals without continuing anything; with `--cluster`, the runs of that cluster (`run --cluster`),
+ * from its database. Each pipeline's last 10 runs (`Status.recentRuns`), after a line counting the
+ * earlier ones; `--all`: every run.
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -13,9 +15,14 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type * as StatusModule from "../durable/Status.js"
 import { badFlag, loadWithPostgres } from "./Errors.js"
 
 const outDir = Options.text("out-dir").pipe(Options.withDefault("out"), Options.withDescription("output folder (default ./out)"))
+
+const all = Options.boolean("all").pipe(
+  Options.withDescription("every run (default: each pipeline's last 10, after a line counting the earlier ones)")
+)
 
 /** The journal reader, loaded on use (its SQLite driver is a native module). */
 const loadStatus = Effect.promise(() => import("../durable/Status.js"))
@@ -33,8 +40,14 @@ const loadClusterStatus = loadWithPostgres(
 )
 
 /** `explorer-etl status …` */
-export const statusCommand = Command.make("status", { outDir, cluster }, (a) =>
+export const statusCommand = Command.make("status", { outDir, cluster, all }, (a) =>
   Effect.gen(function*() {
+    const show = (Status: typeof StatusModule, runs: ReadonlyArray<StatusModule.RunStatus>) =>
+      Effect.forEach(
+        (a.all ? runs : Status.recent(runs)).flatMap((item) => (typeof item === "string" ? [item] : Status.describe(item))),
+        (line) => Console.log(line),
+        { discard: true }
+      )
     if (Option.isSome(a.cluster)) {
       const [Status, PgClient] = yield* loadClusterStatus
       const runs = yield* Status.read.pipe(
@@ -42,8 +55,7 @@ export const statusCommand = Command.make("status", { outDir, cluster }, (a) =>
         Effect.catchTag("SqlError", (e) => Effect.fail(badFlag("status", "--cluster", `the cluster's database: ${e.message}`)))
       )
       if (runs.length === 0) return yield* Console.log("no durable runs in the cluster's database")
-      for (const run of runs) yield* Effect.forEach(Status.describe(run), (line) => Console.log(line), { discard: true })
-      return
+      return yield* show(Status, runs)
     }
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
@@ -56,8 +68,7 @@ export const statusCommand = Command.make("status", { outDir, cluster }, (a) =>
     }
     if (journals.length === 0) return yield* Console.log(`no durable runs in ${a.outDir}`)
     for (const journal of journals) {
-      const runs = yield* Effect.orDie(Status.readJournal(journal))
-      for (const run of runs) yield* Effect.forEach(Status.describe(run), (line) => Console.log(line), { discard: true })
+      yield* show(Status, yield* Effect.orDie(Status.readJournal(journal)))
     }
   }).pipe(Effect.provide(NodeContext.layer))
 ).pipe(

@@ -192,6 +192,36 @@ export const read: Effect.Effect<ReadonlyArray<RunStatus>, SqlError, SqlClient.S
 export const readJournal = (journal: string): Effect.Effect<ReadonlyArray<RunStatus>, SqlError> =>
   Effect.provide(read, Journal.layer(journal))
 
+/** Runs of each pipeline `explorer-etl status` shows unless asked for all (`--all`). */
+export const recentRuns = 10
+
+/**
+ * The runs to show, in their order (oldest first): every one, or each pipeline's last `last`, each
+ * pipeline's shown runs preceded by a line counting those left out (a schedule's journal keeps every
+ * run it made).
+ *
+ * @example
+ * Status.recent(runs, 10).flatMap((item) => typeof item === "string" ? [item] : Status.describe(item))
+ */
+export const recent = (runs: ReadonlyArray<RunStatus>, last: number = recentRuns): ReadonlyArray<RunStatus | string> => {
+  const counts = new Map<string, number>()
+  for (const run of runs) counts.set(run.key.pipeline, (counts.get(run.key.pipeline) ?? 0) + 1)
+  const seen = new Map<string, number>()
+  const out: Array<RunStatus | string> = []
+  for (const run of runs) {
+    const pipeline = run.key.pipeline
+    const index = seen.get(pipeline) ?? 0
+    seen.set(pipeline, index + 1)
+    const hidden = (counts.get(pipeline) ?? 0) - last
+    if (index < hidden) continue
+    if (index === hidden && hidden > 0) {
+      out.push(`(${hidden.toLocaleString("en-US")} earlier run${hidden === 1 ? "" : "s"} of ${pipeline} not shown: --all shows every run)`)
+    }
+    out.push(run)
+  }
+  return out
+}
+
 /** A run and its activities as lines of text, as `explorer-etl status` prints them. */
 export const describe = (run: RunStatus): ReadonlyArray<string> => {
   // The commit steps (`commit`, `commit finished exports`) are activities too, not exports.
