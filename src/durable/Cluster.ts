@@ -16,7 +16,9 @@
  *
  * Every runner must load the same pipeline module and reach the same output folder at the same
  * absolute path (one machine, or a shared filesystem); the files a run publishes are byte-identical
- * to those of `Pipeline.run`. Each runner's client has its own key and plan; the calls of one key, from
+ * to those of `Pipeline.run`. The lock files of a runner's exports name it (`Lock.ClusterRunner`): a
+ * runner of another machine takes them over once that runner's heartbeat is older than the shard
+ * locks' expiry ({@link clusterRunner}), when its exports have moved. Each runner's client has its own key and plan; the calls of one key, from
  * every runner, share one budget in the database (`KeyBudget`), calls per UTC day included: once the
  * key's day is spent, an export waits (durably, `DurableClock`) until the next 00:00 UTC plus a minute
  * and continues from its checkpoint, as in `PipelineRun`; its runner prints `<runner> <file>: waiting
@@ -49,6 +51,7 @@ import * as ClusterCron from "@effect/cluster/ClusterCron"
 import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
 import * as Entity from "@effect/cluster/Entity"
 import * as RunnerAddress from "@effect/cluster/RunnerAddress"
+import * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -71,6 +74,7 @@ import type { ExplorerClient } from "../ExplorerClient.js"
 import { InvalidInputError, type StreamError } from "../ExplorerError.js"
 import type * as Exports from "../Exports.js"
 import * as Pipeline from "../Pipeline.js"
+import * as Lock from "../sinks/Lock.js"
 import type * as Sources from "../streams/Sources.js"
 import {
   commitOne,
@@ -196,6 +200,7 @@ export const workflowsLayer = <C, I>(pipeline: Pipeline.Pipeline<C, I>, runner: 
       const path = yield* Path.Path
       const config = yield* configOf(pipeline, run)
       const found = yield* findExport(pipeline, config, run, file)
+      const lockOwner = yield* clusterRunner(runner)
       return yield* exportWithDailyCap(file, Activity.make({
         name: `export ${file}`,
         success: ExportOutcome,
@@ -213,13 +218,35 @@ export const workflowsLayer = <C, I>(pipeline: Pipeline.Pipeline<C, I>, runner: 
           }
         ).pipe(
           Effect.tap((summary) => Console.log(`${runner} ${Pipeline.describeSummary(summary)}`)),
-          waitingForDailyCap(path.join(run.outDir, file), (line) => Console.log(`${runner} ${line}`))
+          waitingForDailyCap(path.join(run.outDir, file), (line) => Console.log(`${runner} ${line}`)),
+          // Its lock files name this runner, and a runner gone on another machine leaves locks it takes over.
+          Effect.provideService(Lock.ClusterRunner, lockOwner)
         )
       }))
     })
   )
   return Layer.mergeAll(runs, exports)
 }
+
+/**
+ * This runner, for the lock files of the exports it writes (`Lock.ClusterRunner`): a lock another
+ * machine's runner left is taken over once that runner's heartbeat in the cluster's database is older
+ * than the shard locks' expiry — when the cluster has moved its shards, and so its exports, elsewhere.
+ */
+const clusterRunner = (runner: string) =>
+  Effect.map(SqlClient.SqlClient, (sql): typeof Lock.ClusterRunner.Service => ({
+    runner,
+    isAlive: (other) =>
+      sql<{ alive: number }>`SELECT 1 AS alive FROM cluster_runners WHERE address = ${other}
+        AND last_heartbeat > NOW() - make_interval(secs => ${RUNNER_EXPIRY_SECONDS})`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        // The database not answering: the holder is taken to be alive (the lock holds).
+        Effect.orElseSucceed(() => true)
+      )
+  }))
+
+/** `@effect/cluster`'s shard lock expiry (`ShardingConfig.shardLockExpiration`, not changed here). */
+const RUNNER_EXPIRY_SECONDS = Math.ceil(Duration.toSeconds(ShardingConfig.defaults.shardLockExpiration))
 
 /** Where a runner listens (and the address other runners reach it at). */
 export interface RunnerOptions {

@@ -3,9 +3,16 @@
  * O_EXCL, holding the writer's pid and host) from before its first request until it ends, on every
  * exit path. A second export to the same output fails at once with `OutputLockedError`. A lock left by a
  * process that is gone (same host, pid not running: a SIGKILL, a crash) is taken over.
+ *
+ * A process of another host cannot be asked whether it runs, so its lock holds — unless it was taken by
+ * a runner of a cluster ({@link ClusterRunner}, which also names the runner in its locks) and the
+ * cluster says that runner is gone: the runner that continues a killed runner's exports on another
+ * machine takes its locks over.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { hostname } from "node:os"
@@ -26,17 +33,33 @@ export class OutputLockedError extends Schema.TaggedError<OutputLockedError>()("
 /** The lock file of an output. */
 export const lockPath = (out: string): string => `${out}.lock`
 
+/**
+ * The runner of a cluster this process is, for its locks: they name it (`runner`), and a lock another
+ * host's runner left is taken over when `isAlive` says that runner is gone (`durable/Cluster`: its
+ * heartbeat in the cluster's database is older than the shard locks' expiry, so its shards have moved).
+ */
+export class ClusterRunner extends Context.Tag("explorer-etl/Lock/ClusterRunner")<ClusterRunner, {
+  /** This runner's address (`host:port`). */
+  readonly runner: string
+  /** Whether the runner at that address is alive. */
+  readonly isAlive: (runner: string) => Effect.Effect<boolean>
+}>() {}
+
 interface Holder {
   readonly pid: number
   readonly host: string
+  /** The cluster runner that took it, if one did. */
+  readonly runner?: string | undefined
 }
 
 const parseHolder = (text: string): Holder | undefined => {
   try {
     const value = JSON.parse(text) as unknown
     if (typeof value === "object" && value !== null && "pid" in value && "host" in value) {
-      const { pid, host } = value as { pid: unknown; host: unknown }
-      if (typeof pid === "number" && typeof host === "string") return { pid, host }
+      const { pid, host, runner } = value as { pid: unknown; host: unknown; runner?: unknown }
+      if (typeof pid === "number" && typeof host === "string") {
+        return typeof runner === "string" ? { pid, host, runner } : { pid, host }
+      }
     }
   } catch {
     // a torn lock file: its writer died while writing it
@@ -58,7 +81,7 @@ const me = (): Holder => ({ pid: process.pid, host: hostname() })
 
 /**
  * Takes the lock of `out` for the scope: fails with `OutputLockedError` when a running export holds
- * it; a stale lock (its process is gone) is taken over. Released (removed, if still ours) when the
+ * it; a stale lock (its process is gone, or its cluster runner: {@link ClusterRunner}) is taken over. Released (removed, if still ours) when the
  * scope closes, however it closes.
  */
 export const acquire = (
@@ -68,7 +91,19 @@ export const acquire = (
     const fs = yield* FileSystem.FileSystem
     const path = lockPath(out)
     const self = me()
-    const body = JSON.stringify({ ...self, startedAt: new Date().toISOString() }) + "\n"
+    const cluster = Option.getOrUndefined(yield* Effect.serviceOption(ClusterRunner))
+    const body = JSON.stringify({
+      ...self,
+      ...(cluster === undefined ? {} : { runner: cluster.runner }),
+      startedAt: new Date().toISOString()
+    }) + "\n"
+    /** Whether the holder still runs: its pid on this host; another host's cluster runner, by the cluster. */
+    const holds = (holder: Holder): Effect.Effect<boolean> =>
+      holder.host === self.host
+        ? Effect.sync(() => isRunning(holder.pid))
+        : cluster !== undefined && holder.runner !== undefined
+        ? cluster.isAlive(holder.runner)
+        : Effect.succeed(true)
     const take = fs.writeFileString(path, body, { flag: "wx" }).pipe(
       Effect.as(true),
       Effect.catchIf(
@@ -94,7 +129,7 @@ export const acquire = (
       const text = yield* fs.readFileString(path).pipe(Effect.orElseSucceed(() => undefined))
       if (text === undefined) continue // released in between: try again
       const holder = parseHolder(text)
-      if (holder !== undefined && (holder.host !== self.host || isRunning(holder.pid))) {
+      if (holder !== undefined && (yield* holds(holder))) {
         return yield* new OutputLockedError({ path: out, pid: holder.pid, host: holder.host })
       }
       // Stale (its process is gone) or torn: taken over. Removed only if it is still the same file.

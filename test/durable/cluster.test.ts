@@ -13,7 +13,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, type Scope } from "effect"
-import { readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import * as Plan from "../../src/Plan.js"
 import * as Simulator from "../../src/simulator/index.js"
@@ -31,6 +31,7 @@ const killedKey = suite.key("killed", "proplus")
 const plainAgainKey = suite.key("plain-again", "proplus")
 const interruptedKey = suite.key("interrupted", "proplus")
 const unreachableKey = suite.key("unreachable", "proplus")
+const lockedKey = suite.key("locked", "proplus")
 
 const database = postgresForFile()
 
@@ -237,6 +238,46 @@ describe("explorer-etl run --cluster", () => {
       expect(yield* requestsWith(suite.sim, interruptedKey)).toBe(calls)
       expect(again.output.stdout.trimEnd().split("\n").length).toBe(56)
     }), 300_000)
+
+  it.scoped("a lock another machine's runner left is taken over once the cluster says that runner is gone; a live runner's holds", () =>
+    Effect.gen(function*() {
+      // Two machines are not at hand: a lock file as a runner of another host writes it (its host, pid
+      // and runner address) stands for one. The cluster knows a runner by its heartbeat in the database.
+      const config = path.join(suite.dir, "locked.config.json")
+      const wallets = suite.sim.dataset.chain(1).wallets.slice(0, 2).map((w) => ({ name: w.name, address: w.address }))
+      writeFileSync(config, JSON.stringify({ chainId: 1, fromBlock: 0, wallets }))
+      const a = yield* runner(lockedKey)
+      const out = path.join(suite.dir, "locked")
+      const file = path.join(out, "wallet-history", wallets[0]?.name ?? "", "transactions.csv")
+      const plantLock = (runnerAddress: string) =>
+        Effect.sync(() => {
+          const lock = `${file}.lock`
+          writeFileSync(lock, JSON.stringify({ pid: 4242, host: "another-machine", runner: runnerAddress, startedAt: new Date().toISOString() }) + "\n")
+          return lock
+        })
+      mkdirSync(path.dirname(file), { recursive: true })
+
+      // A runner no longer in the cluster (never registered here, as one gone for longer than the
+      // shard locks' expiry): its lock is taken over, and the run ends with every file.
+      const gone = yield* plantLock("10.0.0.9:34431")
+      const first = yield* suite.transcript.cli([...runArgs(lockedKey, config, out), "--cluster", database()])
+      succeeded(first)
+      expect(first.stdout.trimEnd().split("\n").length).toBe(14)
+      expect(existsSync(gone)).toBe(false)
+      expect(existsSync(file)).toBe(true)
+
+      // A live runner's lock (runner a's address, on another host): it holds, and the run fails saying who holds it.
+      const held = yield* plantLock(`127.0.0.1:${a.port}`)
+      const before = yield* queryCounts(lockedKey)
+      const second = yield* suite.transcript.cli([...runArgs(lockedKey, config, out), "--cluster", database()])
+      expect(failureOf(second, "OutputLockedError")).toBe(`another export (pid 4242 on another-machine) is writing ${file}`)
+      expect(existsSync(held)).toBe(true)
+      // Nothing asked for the locked file.
+      const locked = path.relative(path.join(out, "wallet-history"), file)
+      for (const [query, n] of yield* queryCounts(lockedKey)) {
+        if (fileOfQuery(query) === locked) expect(n, query).toBe(before.get(query))
+      }
+    }), 180_000)
 
   it.live("a database that does not answer: run and runner refuse --cluster, before any request", () =>
     Effect.gen(function*() {
