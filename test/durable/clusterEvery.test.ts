@@ -11,7 +11,7 @@
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Cron, Effect, Redacted, Schema, type Scope } from "effect"
+import { Cron, Effect, Fiber, Redacted, Schedule, Schema, type Scope } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import walletHistory from "../../pipelines/wallet-history.js"
@@ -193,6 +193,12 @@ describe("explorer-etl runner --every", () => {
             ON CONFLICT (schedule) DO UPDATE SET tick = excluded.tick, seen_at = now()`
         })
       )
+      // Kept fresh as its run would keep it (a row unrefreshed for 35 s is stale and taken over).
+      const heartbeat = yield* Effect.forkScoped(
+        cluster((sql) => sql`UPDATE explorer_etl_schedule_runs SET seen_at = now() WHERE schedule = ${name} AND tick = ${holder}`).pipe(
+          Effect.repeat(Schedule.spaced("5 seconds"))
+        )
+      )
       const r = yield* runner(skipKey, config, out)
       // The runner's schedule is the one held.
       expect(yield* cluster((sql) => sql`SELECT schedule FROM explorer_etl_schedules WHERE runner = ${`127.0.0.1:${r.port}`}`))
@@ -212,6 +218,7 @@ describe("explorer-etl runner --every", () => {
         .toEqual([{ tick: holder }])
 
       // The holder gone (its run ended), the next tick runs, and its run's row goes with it.
+      yield* Fiber.interrupt(heartbeat)
       yield* cluster((sql) => sql`DELETE FROM explorer_etl_schedule_runs WHERE schedule = ${name}`)
       yield* until(() => ticksRunBy(r).length >= 1, 60_000).pipe(
         Effect.catchAllDefect(() => Effect.dieMessage(`no tick ran after the skip:\n${r.output.stdout}${r.output.stderr}`))
