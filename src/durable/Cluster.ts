@@ -18,11 +18,13 @@
  * absolute path (one machine, or a shared filesystem); the files a run publishes are byte-identical
  * to those of `Pipeline.run`. The lock files of a runner's exports name it (`Lock.ClusterRunner`): a
  * runner of another machine takes them over once that runner's heartbeat is older than the shard
- * locks' expiry ({@link clusterRunner}), when its exports have moved. Each runner's client has its own key and plan; the calls of one key, from
- * every runner, share one budget in the database (`KeyBudget`), calls per UTC day included: once the
- * key's day is spent, an export waits (durably, `DurableClock`) until the next 00:00 UTC plus a minute
- * and continues from its checkpoint, as in `PipelineRun`; its runner prints `<runner> <file>: waiting
- * for the daily cap until <time> UTC …`, and `explorer-etl status --cluster` shows the wait.
+ * locks' expiry ({@link clusterRunner}), when its exports have moved.
+ *
+ * Each runner's client has its own key and plan; the calls of one key, from every runner, share one
+ * budget in the database (`KeyBudget`), calls per UTC day included: once the key's day is spent, an
+ * export waits (durably, `DurableClock`) until the next 00:00 UTC plus a minute and continues from its
+ * checkpoint, as in `PipelineRun`; its runner prints `<runner> <file>: waiting for the daily cap until
+ * <time> UTC …`, and `explorer-etl status --cluster` shows the wait.
  *
  * Schedules (`explorer-etl runner … --every "<cron>"`, {@link scheduleLayer}) belong to the runners:
  * every runner given the same schedule registers the same `ClusterCron` (its name made of pipeline,

@@ -81,8 +81,8 @@ const me = (): Holder => ({ pid: process.pid, host: hostname() })
 
 /**
  * Takes the lock of `out` for the scope: fails with `OutputLockedError` when a running export holds
- * it; a stale lock (its process is gone, or its cluster runner: {@link ClusterRunner}) is taken over. Released (removed, if still ours) when the
- * scope closes, however it closes.
+ * it; a stale lock (its process is gone, or its cluster runner: {@link ClusterRunner}) is taken over.
+ * Released (removed, if still ours) when the scope closes, however it closes.
  */
 export const acquire = (
   out: string
