@@ -41,7 +41,7 @@ import type { ExplorerClient } from "./ExplorerClient.js"
 import { InvalidInputError, type StreamError } from "./ExplorerError.js"
 import { DemoData } from "./DemoData.js"
 import * as Exports from "./Exports.js"
-import type * as Reporter from "./sinks/Reporter.js"
+import * as Reporter from "./sinks/Reporter.js"
 import * as Plan from "./Plan.js"
 import * as Simulator from "./simulator/index.js"
 import { report } from "./cli/Errors.js"
@@ -201,7 +201,7 @@ export const run = <C, I>(
 export const describeSummary = (summary: Exports.ExportSummary): string => {
   const { completeness, rows } = summary.manifest
   const status = completeness.status === "complete" ? "complete" : `truncated: ${completeness.reason ?? "see the manifest"}`
-  return `${summary.out}\t${rows.toLocaleString("en-US")} row${rows === 1 ? "" : "s"}\t${status}`
+  return `${summary.out}\t${Reporter.plural(rows, "row")}\t${status}`
 }
 
 /** Parses a cron expression up front (Schedule.cron only validates when it first runs). */

@@ -14,6 +14,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Reporter from "../sinks/Reporter.js"
 import * as Journal from "./internal/journal.js"
 import { DailyCapWait, ExportFailure, ExportSummary, RunKey, utcText } from "./internal/staged.js"
 
@@ -110,7 +111,6 @@ const endedOf = (payload: string | undefined): Ended => {
 const idText = (id: number | bigint | string): string => String(id)
 
 const calls = (n: number): string => `${n} call${n === 1 ? "" : "s"}`
-const rowsText = (n: number): string => `${n.toLocaleString("en-US")} row${n === 1 ? "" : "s"}`
 
 /**
  * Every run in a journal, oldest first, with its activities in the order they started.
@@ -215,7 +215,7 @@ export const recent = (runs: ReadonlyArray<RunStatus>, last: number = recentRuns
     const hidden = (counts.get(pipeline) ?? 0) - last
     if (index < hidden) continue
     if (index === hidden && hidden > 0) {
-      out.push(`(${hidden.toLocaleString("en-US")} earlier run${hidden === 1 ? "" : "s"} of ${pipeline} not shown: --all shows every run)`)
+      out.push(`(${Reporter.plural(hidden, "earlier run")} of ${pipeline} not shown: --all shows every run)`)
     }
     out.push(run)
   }
@@ -231,10 +231,10 @@ export const describe = (run: RunStatus): ReadonlyArray<string> => {
   const callsMade = done.reduce((n, a) => n + (a.calls ?? 0), 0)
   return [
     `${run.key.pipeline}\trun ${run.key.runTime}\t${run.state}${run.error === undefined ? "" : `: ${run.error}`}\t` +
-    `${done.length}/${exported.length} exports done, ${rowsText(rows)}, ${calls(callsMade)}`,
+    `${done.length}/${exported.length} exports done, ${Reporter.plural(rows, "row")}, ${calls(callsMade)}`,
     ...run.activities.map((a) =>
       `  ${a.name}\t${a.state}` +
-      (a.rows === undefined ? "" : `\t${rowsText(a.rows)}\t${calls(a.calls ?? 0)}`) +
+      (a.rows === undefined ? "" : `\t${Reporter.plural(a.rows, "row")}\t${calls(a.calls ?? 0)}`) +
       (a.state !== "waiting" ? "" : a.until !== undefined
         ? ` for the daily cap until ${utcText(a.until)}`
         // Suspended with its run: it continues when the run does, unless the run has ended.

@@ -130,7 +130,7 @@ interface Run {
   readonly finish: (outcome: Outcome) => Effect.Effect<ExportSummary, SinkError, FileSystem.FileSystem | Path.Path>
 }
 
-const plural = (n: number, word: string): string => `${Reporter.count(n)} ${word}${n === 1 ? "" : "s"}`
+const { plural } = Reporter
 
 /** The line printed when an export ends. */
 const summaryLine = (out: string, m: Manifest.Manifest, mode: Manifest.RunMode, rowsWritten: number): string => {

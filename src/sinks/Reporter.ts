@@ -64,6 +64,9 @@ export interface Snapshot {
 /** A whole number with thousands separators (`12,345`), the same on every locale. */
 export const count = (n: number): string => Math.round(n).toLocaleString("en-US")
 
+/** A count and its noun: `1 row`, `1,234 rows`. */
+export const plural = (n: number, word: string): string => `${count(n)} ${word}${n === 1 ? "" : "s"}`
+
 /** A duration for people: `850 ms`, `4.2 s`, `3 min 05 s`, `2 h 07 min`. */
 export const duration = (ms: number): string => {
   if (ms < 1000) return `${Math.round(ms)} ms`
