@@ -15,13 +15,12 @@
  * byte-identical to an uncapped run's.
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as PgClient from "@effect/sql-pg/PgClient"
-import { Effect, Redacted, type Scope } from "effect"
+import { Effect, type Scope } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import * as PipelineRun from "../../src/durable/PipelineRun.js"
 import { cliSuite, exited, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
-import { dataFiles, postgresForFile } from "./helpers.js"
+import { dataFiles, onDatabase, postgresForFile } from "./helpers.js"
 import * as Postgres from "./postgres.js"
 
 /** Calls per UTC day of the key: less than the run needs (24 calls). */
@@ -55,10 +54,6 @@ const runner = (): Effect.Effect<ReturnType<typeof spawnCli> & { readonly port: 
     )
     return { ...process, port }
   })
-
-/** The cluster's database, for what midnight changes in it. */
-const database_ = <A, E>(effect: Effect.Effect<A, E, PgClient.PgClient>) =>
-  effect.pipe(Effect.provide(PgClient.layer({ url: Redacted.make(database()) })), Effect.orDie)
 
 /** `explorer-etl status --cluster`: its lines, from the last run's line on. */
 const status = Effect.gen(function*() {
@@ -132,8 +127,7 @@ describe("explorer-etl run --cluster: the daily cap", () => {
       // simulator's day has moved on.
       const calledBefore = yield* requestsWith(suite.sim, key)
       ahead.millis = PipelineRun.nextDailyReset(metAt) + 1_000 - Date.now()
-      yield* database_(Effect.gen(function*() {
-        const sql = yield* PgClient.PgClient
+      yield* onDatabase(database(), (sql) => Effect.gen(function*() {
         yield* sql`UPDATE explorer_etl_key_budget SET day = day - 1`
         const now = Date.now()
         const due = yield* sql`UPDATE cluster_messages SET deliver_at = ${now} WHERE deliver_at > ${now} RETURNING id`

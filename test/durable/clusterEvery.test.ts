@@ -9,16 +9,16 @@
  * never overlaps runs by itself) is skipped with a line, and the next one runs.
  * `run --cluster --every` is refused before any request, pointing at the runner's flag.
  */
-import * as PgClient from "@effect/sql-pg/PgClient"
+import type * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Cron, Effect, Fiber, Redacted, Schedule, Schema, type Scope } from "effect"
+import { Cron, Effect, Fiber, Schedule, Schema, type Scope } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import walletHistory from "../../pipelines/wallet-history.js"
 import * as Cluster from "../../src/durable/Cluster.js"
 import { configHashOf } from "../../src/durable/internal/staged.js"
 import { cliSuite, exited, failureOf, requestsWith, spawnCli, until } from "../cli/helpers.js"
-import { dataFiles, postgresForFile } from "./helpers.js"
+import { dataFiles, onDatabase, postgresForFile } from "./helpers.js"
 import * as Postgres from "./postgres.js"
 
 const suite = cliSuite("every")
@@ -79,10 +79,12 @@ const ticksRunBy = (r: Runner): ReadonlyArray<string> =>
     return match === null ? [] : [match[1] as string]
   })
 
+/** A query of the cluster's database. */
+const cluster = <A, E>(query: (sql: PgClient.PgClient) => Effect.Effect<A, E>) => onDatabase(database(), query)
+
 /** The run times of the `Run` workflows of wallet-history in the cluster's storage, one per execution. */
 const storedRuns = (outDir: string) =>
-  Effect.gen(function*() {
-    const sql = yield* PgClient.PgClient
+  cluster((sql) => Effect.gen(function*() {
     const rows = yield* sql<{ payload: string }>`
       SELECT payload FROM cluster_messages
       WHERE entity_type = 'Workflow/explorer-etl/run/wallet-history' AND tag = 'run'`
@@ -95,13 +97,9 @@ const storedRuns = (outDir: string) =>
       .filter((run) => run.outDir === path.resolve(outDir, "wallet-history"))
       .map((run) => run.runTime)
       .sort()
-  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(database()) })), Effect.orDie)
+  }))
 
 const countOf = (items: ReadonlyArray<string>, item: string) => items.filter((i) => i === item).length
-
-/** A query of the cluster's database. */
-const cluster = <A, E>(query: (sql: PgClient.PgClient) => Effect.Effect<A, E>) =>
-  Effect.flatMap(PgClient.PgClient, query).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(database()) })), Effect.orDie)
 
 describe("explorer-etl runner --every", () => {
   it.scopedLive("two runners on one schedule: each tick fires once across them", () =>

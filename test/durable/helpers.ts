@@ -2,8 +2,9 @@
  * What the durable-run suites share: a throwaway PostgreSQL per test file (a database per test), and
  * the data files a run leaves in a pipeline's folder.
  */
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { afterAll, beforeAll, beforeEach } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Redacted } from "effect"
 import { readdirSync } from "node:fs"
 import * as path from "node:path"
 import * as Postgres from "./postgres.js"
@@ -33,6 +34,10 @@ export const postgresForFile = (): (() => string) => {
     return current
   }
 }
+
+/** Runs `query` on the database at `url` (a failure is the test's defect). */
+export const onDatabase = <A, E>(url: string, query: (sql: PgClient.PgClient) => Effect.Effect<A, E>): Effect.Effect<A> =>
+  Effect.flatMap(PgClient.PgClient, query).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(url) })), Effect.orDie)
 
 /** Every data file under `dir` (relative paths, sorted): manifests, checkpoints and the journal's folder left out. */
 export const dataFiles = (dir: string): ReadonlyArray<string> =>
