@@ -26,16 +26,16 @@
  * the decoded values); otherwise, for a `Schema.Struct` record, the rows of a chunk are encoded by the
  * schemas' fast path (`recordsFastPath`: the same building blocks' checks in one loop, falling back to
  * `Schema.encode` row by row on anything unusual, which then reports the failing row). A CSV chunk is
- * one csv-stringify call (its options are read once per call, not per row); a row's own line
- * (`lines`) is cut out of that text at its record delimiter. A JSONL line is written key by key, as
- * JSON.stringify would write it, the cells the schema says are plain text (`plainTextFields`: numbers,
- * addresses, hashes, flags) as they are, without JSON escaping.
+ * written line by line: its rows of text cells (numbers, hex, addresses, names: nearly all) each by
+ * one `join`, the others by one csv-stringify call (its options are read once per call, not per row),
+ * the same bytes either way (`Csv.csvWriter`); `encode` joins the lines, `lines` gives them. A JSONL
+ * line is written key by key, as JSON.stringify would write it, the cells the schema says are plain
+ * text (`plainTextFields`: numbers, addresses, hashes, flags) as they are, without JSON escaping.
  *
  * @example
  * const encoder = yield* Format.encoder(Erc20Transfer, { format: "csv" })
  * const text = encoder.header + (yield* encoder.encode(rows))
  */
-import { stringify } from "csv-stringify/sync"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -43,7 +43,7 @@ import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
 import { plainTextFields, recordsFastPath } from "../schemas/fastPath.js"
-import { csvFailure, csvOptions, csvRecord, jsonText, splitRecords } from "./Csv.js"
+import { csvFailure, csvRecord, csvWriter, jsonText } from "./Csv.js"
 import { SinkError } from "./SinkError.js"
 
 /** The CSV text of cells and records, as every CSV of an export writes them. */
@@ -397,13 +397,13 @@ const make = <A, I, Row>(
       else columns.push(field.name)
     }
     // The chain id is not text: the guard starts after it.
-    const rowOptions = csvOptions(guard ? (chainIdOf !== undefined ? 1 : 0) : undefined)
+    const write = csvWriter(guard ? (chainIdOf !== undefined ? 1 : 0) : undefined)
 
     /**
-     * The text of a chunk: each row's cells (the chain id, then the fields, `topics` spread over four
-     * cells), all written by one csv-stringify call; "" for none.
+     * The lines of a chunk: each row's cells (the chain id, then the fields, `topics` spread over four
+     * cells), written as csv-stringify writes them (`csvWriter`).
      */
-    const csvText = (list: ReadonlyArray<Row>): string | SinkError => {
+    const csvLines = (list: ReadonlyArray<Row>): Array<string> | SinkError => {
       const sources = encodeAll(list)
       if (sources instanceof SinkError) return sources
       const records: Array<Array<unknown>> = new Array(list.length)
@@ -425,7 +425,7 @@ const make = <A, I, Row>(
         records[r] = cells
       }
       try {
-        return stringify(records, rowOptions)
+        return write(records)
       } catch (error) {
         // A value no cast writes (a function, an invalid date): csv-stringify throws.
         return csvFailure(error)
@@ -438,18 +438,12 @@ const make = <A, I, Row>(
       header: csvRecord(columns),
       encode: (rows) =>
         Effect.suspend(() => {
-          const text = csvText(Array.isArray(rows) ? rows : Array.from(rows))
-          return typeof text === "string" ? Effect.succeed(text) : Effect.fail(text)
+          const lines = csvLines(Array.isArray(rows) ? rows : Array.from(rows))
+          return lines instanceof SinkError ? Effect.fail(lines) : Effect.succeed(lines.join(""))
         }),
       lines: (list) => {
-        const text = csvText(list)
-        if (typeof text !== "string") return Either.left(text)
-        // Each line is a slice of the chunk's one text (V8 keeps a slice as a view of it): as light to
-        // hold as the text itself, with no copy.
-        const lines = splitRecords(text, list.length)
-        return lines !== undefined
-          ? Either.right(lines)
-          : Either.left(csvFailure(new Error(`the CSV text of ${list.length} rows does not cut into as many lines`)))
+        const lines = csvLines(list)
+        return lines instanceof SinkError ? Either.left(lines) : Either.right(lines)
       }
     } satisfies RowEncoder<Row>
   })

@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { parse } from "csv-parse/sync"
-import { Effect, Either, Schema } from "effect"
+import { stringify } from "csv-stringify/sync"
+import { Effect, Either, FastCheck as fc, Schema } from "effect"
+import * as Csv from "../../src/sinks/Csv.js"
 import * as Format from "../../src/sinks/Format.js"
 import { names, rowsBetween, type Transfer, Transfer as TransferSchema } from "./fixtures/synthetic.js"
 
@@ -152,6 +154,27 @@ describe("CSV", () => {
       const plain = parseCsv(open.header + (yield* open.encode(rows))).records
       expect(plain.map((r) => r[0])).toEqual(names)
     }))
+
+  it("writes records byte for byte as csv-stringify does, line by line (property)", () => {
+    // Cells as exports hold them (hex, numbers, addresses: plain text) mixed with text to quote or
+    // guard, numbers, bigints and flags, and what only csv-stringify writes (dates, arrays, objects).
+    const cell = fc.oneof(
+      { weight: 6, arbitrary: fc.stringMatching(/^[0-9a-zA-Z_.]{0,12}$/) },
+      { weight: 3, arbitrary: fc.string({ unit: fc.constantFrom("a", "0", ".", ",", "\"", "\n", "\r", "\t", "=", "+", "-", "@", " ", "'", "é", "＝") }) },
+      { weight: 2, arbitrary: fc.oneof(fc.double(), fc.integer(), fc.bigInt(), fc.boolean(), fc.constantFrom(1e21, -1e22, -0, Number.NaN)) },
+      { weight: 1, arbitrary: fc.constantFrom(undefined, null, "", -5, 0.5, 12n, true, false, ["x", "y,z"], { a: 1 }, new Date(0)) }
+    )
+    const record = fc.array(cell, { minLength: 1, maxLength: 6 })
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 12 }), fc.constantFrom(undefined, 0, 1), (records, guardFrom) => {
+        const options = Csv.csvOptions(guardFrom)
+        const lines = Csv.csvWriter(guardFrom)(records)
+        expect(lines.join("")).toBe(stringify(records, options))
+        expect(lines).toEqual(records.map((record) => stringify([record], options)))
+      }),
+      { numRuns: 2000 }
+    )
+  })
 
   it("guardFormula prefixes exactly = + - @ tab CR", () => {
     expect(["=1", "+1", "-1", "@a", "\tx", "\rx"].map(Format.guardFormula)).toEqual(
