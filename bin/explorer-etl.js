@@ -29,12 +29,14 @@ const newestSource = (folder) => {
 const checkout = existsSync(sources) && existsSync(join(root, "tsconfig.build.json"))
 if (checkout && !(existsSync(compiled) && existsSync(buildInfo) && statSync(buildInfo).mtimeMs >= newestSource(sources))) {
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
+  const started = new Date()
   const built = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: ["ignore", "ignore", "inherit"] })
   if (!existsSync(compiled)) {
     process.stderr.write("error BuildError: dist/ could not be built (run `npm run build` to see why)\n")
     process.exit(built.status || 1)
   }
-  // tsc leaves its build info alone when no output changed (a source touched, not edited): mark the check done.
-  if (existsSync(buildInfo)) utimesSync(buildInfo, new Date(), new Date())
+  // tsc leaves its build info alone when no output changed (a source touched, not edited): mark the check
+  // done, as of the build's start — a source saved while tsc ran may not be in dist/, and is newer.
+  if (existsSync(buildInfo)) utimesSync(buildInfo, started, started)
 }
 await import(pathToFileURL(compiled).href)
