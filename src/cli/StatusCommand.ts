@@ -4,7 +4,7 @@
  * exports (done with rows and calls, running, or failed with the typed error) — read from their
  * journals without continuing anything; with `--cluster`, the runs of that cluster (`run --cluster`),
  * from its database. Each pipeline's last 10 runs (`Status.recentRuns`), after a line counting the
- * earlier ones; `--all`: every run.
+ * earlier ones; `--all`: every run kept (a journal keeps each pipeline's last 100: `Status.prune`).
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -21,7 +21,7 @@ import { badFlag, loadWithPostgres } from "./Errors.js"
 const outDir = Options.text("out-dir").pipe(Options.withDefault("out"), Options.withDescription("output folder (default ./out)"))
 
 const all = Options.boolean("all").pipe(
-  Options.withDescription("every run (default: each pipeline's last 10, after a line counting the earlier ones)")
+  Options.withDescription("every run kept, each pipeline's last 100 (default: its last 10, after a line counting the earlier ones)")
 )
 
 /** The journal reader, loaded on use (its SQLite driver is a native module). */

@@ -95,6 +95,7 @@ import {
   waitingForDailyCap
 } from "./internal/staged.js"
 import * as KeyBudget from "./KeyBudget.js"
+import * as Status from "./Status.js"
 
 /** A run as the cluster stores it: its key and everything a runner needs to run it. */
 export const ClusterRun = Schema.Struct({
@@ -314,15 +315,20 @@ const POLL_MILLIS = 500
 /**
  * Submits `run` (or finds it: the same key is the same workflow execution) and waits for its result.
  * Sent without waiting on the request (`discard`), then its result polled: the waiting process stopping
- * (Ctrl-C) then sends the run nothing, whatever the engine would make of an interrupted request.
+ * (Ctrl-C) then sends the run nothing, whatever the engine would make of an interrupted request. Once
+ * it ended, the database forgets the runs before the last `keepRuns` of each pipeline (default 100:
+ * `Status.prune`; failing that, the next run's end tries again).
  */
-const awaitRun = (pipelineName: string, run: ClusterRun) =>
+const awaitRun = (pipelineName: string, run: ClusterRun, keepRuns?: number) =>
   Effect.gen(function*() {
     const { Run } = workflows(pipelineName)
     const executionId = yield* Run.execute(run, { discard: true })
     while (true) {
       const result = yield* Run.poll(executionId)
-      if (result !== undefined && result._tag === "Complete") return yield* result.exit
+      if (result !== undefined && result._tag === "Complete") {
+        yield* Effect.ignore(Status.prune(keepRuns))
+        return yield* result.exit
+      }
       yield* Effect.sleep(Duration.millis(POLL_MILLIS))
     }
   })
@@ -331,7 +337,7 @@ const awaitRun = (pipelineName: string, run: ClusterRun) =>
 const clientLayer = (url: string) =>
   ClusterWorkflowEngine.layer.pipe(
     Layer.provideMerge(NodeClusterSocket.layer({ clientOnly: true, storage: "sql", shardingConfig })),
-    Layer.provide(storage(url))
+    Layer.provideMerge(storage(url))
   )
 
 /**
@@ -363,7 +369,7 @@ export const run = <C, I>(
       confirmations: prepared.confirmations,
       concurrency: prepared.concurrency,
       quiet: options.quiet ?? false
-    }).pipe(
+    }, options.keepRuns).pipe(
       Effect.tap(() => ended),
       Effect.tapError(() => ended),
       Effect.provide(clientLayer(url))
@@ -561,6 +567,24 @@ const exclusiveTick = <A, E, R>(
   }).pipe(Effect.scoped, Effect.orDie)
 
 /**
+ * Removes the schedule `name`'s ticks that fired more than {@link MISSED_TICK_WINDOW} before `tick`
+ * (`ClusterCron` keeps a message and a reply per tick, a schedule's table would grow by one a tick):
+ * such a tick is never sent again (a tick that old would be skipped, and the next tick is planned
+ * from now), so its message, which only stopped it from firing twice, is no longer needed. Ticks not
+ * processed yet (due, or running) are kept whatever their time.
+ */
+const forgetTicks = (sql: SqlClient.SqlClient, name: string, tick: Date) => {
+  const before = new Date(tick.getTime() - Duration.toMillis(MISSED_TICK_WINDOW)).toISOString()
+  const entityType = `ClusterCron/${name}`
+  // The entity of a tick is named by its ISO time (`ClusterCron`), which sorts as the times do.
+  return sql.withTransaction(Effect.gen(function*() {
+    yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT request_id FROM cluster_messages
+      WHERE entity_type = ${entityType} AND processed AND entity_id < ${before})`
+    yield* sql`DELETE FROM cluster_messages WHERE entity_type = ${entityType} AND processed AND entity_id < ${before}`
+  }))
+}
+
+/**
  * `pipeline`'s runs on `schedule`, kept by the cluster (`ClusterCron`): every runner given the same
  * schedule registers it, and each tick fires once across them — a `Run` workflow whose run time is
  * the tick's, so a tick delivered again is the same run, not a second one. The runner whose shard
@@ -602,6 +626,7 @@ export const scheduleLayer = <C, I, E, R>(pipeline: Pipeline.Pipeline<C, I>, sch
       )
       yield* exclusiveTick(sql, name, tick.toISOString(), runOfTick, (holder) =>
         line(tick, `skipped: the run of ${holder} is still running`))
+      yield* Effect.ignore(forgetTicks(sql, name, tick))
     })
     yield* registerSchedule(runner, name, schedule.cron)
     return ClusterCron.make({

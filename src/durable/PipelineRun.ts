@@ -70,6 +70,7 @@ import {
   waitingForDailyCap
 } from "./internal/staged.js"
 import * as Journal from "./internal/journal.js"
+import * as Status from "./Status.js"
 
 export {
   DAILY_RESET_MARGIN,
@@ -92,7 +93,8 @@ const engineLayer = (journal: string) =>
     // checkpoint, and the next start continues them. Otherwise the defaults: a restarted runner reads
     // the journal's unprocessed messages when it takes its shards, not at the next storage poll (10 s).
     Layer.provideMerge(SingleRunner.layer({ runnerStorage: "memory", shardingConfig: { entityTerminationTimeout: 0 } })),
-    Layer.provide(Journal.layer(journal)),
+    // The journal's client is also the run's, to prune the journal when the run ends.
+    Layer.provideMerge(Journal.layer(journal)),
     // Only the sharding config read from the environment can fail here: a broken set-up, not a run's error.
     Layer.orDie
   )
@@ -187,8 +189,10 @@ export const run = <C, I>(
     )
 
     // The run ended (its result, success or typed failure, is in the journal): the next start is a new
-    // run. Interrupted (Ctrl-C) or killed, it is kept, so the next start continues it.
-    const ended = fs.remove(runFile).pipe(Effect.ignore)
+    // run. Interrupted (Ctrl-C) or killed, it is kept, so the next start continues it. The journal then
+    // forgets the runs before the last `keepRuns` (`Status.prune`; failing that, the next run's end tries
+    // again).
+    const ended = fs.remove(runFile).pipe(Effect.ignore, Effect.zipRight(Effect.ignore(Status.prune(options.keepRuns))))
     return yield* PipelineRun.execute(key).pipe(
       Effect.tap(() => ended),
       Effect.tapError(() => ended),

@@ -113,13 +113,18 @@ const idText = (id: number | bigint | string): string => String(id)
 const calls = (n: number): string => `${n} call${n === 1 ? "" : "s"}`
 
 /**
- * Every run in a journal, oldest first, with its activities in the order they started.
- *
- * @example
- * const runs = yield* Status.read.pipe(Effect.provide(PgClient.layer({ url: Redacted.make(database) })))
+ * A run as the journal holds it: its status, the entities whose messages are its own (itself, its
+ * exports' child workflows), and whether every one of them ended.
  */
-export const read: Effect.Effect<ReadonlyArray<RunStatus>, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
+interface JournalRun {
+  readonly status: RunStatus
+  readonly entities: ReadonlyArray<string>
+  readonly ended: boolean
+}
+
+const hasEnded = (ended: Ended): boolean => ended.state === "done" || ended.state === "failed"
+
+const journalRuns = (sql: SqlClient.SqlClient): Effect.Effect<ReadonlyArray<JournalRun>, SqlError> => Effect.gen(function*() {
   const messages = (yield* sql`SELECT id, entity_id, tag, payload FROM cluster_messages
     WHERE entity_type LIKE 'Workflow/explorer-etl/run/%' AND tag IN ('run', 'activity') ORDER BY id`)
     .flatMap((row) => Option.toArray(Schema.decodeUnknownOption(Message)(row)))
@@ -138,7 +143,8 @@ export const read: Effect.Effect<ReadonlyArray<RunStatus>, SqlError, SqlClient.S
   // Activities in the order they started, a run's own and its children's together (ids are snowflakes).
   const activityMessages = [...messages, ...children].filter((m) => m.tag === "activity")
     .sort((a, b) => (BigInt(idText(a.id)) < BigInt(idText(b.id)) ? -1 : 1))
-  const runs: Array<RunStatus> = []
+  const childRuns = children.filter((m) => m.tag === "run")
+  const runs: Array<JournalRun> = []
   for (const run of messages.filter((m) => m.tag === "run")) {
     const key = Schema.decodeUnknownOption(Schema.parseJson(RunKey))(run.payload)
     if (Option.isNone(key)) continue
@@ -176,10 +182,67 @@ export const read: Effect.Effect<ReadonlyArray<RunStatus>, SqlError, SqlClient.S
       : ended.state === "waiting"
       ? "running"
       : ended.state
-    runs.push({ executionId: run.entity_id, key: key.value, state, error: ended.error, activities })
+    const own = childRuns.filter((m) => parentOf.get(m.entity_id) === run.entity_id)
+    runs.push({
+      status: { executionId: run.entity_id, key: key.value, state, error: ended.error, activities },
+      entities: [run.entity_id, ...own.map((m) => m.entity_id)],
+      ended: hasEnded(ended) && own.every((m) => hasEnded(endedOf(replies.get(idText(m.id)))))
+    })
   }
   return runs
 })
+
+/**
+ * Every run in a journal, oldest first, with its activities in the order they started.
+ *
+ * @example
+ * const runs = yield* Status.read.pipe(Effect.provide(PgClient.layer({ url: Redacted.make(database) })))
+ */
+export const read: Effect.Effect<ReadonlyArray<RunStatus>, SqlError, SqlClient.SqlClient> = Effect.map(
+  Effect.flatMap(SqlClient.SqlClient, journalRuns),
+  (runs) => runs.map((run) => run.status)
+)
+
+/** Runs of each pipeline a journal keeps (`prune`): the last 100, and any that has not ended. */
+export const keptRuns = 100
+
+/**
+ * Removes from the journal each pipeline's runs that ended before its last `keep` (default
+ * {@link keptRuns}): their requests and replies, those of their exports' child workflows, their wake-ups.
+ * A run that has not ended is never removed, whatever its age (it is continued). A run is also known
+ * by its key (pipeline, config, run time): a removed run's key started again would be a new run,
+ * which no command does (a run is continued only while it has not ended). Gives the number of runs
+ * removed. Run after each run ends, so that a schedule's journal stays as small as its last `keep`
+ * runs.
+ *
+ * @example
+ * const removed = yield* Status.prune().pipe(Effect.provide(Journal.layer(file)))
+ */
+export const prune = (keep: number = keptRuns): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const kept = Number.isNaN(keep) ? keptRuns : Math.max(0, Math.floor(keep))
+    const runs = yield* journalRuns(sql)
+    // Newest first: how many runs of its pipeline came after each.
+    const later = new Map<string, number>()
+    const removed: Array<JournalRun> = []
+    for (let i = runs.length - 1; i >= 0; i--) {
+      const run = runs[i] as JournalRun
+      const after = later.get(run.status.key.pipeline) ?? 0
+      later.set(run.status.key.pipeline, after + 1)
+      if (run.ended && after >= kept) removed.push(run)
+    }
+    const entities = removed.flatMap((run) => run.entities)
+    // A few hundred at a time: a journal pruned for the first time may hold thousands of runs.
+    for (let i = 0; i < entities.length; i += 200) {
+      const some = entities.slice(i, i + 200)
+      yield* sql.withTransaction(Effect.gen(function*() {
+        yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT request_id FROM cluster_messages WHERE entity_id IN ${sql.in(some)})`
+        yield* sql`DELETE FROM cluster_messages WHERE entity_id IN ${sql.in(some)}`
+      }))
+    }
+    return removed.length
+  })
 
 /**
  * Every run in the journal file of an embedded run (`<out-dir>/<pipeline>/.durable/journal.sqlite`),

@@ -11,14 +11,16 @@
  * at the kill (the simulator records every query). The submitting process interrupted (Ctrl-C):
  * the runners finish the run all the same, and the same command started again prints its result.
  */
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, type Scope } from "effect"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
+import * as Status from "../../src/durable/Status.js"
 import * as Plan from "../../src/Plan.js"
 import * as Simulator from "../../src/simulator/index.js"
 import { cliSuite, exited, failureOf, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
-import { dataFiles, postgresForFile } from "./helpers.js"
+import { dataFiles, onDatabase, postgresForFile } from "./helpers.js"
 import * as Postgres from "./postgres.js"
 
 // Every query recorded per key: the killed runner's test counts the calls repeated after the kill.
@@ -147,6 +149,20 @@ describe("explorer-etl run --cluster", () => {
       const activities = status.slice(at + 1)
       expect(activities.filter((line) => /^ {2}export \S+\tdone\t[\d,]+ rows?\t\d+ calls?$/.test(line)).length).toBe(56)
       expect(activities.at(-1)).toBe("  commit\tdone")
+
+      // The database forgets ended runs as a journal does (`Status.prune`, here keeping none): the
+      // whole run goes, its exports' child workflows and their activities with it, no reply left behind.
+      const rows = onDatabase(database(), (sql) =>
+        Effect.all({
+          messages: sql<{ n: number }>`SELECT count(*)::int AS n FROM cluster_messages WHERE entity_type LIKE 'Workflow/%'`,
+          replies: sql<{ n: number }>`SELECT count(*)::int AS n FROM cluster_replies r
+            WHERE NOT EXISTS (SELECT 1 FROM cluster_messages m WHERE m.request_id = r.request_id)`
+        }))
+      expect((yield* rows).messages[0]?.n).toBeGreaterThan(56 * 2)
+      expect(yield* onDatabase(database(), (sql) => Status.prune(0).pipe(Effect.provideService(SqlClient.SqlClient, sql)))).toBe(1)
+      const left = yield* rows
+      expect([left.messages[0]?.n, left.replies[0]?.n]).toEqual([0, 0])
+      expect(succeeded(yield* suite.transcript.cli(["status", "--cluster", database()])).stdout).not.toContain("wallet-history")
     }), 300_000)
 
   it.scoped("two runners on one key: the simulator refuses none of its calls, and they stay under the plan's rate", () =>

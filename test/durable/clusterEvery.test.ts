@@ -6,7 +6,8 @@
  * `Run` workflow in the cluster's storage. Every runner stopped while a tick passes, one started
  * again: that tick fires once (not zero, not twice) and the files are those of a one-process run.
  * A tick due while another tick's run holds the schedule (its row written by the test: `ClusterCron`
- * never overlaps runs by itself) is skipped with a line, and the next one runs.
+ * never overlaps runs by itself) is skipped with a line, and the next one runs. Ticks that fired over
+ * a day before the latest are removed from the storage (one planted by the test).
  * `run --cluster --every` is refused before any request, pointing at the runner's flag.
  */
 import type * as PgClient from "@effect/sql-pg/PgClient"
@@ -131,10 +132,45 @@ describe("explorer-etl runner --every", () => {
       expect(failureOf(other, "InvalidInputError")).toMatch(
         new RegExp(`--every: runner 127\\.0\\.0\\.1:(${a.port}|${b.port}) of this cluster keeps another schedule \\(every "\\*/15 \\* \\* \\* \\* \\*"`)
       )
+      // The cluster forgets ticks that fired over a day before the latest (never sent again): a tick of
+      // two days ago, planted as a copy of a tick that fired, with its reply, goes at the next tick;
+      // the recent ticks stay.
+      const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString()
+      const tickRows = cluster((sql) => sql<{ entity_id: string; replies: number }>`
+        SELECT m.entity_id, (SELECT count(*)::int FROM cluster_replies r WHERE r.request_id = m.request_id) AS replies
+        FROM cluster_messages m WHERE m.entity_type LIKE 'ClusterCron/%' ORDER BY m.entity_id`)
+      const plantedId = yield* cluster((sql) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const [fired] = yield* sql<{ id: string; request_id: string }>`SELECT id::text, request_id::text FROM cluster_messages
+            WHERE entity_type LIKE 'ClusterCron/%' AND processed ORDER BY id LIMIT 1`
+          const [next] = yield* sql<{ id: string }>`SELECT (max(id) + 1000)::text AS id FROM cluster_messages`
+          const id = next?.id
+          yield* sql`INSERT INTO cluster_messages (id, message_id, shard_id, entity_type, entity_id, kind, tag, payload, headers, processed, request_id)
+            SELECT ${id}::bigint, message_id || '-planted', shard_id, entity_type, ${twoDaysAgo}, kind, tag, payload, headers, TRUE, ${id}::bigint
+            FROM cluster_messages WHERE id = ${fired?.id}::bigint`
+          yield* sql`INSERT INTO cluster_replies (id, kind, request_id, payload, sequence, acked)
+            SELECT ${id}::bigint, kind, ${id}::bigint, payload, sequence, acked FROM cluster_replies WHERE request_id = ${fired?.request_id}::bigint`
+          return id
+        }))
+      )
+      const planted = yield* tickRows
+      expect(planted.find((row) => row.entity_id === twoDaysAgo)?.replies).toBe(1)
+
       // And neither runner was affected: the next tick still fires once.
       const before = ticks().length
       yield* until(() => ticks().length > before, 60_000)
       expect(new Set(ticks()).size).toBe(ticks().length)
+      // Removed once the tick's run has ended, a moment after its line.
+      let left = yield* tickRows
+      for (let i = 0; i < 100 && left.some((row) => row.entity_id === twoDaysAgo); i++) {
+        yield* Effect.sleep("100 millis")
+        left = yield* tickRows
+      }
+      expect(left.some((row) => row.entity_id === twoDaysAgo)).toBe(false)
+      expect(left.map((row) => row.entity_id)).toEqual(expect.arrayContaining(ticks()))
+      const replies = yield* cluster((sql) =>
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM cluster_replies WHERE request_id = ${plantedId}::bigint`)
+      expect(replies[0]?.n).toBe(0)
     }), 240_000)
 
   it.scopedLive("every runner down while a tick passes: one runner back fires it once, the files as a one-process run's", () =>

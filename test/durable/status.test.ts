@@ -1,9 +1,9 @@
 /**
- * `explorer-etl status` over a journal a schedule filled (issue 18): a journal keeps every run, so by
- * default `status` shows each pipeline's last 10 (`Status.recentRuns`), after a line counting the
- * earlier ones, and `--all` shows every run. The rule itself (`Status.recent`) on made-up runs, then the
- * command on a real journal: `run --every` each second against the simulator, until it has made more
- * runs than are shown.
+ * `explorer-etl status` over a journal a schedule filled (issue 18): a journal keeps a pipeline's last
+ * 100 runs (`Status.keptRuns`; prune.test.ts), so by default `status` shows each pipeline's last 10
+ * (`Status.recentRuns`), after a line counting the earlier ones, and `--all` shows every run kept. The
+ * rule itself (`Status.recent`) on made-up runs, then the command on a real journal: `run --every`
+ * each second against the simulator, until it has made more runs than are shown.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"

@@ -139,8 +139,12 @@ export const RunKey = Schema.Struct({
 /** @see RunKey */
 export type RunKey = typeof RunKey.Type
 
-/** How to run a pipeline durably: `Pipeline.RunOptions` without a config (it is given). */
-export type RunOptions = Omit<Pipeline.RunOptions, "config" | "configFile">
+/**
+ * How to run a pipeline durably: `Pipeline.RunOptions` without a config (it is given), and how many of
+ * the pipeline's runs that ended the journal keeps (`keepRuns`, default `Status.keptRuns`: 100; the
+ * earlier ones are removed when a run ends).
+ */
+export type RunOptions = Omit<Pipeline.RunOptions, "config" | "configFile"> & { readonly keepRuns?: number | undefined }
 
 /** The journal's folder of a pipeline's output folder. */
 export const journalFolder = (pipelineOutDir: string, path: Path.Path): string => path.join(pipelineOutDir, ".durable")
