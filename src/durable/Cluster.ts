@@ -536,15 +536,15 @@ export const checkSchedule = <C, I, E>(pipeline: Pipeline.Pipeline<C, I>, schedu
 
 /**
  * Runs `run` as the schedule `name`'s run of `tick` unless the run of another tick of it is running
- * (its row in `explorer_etl_schedule_runs`, refreshed while it runs): then the tick is skipped and
- * `skipped` tells which tick holds it. The same tick delivered again takes its own row over.
+ * (its row in `explorer_etl_schedule_runs`, refreshed while it runs): then the tick is skipped, its
+ * result `skipped`'s, told which tick holds it. The same tick delivered again takes its own row over.
  */
 const exclusiveTick = <A, E, R>(
   sql: SqlClient.SqlClient,
   name: string,
   tick: string,
   run: Effect.Effect<A, E, R>,
-  skipped: (holder: string) => Effect.Effect<void>
+  skipped: (holder: string) => Effect.Effect<A>
 ) =>
   Effect.gen(function*() {
     const taken = yield* sql<{ tick: string }>`
@@ -562,8 +562,9 @@ const exclusiveTick = <A, E, R>(
       Effect.delay(SCHEDULE_HEARTBEAT),
       Effect.forkScoped
     )
-    yield* run
+    const result = yield* run
     yield* sql`DELETE FROM explorer_etl_schedule_runs WHERE schedule = ${name} AND tick = ${tick}`
+    return result
   }).pipe(Effect.scoped, Effect.orDie)
 
 /**
@@ -614,19 +615,20 @@ export const scheduleLayer = <C, I, E, R>(pipeline: Pipeline.Pipeline<C, I>, sch
         concurrency: Math.max(1, Math.floor(schedule.concurrency ?? 4)),
         quiet: schedule.quiet ?? false
       }).pipe(
-        Effect.matchEffect({
+        Effect.match({
           onSuccess: (summaries) =>
-            line(
-              tick,
-              `done: ${summaries.length} files, ${summaries.reduce((n, s) => n + s.rowsWritten, 0).toLocaleString("en-US")} rows written`
-            ),
+            `done: ${summaries.length} files, ${summaries.reduce((n, s) => n + s.rowsWritten, 0).toLocaleString("en-US")} rows written`,
           // A failed run is the run's: the schedule goes on to its next tick.
-          onFailure: (error) => line(tick, `failed: ${error.message}`)
+          onFailure: (error) => `failed: ${error.message}`
         })
       )
-      yield* exclusiveTick(sql, name, tick.toISOString(), runOfTick, (holder) =>
-        line(tick, `skipped: the run of ${holder} is still running`))
+      const outcome = yield* exclusiveTick(sql, name, tick.toISOString(), runOfTick, (holder) =>
+        Effect.succeed(`skipped: the run of ${holder} is still running`))
       yield* Effect.ignore(forgetTicks(sql, name, tick))
+      // The line last, once the tick's own bookkeeping is done: what is left (`ClusterCron` planning the
+      // next tick and marking this one fired) is two writes, the only moment a stop makes the tick come
+      // again (README, "Ticks missed while every runner was down").
+      yield* line(tick, outcome)
     })
     yield* registerSchedule(runner, name, schedule.cron)
     return ClusterCron.make({
