@@ -24,6 +24,7 @@ import * as Path from "@effect/platform/Path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import * as Cron from "effect/Cron"
 import * as Effect from "effect/Effect"
@@ -37,7 +38,7 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as ExplorerConfig from "./Config.js"
 import * as Client from "./ExplorerClient.js"
-import type { ExplorerClient } from "./ExplorerClient.js"
+import { ExplorerClient } from "./ExplorerClient.js"
 import { InvalidInputError, type StreamError } from "./ExplorerError.js"
 import { DemoData } from "./DemoData.js"
 import * as Exports from "./Exports.js"
@@ -166,6 +167,74 @@ export const loadConfig = <C, I>(
     )
   })
 
+/** Dies from a call of the client given to {@link check}'s walk: that source cannot be checked unsent. */
+class Unsent {}
+
+/** Thrown (as a defect) by the context of {@link check}: the error a source was refused with as it was made. */
+class Refused {
+  constructor(readonly error: StreamError) {}
+}
+
+/**
+ * `client` without its calls: every function of it dies (`Unsent`) instead of sending. What only
+ * reads its settings (the plan, the default chain) works as with the client itself.
+ */
+const unsent = (client: ExplorerClient.Service): ExplorerClient.Service =>
+  new Proxy(client, {
+    get: (target, property, receiver) => {
+      const value: unknown = Reflect.get(target, property, receiver)
+      return typeof value === "function" ? () => Effect.die(new Unsent()) : value
+    }
+  })
+
+/**
+ * The refusals `pipeline`'s exports would meet before their first call — an operation above the
+ * client's plan (`PlanTierError`), a chain not open to it, a parameter out of range — found before
+ * any of them runs, so a run that cannot finish stops before it sends anything or writes a file,
+ * not after the exports before the refused one. The pipeline is walked with a context whose `export`
+ * only makes each source (the checks made as a source is made; the client's calls not sent) and
+ * answers at once, with a summary of nothing. What that walk cannot see is checked as today, when its
+ * export runs: a source made with a call (`events` with `abi: "auto"` asks for the ABI), exports that
+ * depend on other exports' results, and what the server alone knows (a key it refuses). Run by
+ * {@link run} and by the durable runs; the first refusal in the pipeline's order is the error.
+ *
+ * @example
+ * yield* Pipeline.check(walletHistory, config) // PlanTierError on free: addresstokenbalance needs standard
+ */
+export const check = <C, I>(
+  pipeline: Pipeline<C, I>,
+  config: C
+): Effect.Effect<void, StreamError, ExplorerClient | FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const client = unsent(yield* ExplorerClient)
+    const nothing = (file: string) => ({ out: path.join("out", pipeline.name, file), rowsWritten: 0 }) as unknown as Exports.ExportSummary
+    const context: PipelineContext = {
+      outDir: path.join("out", pipeline.name),
+      // One at a time: the first refusal is the first in the pipeline's order.
+      concurrency: 1,
+      export: (file, source) =>
+        Effect.isEffect(source)
+          ? source.pipe(
+            Effect.provideService(ExplorerClient, client),
+            Effect.catchAll((error) => Effect.die(new Refused(error))),
+            // A source that would call (or any other defect) cannot be checked here: its export checks it.
+            Effect.catchAllDefect((defect) => defect instanceof Refused ? Effect.die(defect) : Effect.void),
+            Effect.as(nothing(file))
+          )
+          : Effect.succeed(nothing(file))
+    }
+    yield* pipeline.run(config, context).pipe(
+      Effect.provideService(ExplorerClient, client),
+      Effect.catchAllCause((cause) => {
+        const refused = Cause.find(cause, (c) =>
+          Cause.isDieType(c) && c.defect instanceof Refused ? Option.some(c.defect.error) : Option.none())
+        // Anything else the walk met (an empty summary read as a full one, a call) is the run's to meet.
+        return Option.isSome(refused) ? Effect.fail(refused.value) : Effect.void
+      })
+    )
+  })
+
 /** Progress as plain lines on stderr, even on a terminal. */
 const plainStderr: Reporter.ProgressOutput = { isTTY: false, write: (text) => void process.stderr.write(text) }
 
@@ -176,6 +245,7 @@ export const run = <C, I>(
   options: RunOptions = {}
 ): Effect.Effect<ReadonlyArray<Exports.ExportSummary>, StreamError | Exports.ExportError, ExplorerClient | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
+    yield* check(pipeline, config)
     const path = yield* Path.Path
     const outDir = path.join(options.outDir ?? "out", pipeline.name)
     const concurrency = Math.max(1, Math.floor(options.concurrency ?? 4))

@@ -180,6 +180,8 @@ export const workflowsLayer = <C, I>(pipeline: Pipeline.Pipeline<C, I>, runner: 
       const stageDir = path.join(run.outDir, ".durable", "runs", executionId)
       const engine = yield* Effect.context<WorkflowEngine | WorkflowInstance>()
       const config = yield* configOf(pipeline, run)
+      // With this runner's client (its plan): what the submitter's may not be.
+      yield* Pipeline.check(pipeline, config)
       const context: Pipeline.PipelineContext = {
         outDir: run.outDir,
         concurrency: run.concurrency,

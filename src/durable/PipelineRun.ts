@@ -52,7 +52,7 @@ import * as Schema from "effect/Schema"
 import type { ExplorerClient } from "../ExplorerClient.js"
 import type { StreamError } from "../ExplorerError.js"
 import type * as Exports from "../Exports.js"
-import type * as Pipeline from "../Pipeline.js"
+import * as Pipeline from "../Pipeline.js"
 import type * as Sources from "../streams/Sources.js"
 import {
   commitOne,
@@ -116,6 +116,8 @@ export const run = <C, I>(
   ExplorerClient | FileSystem.FileSystem | Path.Path
 > =>
   Effect.gen(function*() {
+    // Refused before the journal is made: a run that cannot finish leaves nothing to continue.
+    yield* Pipeline.check(pipeline, config)
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const outDir = path.join(options.outDir ?? "out", pipeline.name)

@@ -49,39 +49,49 @@ export const resolveChain = (
     return Chain.ChainId.make(chainId)
   })
 
+/**
+ * The plan's rules for `operation` on `chainId` with these wire parameters (Part A.1, A.5, A.6): the
+ * plan it needs, the chains open to free keys, topholders' chains. Checked before a call is sent, and
+ * by the data-set sources as they are made (before a pipeline's first export sends anything).
+ */
+export const planRules = (
+  plan: Plan.Plan,
+  operation: Plan.Operation,
+  wire: Readonly<Record<string, unknown>>,
+  ctx: Classify.CallContext
+): Effect.Effect<void, Errors.PlanTierError | Errors.ChainNotOnPlanError | Errors.UnsupportedChainError> =>
+  Effect.gen(function*() {
+    const required = Plan.requiredPlan(operation, wire)
+    if (!Plan.atLeast(plan, required)) {
+      return yield* new Errors.PlanTierError({
+        ...ctx,
+        plan,
+        requiredPlan: required,
+        detail: `${ctx.action} is not available on plan ${plan}`
+      })
+    }
+    if (plan === "free" && !operation.allChains && !Chain.isFreeTier(ctx.chainId)) {
+      return yield* new Errors.ChainNotOnPlanError({
+        ...ctx,
+        plan,
+        detail: `${Chain.label(ctx.chainId)} is not open to free keys (only getsourcecode, getabi and checkverifystatus are)`
+      })
+    }
+    if (operation.action === "topholders" && ctx.chainId === Chain.HYPEREVM) {
+      return yield* new Errors.UnsupportedChainError({
+        ...ctx,
+        detail: `topholders does not support ${Chain.label(ctx.chainId)}`
+      })
+    }
+  })
+
 /** The plan's rules and the key, checked before sending (Part A.1, A.5, A.6). */
 export const planCheck = (config: ExplorerConfig.ExplorerConfig, call: Call): Effect.Effect<void, Errors.ExplorerError> =>
   Effect.gen(function*() {
-    const ctx = contextOf(call)
-    const plan = config.plan
-    const operation = call.operation
-    if (operation !== undefined) {
-      const required = Plan.requiredPlan(operation, call.wire)
-      if (!Plan.atLeast(plan, required)) {
-        return yield* new Errors.PlanTierError({
-          ...ctx,
-          plan,
-          requiredPlan: required,
-          detail: `${call.action} is not available on plan ${plan}`
-        })
-      }
-      if (plan === "free" && !operation.allChains && !Chain.isFreeTier(call.chainId)) {
-        return yield* new Errors.ChainNotOnPlanError({
-          ...ctx,
-          plan,
-          detail: `${Chain.label(call.chainId)} is not open to free keys (only getsourcecode, getabi and checkverifystatus are)`
-        })
-      }
-      if (operation.action === "topholders" && call.chainId === Chain.HYPEREVM) {
-        return yield* new Errors.UnsupportedChainError({
-          ...ctx,
-          detail: `topholders does not support ${Chain.label(call.chainId)}`
-        })
-      }
-    }
+    if (call.operation !== undefined) yield* planRules(config.plan, call.operation, call.wire, contextOf(call))
     if (Option.isNone(config.apiKey)) {
       return yield* new Errors.InvalidApiKeyError({
-        ...ctx,
+        ...contextOf(call),
         detail: "no API key configured (set EXPLORER_API_KEY or ETHERSCAN_API_KEY, or pass apiKey)"
       })
     }

@@ -78,15 +78,19 @@ const clientAndChain = (name: Plan.OperationName, chainId: number | undefined) =
   })
 
 /**
- * The client and the chain of a query, and the query itself checked as the operation's parameters
- * (`input`, without the chain) by `Params.check`: everything is refused here, before anything is sent.
+ * The client and the chain of a query, the query itself checked as the operation's parameters
+ * (`input`, without the chain) by `Params.check`, and the plan's rules for it (the plan it needs, the
+ * chains open to free keys): everything is refused here, before anything is sent — and as the source
+ * is made, so a pipeline's check (`Pipeline.check`) finds it before the pipeline's first export.
  */
 const prepare = (name: Plan.OperationName, chainId: number | undefined, input: Readonly<Record<string, unknown>>) =>
   Effect.gen(function*() {
     const found = yield* clientAndChain(name, chainId)
-    const { action, module } = Plan.operations[name]
+    const operation = Plan.operations[name]
+    const ctx = { chainId: found.chainId, module: operation.module, action: operation.action }
     const checked = Params.check(name, { ...input, chainId: found.chainId })
-    if (Either.isLeft(checked)) return yield* CallChecks.invalid({ chainId: found.chainId, module, action }, checked.left)
+    if (Either.isLeft(checked)) return yield* CallChecks.invalid(ctx, checked.left)
+    yield* CallChecks.planRules(found.client.plan, operation, Params.toWire(checked.right), ctx)
     return found
   })
 
@@ -294,7 +298,13 @@ export const oneCall = <A, I>(args: {
 }): Effect.Effect<RowSource<A, I>, StreamError, ExplorerClient> =>
   Effect.gen(function*() {
     const { chainId, client } = yield* clientAndChain(args.operation, args.chainId)
-    const info = { ...args, operation: Plan.operations[args.operation], chainId, plan: client.plan }
+    const operation = Plan.operations[args.operation]
+    // The call's parameters are `fetch`'s: the plan's rules are checked here when they do not depend on
+    // them (all but txlistinternal's), else by the call.
+    if (Plan.requiredPlan(operation, {}) === operation.minimumPlan) {
+      yield* CallChecks.planRules(client.plan, operation, {}, { chainId, module: operation.module, action: operation.action })
+    }
+    const info = { ...args, operation, chainId, plan: client.plan }
     return singleSource(info, args.fetch(client, chainId))
   })
 

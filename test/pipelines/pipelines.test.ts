@@ -17,6 +17,7 @@ import tokenActivity from "../../pipelines/token-activity.js"
 import walletHistory from "../../pipelines/wallet-history.js"
 import * as Client from "../../src/ExplorerClient.js"
 import { loadPipeline } from "../../src/cli/RunCommand.js"
+import * as PipelineRun from "../../src/durable/PipelineRun.js"
 import * as Pipeline from "../../src/Pipeline.js"
 import type { ExportSummary } from "../../src/Exports.js"
 import { Manifest } from "../../src/sinks/Manifest.js"
@@ -356,6 +357,37 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ready pipelin
           supplyWei: String(yield* Effect.orDie(client.ethsupply({ chainId: 1 })))
         })
       })))
+
+  it.effect("an export the plan refuses stops the run before any request or file, in a plain and a durable run", () =>
+    withTempDir((outDir) =>
+      Effect.gen(function*() {
+        const sim = yield* Simulator.Simulator
+        const fs = yield* FileSystem.FileSystem
+        const config = walletHistory.demoConfig(sim.dataset)
+        const before = (yield* sim.stats).requests
+        // wallet-history's holdings files need a PRO plan: on free, the five exports before them used to
+        // run (and their files be written) before the sixth was refused.
+        const free = Client.layer({ baseUrl: sim.baseUrl, apiKey: Redacted.make(sim.demoKeys.free), plan: "free" })
+        for (const run of [Pipeline.run, PipelineRun.run]) {
+          const error = yield* Effect.flip(run(walletHistory, config, { outDir, quiet: true })).pipe(Effect.provide(free))
+          expect(error._tag).toBe("PlanTierError")
+          expect(error).toMatchObject({ action: "addresstokenbalance", plan: "free", requiredPlan: "standard" })
+          expect(yield* fs.readDirectory(outDir).pipe(Effect.orDie)).toEqual([])
+        }
+        // A source checked as it is made, whatever else the pipeline exports: dailygasused needs standard.
+        const stats = yield* Effect.flip(Pipeline.check(chainDailyStats, chainDailyStats.demoConfig(sim.dataset))).pipe(Effect.provide(free))
+        expect(stats).toMatchObject({ _tag: "PlanTierError", action: "dailygasused" })
+        expect((yield* sim.stats).requests).toBe(before)
+      })))
+
+  it.effect("the check of every ready pipeline passes on Pro Plus and sends nothing, an ABI to fetch included", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const before = (yield* sim.stats).requests
+      for (const pipeline of pipelines) yield* Pipeline.check(pipeline, pipeline.demoConfig(sim.dataset))
+      expect(pipelines.map((p) => p.name)).toContain("contract-events")
+      expect((yield* sim.stats).requests).toBe(before)
+    }))
 
   it.effect("a config that does not match the schema is refused before anything runs", () =>
     Effect.gen(function*() {
