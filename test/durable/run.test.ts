@@ -10,6 +10,7 @@ import { Effect } from "effect"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import walletHistory from "../../pipelines/wallet-history.js"
+import failsLate from "../fixtures/pipelines/fails-late.js"
 import { TOO_MANY_INVALID_KEY_ATTEMPTS } from "../../src/simulator/texts.js"
 import { cliSuite, exited, failureOf, madeUpKey, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
 import { filesUnder } from "./helpers.js"
@@ -21,7 +22,7 @@ const durableKey = suite.key("durable", "proplus")
 const plainAgainKey = suite.key("plain-again", "proplus")
 const interruptedKey = suite.key("interrupted", "proplus")
 const fullKey = suite.key("full", "proplus")
-const partlyKey = suite.key("partly", "free")
+const partlyKey = suite.key("partly", "proplus")
 
 
 /** The staged manifests of a durable run in progress: file (relative to the pipeline's folder) → text. */
@@ -50,8 +51,8 @@ const status = (outDir: string) =>
     return cli.output.stdout.trimEnd().split("\n")
   })
 
-const runArgs = (key: string, config: string, outDir: string, durable: boolean) => [
-  "run", "pipelines/wallet-history.ts", "--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", "proplus",
+const runArgs = (key: string, config: string, outDir: string, durable: boolean, pipeline = "pipelines/wallet-history.ts") => [
+  "run", pipeline, "--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", "proplus",
   "--config", config, "--out-dir", outDir, "--quiet", ...(durable ? [] : ["--no-durable"])
 ]
 
@@ -236,33 +237,36 @@ describe("explorer-etl run (durable by default)", () => {
 
   it.live("a run that fails part-way publishes the exports that finished, as --no-durable does, and drops its staged files", () =>
     Effect.gen(function*() {
-      const config = writeConfig()
-      // The reference: every file of a run that succeeds.
-      const fullOut = path.join(suite.dir, "full")
-      yield* plainRun(fullKey, config, fullOut)
-
-      // On free, the token balances (a PRO operation) are refused before their request, after other
-      // exports of the run have finished.
-      const out = path.join(suite.dir, "partly")
-      const args = runArgs(partlyKey, config, out, true)
-      args[args.indexOf("--plan") + 1] = "free"
-      const partly = spawnCli(args)
-      const code = (yield* exited(partly.child)).code
-      expect(failureOf({ args, code, signal: null, ...partly.output }, "PlanTierError")).toContain("addresstokenbalance")
-      const dir = path.join(out, "wallet-history")
+      // test/fixtures/pipelines/fails-late.ts: the wallets' transactions, then events by an ABI fetched
+      // from the explorer, of an address with no verified source. The run's check cannot see that last
+      // source (it is made with a call): the server refuses it once the transactions are exported.
+      const config = path.join(suite.dir, "fails-late.config.json")
+      writeFileSync(config, JSON.stringify(failsLate.demoConfig(suite.sim.dataset)))
+      const failing = (key: string, out: string, durable: boolean) =>
+        Effect.gen(function*() {
+          const args = runArgs(key, config, out, durable, "test/fixtures/pipelines/fails-late.ts")
+          const cli = spawnCli(args)
+          const code = (yield* exited(cli.child)).code
+          expect(failureOf({ args, code, signal: null, ...cli.output }, "InvalidInputError")).toMatch(/has no verified ABI on chain 1/)
+          return path.join(out, "fails-late")
+        })
+      // The reference: what a --no-durable run that fails the same way publishes.
+      const plainDir = yield* failing(fullKey, path.join(suite.dir, "partly-plain"), false)
+      const dir = yield* failing(partlyKey, path.join(suite.dir, "partly"), true)
       const published = filesUnder(dir).filter((f) => f.endsWith(".csv"))
-      expect(published.length).toBeGreaterThan(0)
+      expect(published).toEqual(filesUnder(plainDir).filter((f) => f.endsWith(".csv")))
+      expect(published.length).toBe(2)
       for (const f of published) {
-        expect(readFileSync(path.join(dir, f)).equals(readFileSync(path.join(fullOut, "wallet-history", f))), f).toBe(true)
+        expect(readFileSync(path.join(dir, f)).equals(readFileSync(path.join(plainDir, f))), f).toBe(true)
         expect(existsSync(path.join(dir, `${f}.manifest.json`)), f).toBe(true)
       }
-      expect(published).not.toContain(path.join("wallet-0", "token-balances.csv"))
+      expect(published).not.toContain("events.csv")
       // Nothing staged is left behind; the run is over (the next start is a new run).
       expect(existsSync(path.join(dir, ".durable", "runs"))).toBe(false)
       expect(existsSync(path.join(dir, ".durable", "run.json"))).toBe(false)
       // status: the exports that finished, and none said to continue with a run that has ended.
-      const lines = yield* status(out)
-      expect(lines[0]).toMatch(new RegExp(`^wallet-history\trun \\S+\tfailed: PlanTierError: .*\t${published.length}/\\d+ exports done, `))
+      const lines = yield* status(path.join(suite.dir, "partly"))
+      expect(lines[0]).toMatch(new RegExp(`^fails-late\trun \\S+\tfailed: InvalidInputError: .*\t${published.length}/\\d+ exports done, `))
       expect(lines.filter((l) => l.includes("continues when the run does"))).toEqual([])
       expect(lines.at(-1)).toBe("  commit finished exports\tdone")
     }), 300_000)
