@@ -34,6 +34,7 @@ const plainAgainKey = suite.key("plain-again", "proplus")
 const interruptedKey = suite.key("interrupted", "proplus")
 const unreachableKey = suite.key("unreachable", "proplus")
 const lockedKey = suite.key("locked", "proplus")
+const freeKey = suite.key("free", "free")
 
 const database = postgresForFile()
 
@@ -68,15 +69,18 @@ const fileOfQuery = (query: string): string => {
   return path.join(wallet?.name ?? "?", fileOfAction[params.get("action") ?? ""] ?? "?")
 }
 
-const api = (key: string) => ["--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", "proplus"]
+const api = (key: string, plan: Plan.Plan = "proplus") => ["--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", plan]
 
 /** A runner process of wallet-history on `port`, ready (it printed so) when this succeeds; SIGTERM at the end of the scope. */
-const runner = (key: string): Effect.Effect<ReturnType<typeof spawnCli> & { readonly port: number }, never, Scope.Scope> =>
+const runner = (
+  key: string,
+  plan: Plan.Plan = "proplus"
+): Effect.Effect<ReturnType<typeof spawnCli> & { readonly port: number }, never, Scope.Scope> =>
   Effect.gen(function*() {
     const port = yield* Effect.orDie(Postgres.freePort)
     const process = yield* Effect.acquireRelease(
       Effect.sync(() =>
-        spawnCli(["runner", "pipelines/wallet-history.ts", "--cluster", database(), "--port", String(port), ...api(key)])
+        spawnCli(["runner", "pipelines/wallet-history.ts", "--cluster", database(), "--port", String(port), ...api(key, plan)])
       ),
       (r) => Effect.gen(function*() {
         r.child.kill("SIGTERM")
@@ -294,6 +298,18 @@ describe("explorer-etl run --cluster", () => {
         if (fileOfQuery(query) === locked) expect(n, query).toBe(before.get(query))
       }
     }), 180_000)
+
+  it.scoped("a run the runners' plan cannot finish stops before any request or file, with the runner's error", () =>
+    Effect.gen(function*() {
+      // The runner's key is on free; the submitter says proplus, which is not the plan the calls are made with.
+      yield* runner(freeKey, "free")
+      const out = path.join(suite.dir, "free")
+      const submitted = spawnCli([...runArgs(freeKey, eightWallets(), out), "--cluster", database()])
+      const result = { args: ["run", "--cluster"], code: (yield* exited(submitted.child)).code, signal: null, ...submitted.output }
+      expect(failureOf(result, "PlanTierError")).toMatch(/^account\/addresstokenbalance on chain 1: addresstokenbalance is not available on plan free/)
+      expect(yield* requestsWith(suite.sim, freeKey)).toBe(0)
+      expect(existsSync(path.join(out, "wallet-history")) ? dataFiles(path.join(out, "wallet-history")) : []).toEqual([])
+    }), 120_000)
 
   it.live("a database that does not answer: run and runner refuse --cluster, before any request", () =>
     Effect.gen(function*() {
