@@ -41,11 +41,14 @@ const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c ==
  * parses, the slices are exactly the records of the whole answer. Undefined (read the answer whole,
  * which gives the usual classification and errors) when the body is not that shape, a slice does not
  * parse (a torn or malformed body), or `each` gives up.
+ *
+ * A generator that yields after each slice, so that its caller may give the event loop back between
+ * two slices (the transport does, every few milliseconds).
  */
-export const readSlices = <B, E>(
+export function* sliceSteps<B, E>(
   body: string,
   each: (records: Array<unknown>) => Either.Either<ReadonlyArray<B>, E> | undefined
-): Sliced<B, E> | undefined => {
+): Generator<void, Sliced<B, E> | undefined, void> {
   const head = LIST_ANSWER.exec(body)
   if (head === null) return undefined
   let end = body.length
@@ -69,6 +72,7 @@ export const readSlices = <B, E>(
     if (Either.isLeft(mapped)) return { _tag: "SliceFailed", error: mapped.left }
     for (const b of mapped.right) out.push(b)
     at = stop + 1
+    if (at < end) yield
   }
   return { _tag: "Sliced", rows: out }
 }
@@ -126,7 +130,7 @@ export const steps = <K extends ListOperationName, I, B, E>(
     )
   // A slice the transcoder is unsure of sends the whole answer the long way (below).
   const slices: SliceReader<Sliced<B, E>> | undefined = transcode === undefined ? undefined : (body) =>
-    readSlices(body, (records) => {
+    sliceSteps(body, (records) => {
       const rows = transcode(records) as ReadonlyArray<I> | undefined
       return rows === undefined ? undefined : map(rows)
     })

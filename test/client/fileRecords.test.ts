@@ -48,6 +48,22 @@ describe("fileRecords and fileRecordsMapped", () => {
       expect(fake.seen.length).toBe(before + 1)
     })))
 
+  it.live("a large answer is read without holding the event loop: a timer due meanwhile fires before its records are handed over", () =>
+    Effect.scoped(Effect.gen(function*() {
+      // 10,000 transactions, ~7 MB: a page of a paid plan, whose reading takes 100 ms or more. A page read in
+      // one go holds every timer due meanwhile, the key's limiter among them (its next start is late).
+      const page = ok(Array.from({ length: 10_000 }, (_, i) => ({ ...F.normalTransaction, blockNumber: String(100 + i) })))
+      let fired = false
+      const fake = fakeHttp(() => {
+        setTimeout(() => void (fired = true), 0)
+        return page
+      })
+      const client = yield* clientOn(fake, { plan: "standard" })
+      const rows = yield* client.fileRecords("txlist", { address: F.ADDRESS }, Schemas.NormalTransaction)
+      expect(rows.length).toBe(10_000)
+      expect(fired).toBe(true)
+    })))
+
   it.scoped("fileRecordsMapped: a large answer read a slice at a time gives fileRecords' records, whatever its text", () =>
     driven(Effect.gen(function*() {
       // ~2 MB of answer: many slices of ~48 KB.
