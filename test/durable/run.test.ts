@@ -21,7 +21,7 @@ const plainKey = suite.key("plain", "proplus")
 const durableKey = suite.key("durable", "proplus")
 const plainAgainKey = suite.key("plain-again", "proplus")
 const interruptedKey = suite.key("interrupted", "proplus")
-const fullKey = suite.key("full", "proplus")
+const partlyPlainKey = suite.key("partly-plain", "proplus")
 const partlyKey = suite.key("partly", "proplus")
 
 
@@ -239,7 +239,7 @@ describe("explorer-etl run (durable by default)", () => {
     Effect.gen(function*() {
       // test/fixtures/pipelines/fails-late.ts: the wallets' transactions, then events by an ABI fetched
       // from the explorer, of an address with no verified source. The run's check cannot see that last
-      // source (it is made with a call): the server refuses it once the transactions are exported.
+      // source (it is made with a call): the explorer has no ABI for it, once the transactions are exported.
       const config = path.join(suite.dir, "fails-late.config.json")
       writeFileSync(config, JSON.stringify(failsLate.demoConfig(suite.sim.dataset)))
       const failing = (key: string, out: string, durable: boolean) =>
@@ -251,7 +251,7 @@ describe("explorer-etl run (durable by default)", () => {
           return path.join(out, "fails-late")
         })
       // The reference: what a --no-durable run that fails the same way publishes.
-      const plainDir = yield* failing(fullKey, path.join(suite.dir, "partly-plain"), false)
+      const plainDir = yield* failing(partlyPlainKey, path.join(suite.dir, "partly-plain"), false)
       const dir = yield* failing(partlyKey, path.join(suite.dir, "partly"), true)
       const published = filesUnder(dir).filter((f) => f.endsWith(".csv"))
       expect(published).toEqual(filesUnder(plainDir).filter((f) => f.endsWith(".csv")))
