@@ -15,6 +15,7 @@ import * as Schema from "effect/Schema"
 
 /** Where a failure happened: the call, never its key. */
 const context = {
+  /** The chain of the call; 0 when the failure is not a call's (a pipeline's config, a CLI option). */
   chainId: Schema.Number,
   module: Schema.String,
   action: Schema.String,
@@ -25,9 +26,12 @@ const context = {
 /** The call's context, as every error holds it. */
 type Context = Schema.Struct.Type<typeof context>
 
-/** The message of every error: the call, then the server's words with what the error adds around them. */
+/**
+ * The message of every error: the call (and its chain, when it has one), then the server's words with
+ * what the error adds around them.
+ */
 const messageOf = (error: Context, before: string, after: string): string =>
-  `${error.module}/${error.action} on chain ${error.chainId}: ${before}${error.detail}${after}`
+  `${error.module}/${error.action}${error.chainId === 0 ? "" : ` on chain ${error.chainId}`}: ${before}${error.detail}${after}`
 
 /** What an error's message adds before and after the server's words. */
 interface MessageParts<A> {

@@ -400,6 +400,8 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("ready pipelin
         Pipeline.any(tokenActivity).run({ token: 42 }, { outDir: "unused", concurrency: 1, export: () => Effect.die("no export expected") })
       )
       expect(run._tag).toBe("InvalidInputError")
+      // Not a call's failure: its message names no chain.
+      expect(run.message).toMatch(/^pipeline\/run: /)
       expect((yield* sim.stats).requests).toBe(before)
     }))
 })
