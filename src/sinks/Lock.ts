@@ -18,15 +18,23 @@ import type * as Scope from "effect/Scope"
 import { hostname } from "node:os"
 import { fileSystemError, type SinkError } from "./SinkError.js"
 
-/** Another export (process `pid` on `host`) is writing `path`. */
+/**
+ * Another export (process `pid` on `host`) is writing `path`; or, with `holder`, another process of that
+ * kind is using it (`run of wallet-history`: a durable run of that pipeline holds its journal).
+ */
 export class OutputLockedError extends Schema.TaggedError<OutputLockedError>()("OutputLockedError", {
-  /** The output file. */
+  /** The output file (or the journal). */
   path: Schema.String,
   pid: Schema.Number,
-  host: Schema.String
+  host: Schema.String,
+  /** What holds the lock when it is not an export writing `path`: `run of <pipeline>`. */
+  holder: Schema.optional(Schema.String)
 }) {
   override get message(): string {
-    return `another export (pid ${this.pid}${this.host === hostname() ? "" : ` on ${this.host}`}) is writing ${this.path}`
+    const who = `(pid ${this.pid}${this.host === hostname() ? "" : ` on ${this.host}`})`
+    return this.holder === undefined
+      ? `another export ${who} is writing ${this.path}`
+      : `another ${this.holder} ${who} is using ${this.path}`
   }
 }
 
@@ -82,16 +90,20 @@ const me = (): Holder => ({ pid: process.pid, host: hostname() })
 /**
  * Takes the lock of `out` for the scope: fails with `OutputLockedError` when a running export holds
  * it; a stale lock (its process is gone, or its cluster runner: {@link ClusterRunner}) is taken over.
- * Released (removed, if still ours) when the scope closes, however it closes.
+ * Released (removed, if still ours) when the scope closes, however it closes. `what` names what
+ * takes it when it is not an export writing `out` (`run of <pipeline>`), for the error another gets.
  */
 export const acquire = (
-  out: string
+  out: string,
+  what?: string
 ): Effect.Effect<void, OutputLockedError | SinkError, FileSystem.FileSystem | Scope.Scope> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = lockPath(out)
     const self = me()
     const cluster = Option.getOrUndefined(yield* Effect.serviceOption(ClusterRunner))
+    const lockedBy = (holder: Holder) =>
+      new OutputLockedError({ path: out, pid: holder.pid, host: holder.host, ...(what === undefined ? {} : { holder: what }) })
     const body = JSON.stringify({
       ...self,
       ...(cluster === undefined ? {} : { runner: cluster.runner }),
@@ -130,15 +142,14 @@ export const acquire = (
       if (text === undefined) continue // released in between: try again
       const holder = parseHolder(text)
       if (holder !== undefined && (yield* holds(holder))) {
-        return yield* new OutputLockedError({ path: out, pid: holder.pid, host: holder.host })
+        return yield* lockedBy(holder)
       }
       // Stale (its process is gone) or torn: taken over. Removed only if it is still the same file.
       const again = yield* fs.readFileString(path).pipe(Effect.orElseSucceed(() => undefined))
       if (again === text) yield* fs.remove(path).pipe(Effect.ignore)
     }
     const text = yield* fs.readFileString(path).pipe(Effect.orElseSucceed(() => ""))
-    const holder = parseHolder(text) ?? { pid: 0, host: self.host }
-    return yield* new OutputLockedError({ path: out, pid: holder.pid, host: holder.host })
+    return yield* lockedBy(parseHolder(text) ?? { pid: 0, host: self.host })
   })
 
 /** A file at the output that this tool did not write (no manifest describes it): kept unless forced. */

@@ -145,6 +145,15 @@ describe("explorer-etl run (durable by default)", () => {
       const dir = path.join(out, "wallet-history")
       const first = spawnCli(runArgs(interruptedKey, config, out, true))
       yield* until(() => stagedManifests(dir).size >= 2, 120_000)
+      // A second start meanwhile is refused at once: the journal is the running run's.
+      const meanwhile = spawnCli(runArgs(interruptedKey, config, out, true))
+      // "close", not "exit": all of its output has arrived.
+      const code = yield* Effect.async<number | null>((resume) => {
+        meanwhile.child.once("close", (c) => resume(Effect.succeed(c)))
+      })
+      expect(failureOf({ args: [], code, signal: null, ...meanwhile.output }, "OutputLockedError")).toBe(
+        `another run of wallet-history (pid ${first.child.pid}) is using ${path.join(dir, ".durable", "journal.sqlite")}`
+      )
       expect(first.child.kill("SIGINT")).toBe(true)
       expect((yield* exited(first.child)).code).toBe(130)
       const key = readFileSync(path.join(dir, ".durable", "run.json"), "utf8")

@@ -276,7 +276,7 @@ export const prepare = <C, I>(pipeline: Pipeline.Pipeline<C, I>, config: C, opti
     yield* fs.makeDirectory(journalDir, { recursive: true }).pipe(
       Effect.mapError(fileSystemError(journalDir, "creating the folder"))
     )
-    yield* Lock.acquire(lock)
+    yield* Lock.acquire(lock, `run of ${pipeline.name}`)
     const encodedConfig = yield* Schema.encode(pipeline.config)(config).pipe(
       Effect.mapError((e) =>
         new SinkError({ reason: "InvalidInput", path: outDir, detail: `the config does not encode: ${e.message}` })
