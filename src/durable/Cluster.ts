@@ -53,7 +53,6 @@ import * as ClusterCron from "@effect/cluster/ClusterCron"
 import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
 import * as Entity from "@effect/cluster/Entity"
 import * as RunnerAddress from "@effect/cluster/RunnerAddress"
-import * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -77,6 +76,7 @@ import { InvalidInputError, type StreamError } from "../ExplorerError.js"
 import type * as Exports from "../Exports.js"
 import * as Pipeline from "../Pipeline.js"
 import * as Lock from "../sinks/Lock.js"
+import * as Reporter from "../sinks/Reporter.js"
 import type * as Sources from "../streams/Sources.js"
 import {
   commitOne,
@@ -86,7 +86,6 @@ import {
   ExportSummary,
   exportStaged,
   exportWithDailyCap,
-  plainStderr,
   prepare,
   removeStage,
   RunKey,
@@ -219,7 +218,7 @@ export const workflowsLayer = <C, I>(pipeline: Pipeline.Pipeline<C, I>, runner: 
             confirmations: found.options?.confirmations ?? run.confirmations,
             allowPartial: found.options?.allowPartial,
             quiet: run.quiet,
-            ...(run.concurrency > 1 ? { progressOutput: plainStderr } : {})
+            ...(run.concurrency > 1 ? { progressOutput: Reporter.plainStderr } : {})
           }
         ).pipe(
           Effect.tap((summary) => Console.log(`${runner} ${Pipeline.describeSummary(summary)}`)),
@@ -250,8 +249,18 @@ const clusterRunner = (runner: string) =>
       )
   }))
 
-/** `@effect/cluster`'s shard lock expiry (`ShardingConfig.shardLockExpiration`, not changed here). */
-const RUNNER_EXPIRY_SECONDS = Math.ceil(Duration.toSeconds(ShardingConfig.defaults.shardLockExpiration))
+/**
+ * How long a runner that stopped refreshing (killed, its machine gone) keeps its shards: a runner's
+ * registration and shard locks expire 15 s after its last refresh, then the others take its shards
+ * (`@effect/cluster`'s default is 35 s). It refreshes them every 5 s, so a live runner loses them only
+ * if it cannot reach the database, or its event loop stalls, for over 10 s (an export gives its event
+ * loop back every few milliseconds); such a runner stops its entities before its locks expire.
+ */
+const SHARD_LOCK_EXPIRATION = Duration.seconds(15)
+const SHARD_LOCK_REFRESH = Duration.seconds(5)
+
+/** The shard lock expiry, in seconds: a lock file of a runner silent that long is taken over. */
+const RUNNER_EXPIRY_SECONDS = Math.ceil(Duration.toSeconds(SHARD_LOCK_EXPIRATION))
 
 /** Where a runner listens (and the address other runners reach it at). */
 export interface RunnerOptions {
@@ -268,8 +277,14 @@ const storage = (url: string) => PgClient.layer({ url: Redacted.make(url) })
 // the runner that takes their shards continues them (the default waits up to 15 s). Messages not
 // delivered at once (a workflow resumed when its child ends, a tick or a wake-up due) are read from
 // the database every second, not every 10 s: a run's exports follow each other without a pause of
-// up to 10 s between them (one query a second per runner).
-const shardingConfig = { entityTerminationTimeout: 0, entityMessagePollInterval: Duration.seconds(1) }
+// up to 10 s between them (one query a second per runner). A runner gone is replaced after 15 s
+// (`SHARD_LOCK_EXPIRATION`): every runner and submitter of a cluster must use the same settings.
+const shardingConfig = {
+  entityTerminationTimeout: 0,
+  entityMessagePollInterval: Duration.seconds(1),
+  shardLockExpiration: SHARD_LOCK_EXPIRATION,
+  shardLockRefreshInterval: SHARD_LOCK_REFRESH
+}
 
 /**
  * A runner of `pipeline`'s runs in this process: listens on `host:port` for the other runners,

@@ -7,7 +7,7 @@
  * Two runners on one key keep one budget (`KeyBudget`, a PostgreSQL row per key): the simulator, which
  * refuses any call beyond the plan's per-second windows of a key, refuses none. A runner killed with
  * SIGKILL mid-run: the other takes its shards once its registration expires (`shardLockExpiration`,
- * 35 s) and finishes the run, the files byte-identical, nothing repeated but the exports under way
+ * 15 s) and finishes the run, the files byte-identical, nothing repeated but the exports under way
  * at the kill (the simulator records every query). The submitting process interrupted (Ctrl-C):
  * the runners finish the run all the same, and the same command started again prints its result.
  */
@@ -285,6 +285,16 @@ describe("explorer-etl run --cluster", () => {
       expect(first.stdout.trimEnd().split("\n").length).toBe(14)
       expect(existsSync(gone)).toBe(false)
       expect(existsSync(file)).toBe(true)
+
+      // A runner registered but silent for 20 s, past the shard locks' expiry (15 s): gone as well (the
+      // cluster gives its shards to the others, and its lock is taken over); the next run ends.
+      const silent = "10.0.0.8:34431"
+      yield* onDatabase(database(), (sql) =>
+        sql`INSERT INTO cluster_runners (address, runner, last_heartbeat, healthy)
+          VALUES (${silent}, ${"{}"}, NOW() - INTERVAL '20 seconds', TRUE)`)
+      const stale = yield* plantLock(silent)
+      succeeded(yield* suite.transcript.cli([...runArgs(lockedKey, config, out), "--cluster", database()]))
+      expect(existsSync(stale)).toBe(false)
 
       // A live runner's lock (runner a's address, on another host): it holds, and the run fails saying who holds it.
       const held = yield* plantLock(`127.0.0.1:${a.port}`)
