@@ -235,9 +235,6 @@ export const check = <C, I>(
     )
   })
 
-/** Progress as plain lines on stderr, even on a terminal. */
-const plainStderr: Reporter.ProgressOutput = { isTTY: false, write: (text) => void process.stderr.write(text) }
-
 /** Runs a pipeline once with the client in context. */
 export const run = <C, I>(
   pipeline: Pipeline<C, I>,
@@ -261,7 +258,7 @@ export const run = <C, I>(
             allowPartial: exportOptions?.allowPartial,
             quiet: options.quiet,
             // Several exports at once cannot each redraw one terminal line.
-            ...(concurrency > 1 ? { progressOutput: plainStderr } : {})
+            ...(concurrency > 1 ? { progressOutput: Reporter.plainStderr } : {})
           }))
     }
     return yield* pipeline.run(config, context)

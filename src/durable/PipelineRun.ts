@@ -53,6 +53,7 @@ import type { ExplorerClient } from "../ExplorerClient.js"
 import type { StreamError } from "../ExplorerError.js"
 import type * as Exports from "../Exports.js"
 import * as Pipeline from "../Pipeline.js"
+import * as Reporter from "../sinks/Reporter.js"
 import type * as Sources from "../streams/Sources.js"
 import {
   commitOne,
@@ -62,7 +63,6 @@ import {
   exportStaged,
   exportWithDailyCap,
   journalFolder,
-  plainStderr,
   prepare,
   removeStage,
   RunKey,
@@ -173,7 +173,7 @@ export const run = <C, I>(
                     confirmations: exportOptions?.confirmations ?? confirmations,
                     allowPartial: exportOptions?.allowPartial,
                     quiet: options.quiet,
-                    ...(concurrency > 1 ? { progressOutput: plainStderr } : {})
+                    ...(concurrency > 1 ? { progressOutput: Reporter.plainStderr } : {})
                   }
                 ).pipe(waitingForDailyCap(path.join(outDir, file), Console.error))
               })

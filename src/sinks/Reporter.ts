@@ -36,6 +36,12 @@ export const stderr: ProgressOutput = {
   }
 }
 
+/**
+ * The process's stderr as plain lines, even on a terminal: for several exports at once (a pipeline's),
+ * which cannot each redraw one terminal line.
+ */
+export const plainStderr: ProgressOutput = { isTTY: false, write: (text) => void process.stderr.write(text) }
+
 /** What one progress line shows. */
 export interface Snapshot {
   /** E.g. `logs chain 1`. */

@@ -21,7 +21,6 @@ import * as Exports from "../../Exports.js"
 import type * as Pipeline from "../../Pipeline.js"
 import * as Lock from "../../sinks/Lock.js"
 import * as Manifest from "../../sinks/Manifest.js"
-import type * as Reporter from "../../sinks/Reporter.js"
 import { fileSystemError, SinkError } from "../../sinks/SinkError.js"
 import type * as Sources from "../../streams/Sources.js"
 
@@ -161,9 +160,6 @@ export const sha256 = (text: string): string => createHash("sha256").update(text
 /** The `configHash` of a run's key: its config (encoded) and the options that change files. */
 export const configHashOf = (encodedConfig: unknown, confirmations: number): string =>
   sha256(canonical({ config: encodedConfig, confirmations }))
-
-/** Progress as plain lines on stderr, even on a terminal (as `Pipeline.run` with several exports at once). */
-export const plainStderr: Reporter.ProgressOutput = { isTTY: false, write: (text) => void process.stderr.write(text) }
 
 /** A file, its manifest and its checkpoint: what an export leaves beside `out`. */
 export const filesOf = (out: string): ReadonlyArray<string> => [out, Manifest.manifestPath(out), `${out}.state.json`]
