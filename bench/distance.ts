@@ -9,7 +9,8 @@
  * count them) and the limit is plan rate × rows one call can return (getLogs 1,000; txlist 1,000 on
  * free, 10,000 on paid plans). Also: calls/s as arrived ÷ plan rate, rate-limit answers, and where this
  * machine's CPU may bind before the plan (over 20,000 rows/s of limit) the same export at zero latency,
- * measured in the same run, as the baseline of what one process here reaches.
+ * measured in the same run, as the baseline of what one process here reaches: three rounds of both,
+ * back to back in alternating order, the row being the round of the median ratio.
  *
  * Usage: tsx bench/distance.ts [--quick] [--latency 300+300] [--only logs:standard:partitions,…] [--json FILE] [--arrivals FILE] [--profile DIR]; `npm run bench` runs it as a child
  * (`--emit`: the rows as the bench's RESULT line).
@@ -65,6 +66,8 @@ export interface DistanceRow {
    */
   readonly zeroLatencyRowsPerSecond?: number
   readonly ratioToZeroLatency?: number
+  /** Each round's ratio to its zero-latency run, in the order run (the row is the median round's). */
+  readonly rounds?: ReadonlyArray<number>
   /** This process's event-loop utilisation during the export: near 1, its CPU bound the export. */
   readonly eventLoop?: number
 }
@@ -81,6 +84,9 @@ const wantedRows = (dataset: Dataset, plan: Plan.Plan, cursors: DistanceRow["cur
   const calls = cursors === 1 ? 20 : rowsPerCall(dataset, plan) === 1_000 ? Plan.limits[plan].callsPerSecond * budgetSeconds : 60
   return rowsPerCall(dataset, plan) * Math.round(quick ? calls / 3 : calls)
 }
+
+/** Rounds of an export and its zero-latency baseline where the CPU may bind (see {@link cpuBound}). */
+const baselineRounds = 3
 
 /**
  * Whether this machine's CPU may bind before the plan does (more than 20,000 rows/s of limit): then the
@@ -165,14 +171,31 @@ const program = async (): Promise<ReadonlyArray<DistanceRow>> => {
           const span = arrivals.length > 1 ? ((arrivals[arrivals.length - 1] as number) - (arrivals[0] as number)) / 1000 : 0
           return { summary, stats, arrivals, span, loop: loop.utilization }
         }
-        const { arrivals, loop, span, stats, summary } = await exportOnce(file)
-        let baseline: { readonly rowsPerSecond: number } | undefined
-        if (cursors !== 1 && cpuBound(dataset, plan)) {
+        const zeroLatency = async () => {
           await server.command({ cmd: "setFaults", faults: {} })
           const zero = await exportOnce(path.join(dir, `${dataset}-${plan}-zero-latency.jsonl`))
           await server.command({ cmd: "setFaults", faults: { latency: { fixedMs, jitterMs: jitterMs ?? 0 } } })
-          baseline = { rowsPerSecond: zero.span > 0 ? zero.summary.rowsWritten / zero.span : 0 }
+          return zero.span > 0 ? zero.summary.rowsWritten / zero.span : 0
         }
+        // Where the CPU may bind, the export and its zero-latency baseline run in `baselineRounds` rounds,
+        // back to back in alternating order; the row is the round of the median ratio (a slow spell of
+        // this shared machine weighs on both sides of a round's ratio, and one round alone is a draw).
+        const rounds = cursors !== 1 && cpuBound(dataset, plan) ? baselineRounds : 0
+        const runs: Array<Awaited<ReturnType<typeof exportOnce>> & { readonly zero?: number; readonly ratio?: number }> = []
+        for (let round = 0; round < Math.max(1, rounds); round++) {
+          const zeroFirst = rounds > 0 && round % 2 === 1
+          const zeroBefore = zeroFirst ? await zeroLatency() : undefined
+          const run = await exportOnce(file)
+          const zero = rounds === 0 ? undefined : zeroBefore ?? await zeroLatency()
+          const perSecond = run.span > 0 ? run.summary.rowsWritten / run.span : 0
+          runs.push(zero === undefined ? run : { ...run, zero, ratio: zero > 0 ? perSecond / zero : 0 })
+        }
+        // Every round's file is the same (the oracle's rows, the same bytes), and no call was refused.
+        const hashes = new Set(runs.map((r) => r.summary.manifest.contentHash))
+        const refused = runs.reduce((n, r) => n + r.stats.rateLimited, 0)
+        const median = [...runs].sort((a, b) => (a.ratio ?? 0) - (b.ratio ?? 0))[Math.floor(runs.length / 2)] as (typeof runs)[number]
+        const { arrivals, loop, span, summary } = median
+        const baseline = median.zero === undefined ? undefined : { rowsPerSecond: median.zero }
         const rate = Plan.limits[plan].callsPerSecond
         const limit = rate * rowsPerCall(dataset, plan)
         const rowsPerSecond = span > 0 ? summary.rowsWritten / span : 0
@@ -188,13 +211,14 @@ const program = async (): Promise<ReadonlyArray<DistanceRow>> => {
           ratio: Math.round((rowsPerSecond / limit) * 1000) / 1000,
           callsPerSecond: span > 0 ? Math.round(((arrivals.length - 1) / span) * 100) / 100 : 0,
           planRate: rate,
-          rateLimited: stats.rateLimited,
-          sha256: summary.manifest.contentHash,
+          rateLimited: refused,
+          sha256: hashes.size === 1 ? summary.manifest.contentHash : `differs across rounds: ${[...hashes].join(" ")}`,
           oracleRows,
           eventLoop: Math.round(loop * 100) / 100,
           ...(baseline === undefined ? {} : {
             zeroLatencyRowsPerSecond: Math.round(baseline.rowsPerSecond),
-            ratioToZeroLatency: Math.round((rowsPerSecond / baseline.rowsPerSecond) * 1000) / 1000
+            ratioToZeroLatency: Math.round((rowsPerSecond / baseline.rowsPerSecond) * 1000) / 1000,
+            rounds: runs.map((r) => Math.round((r.ratio ?? 0) * 1000) / 1000)
           })
         }
         process.stderr.write(`${JSON.stringify(row)}\n`)
