@@ -254,7 +254,8 @@ const clusterRunner = (runner: string) =>
  * registration and shard locks expire 15 s after its last refresh, then the others take its shards
  * (`@effect/cluster`'s default is 35 s). It refreshes them every 5 s, so a live runner loses them only
  * if it cannot reach the database, or its event loop stalls, for over 10 s (an export gives its event
- * loop back every few milliseconds); such a runner stops its entities before its locks expire.
+ * loop back every few milliseconds); one that cannot reach the database stops its entities before its
+ * locks expire (`@effect/cluster` refreshes at most a third of the expiry apart for that).
  */
 const SHARD_LOCK_EXPIRATION = Duration.seconds(15)
 const SHARD_LOCK_REFRESH = Duration.seconds(5)
