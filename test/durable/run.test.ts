@@ -39,14 +39,17 @@ const stagedManifests = (pipelineDir: string): ReadonlyMap<string, string> => {
   return found
 }
 
+/** A CLI process's exit code once it has closed ("close", not "exit": all of its output has arrived). */
+const closed = (cli: ReturnType<typeof spawnCli>) =>
+  Effect.async<number | null>((resume) => {
+    cli.child.once("close", (c) => resume(Effect.succeed(c)))
+  })
+
 /** `explorer-etl status --out-dir <outDir>`: its lines. */
 const status = (outDir: string) =>
   Effect.gen(function*() {
     const cli = spawnCli(["status", "--out-dir", outDir])
-    // "close", not "exit": all of its output has arrived.
-    const code = yield* Effect.async<number | null>((resume) => {
-      cli.child.once("close", (c) => resume(Effect.succeed(c)))
-    })
+    const code = yield* closed(cli)
     expect(code, cli.output.stderr).toBe(0)
     return cli.output.stdout.trimEnd().split("\n")
   })
@@ -147,10 +150,7 @@ describe("explorer-etl run (durable by default)", () => {
       yield* until(() => stagedManifests(dir).size >= 2, 120_000)
       // A second start meanwhile is refused at once: the journal is the running run's.
       const meanwhile = spawnCli(runArgs(interruptedKey, config, out, true))
-      // "close", not "exit": all of its output has arrived.
-      const code = yield* Effect.async<number | null>((resume) => {
-        meanwhile.child.once("close", (c) => resume(Effect.succeed(c)))
-      })
+      const code = yield* closed(meanwhile)
       expect(failureOf({ args: [], code, signal: null, ...meanwhile.output }, "OutputLockedError")).toBe(
         `another run of wallet-history (pid ${first.child.pid}) is using ${path.join(dir, ".durable", "journal.sqlite")}`
       )
