@@ -194,8 +194,7 @@ const program = async (): Promise<ReadonlyArray<DistanceRow>> => {
         const hashes = new Set(runs.map((r) => r.summary.manifest.contentHash))
         const refused = runs.reduce((n, r) => n + r.stats.rateLimited, 0)
         const median = [...runs].sort((a, b) => (a.ratio ?? 0) - (b.ratio ?? 0))[Math.floor(runs.length / 2)] as (typeof runs)[number]
-        const { arrivals, loop, span, summary } = median
-        const baseline = median.zero === undefined ? undefined : { rowsPerSecond: median.zero }
+        const { arrivals, loop, span, summary, zero } = median
         const rate = Plan.limits[plan].callsPerSecond
         const limit = rate * rowsPerCall(dataset, plan)
         const rowsPerSecond = span > 0 ? summary.rowsWritten / span : 0
@@ -215,9 +214,9 @@ const program = async (): Promise<ReadonlyArray<DistanceRow>> => {
           sha256: hashes.size === 1 ? summary.manifest.contentHash : `differs across rounds: ${[...hashes].join(" ")}`,
           oracleRows,
           eventLoop: Math.round(loop * 100) / 100,
-          ...(baseline === undefined ? {} : {
-            zeroLatencyRowsPerSecond: Math.round(baseline.rowsPerSecond),
-            ratioToZeroLatency: Math.round((rowsPerSecond / baseline.rowsPerSecond) * 1000) / 1000,
+          ...(zero === undefined ? {} : {
+            zeroLatencyRowsPerSecond: Math.round(zero),
+            ratioToZeroLatency: Math.round((rowsPerSecond / zero) * 1000) / 1000,
             rounds: runs.map((r) => Math.round((r.ratio ?? 0) * 1000) / 1000)
           })
         }
