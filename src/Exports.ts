@@ -162,8 +162,34 @@ export const toFile = <A, I, E, R>(
   ExportSummary,
   E | ExportError,
   R | FileSystem.FileSystem | Path.Path
+> => assemble(source, options, undefined)
+
+/**
+ * For the cluster's runs (`Cluster`): an export's options checked into the settings `toFile` runs with.
+ *
+ * @internal
+ */
+export const settingsOf: <A, I, E, R>(
+  source: Sources.Source<A, I, E, R>,
+  options: ToFileOptions
+) => Effect.Effect<Export.Settings, SinkError, Path.Path> = check
+
+/**
+ * For the cluster's runs (`Cluster`): `toFile` of a block-ordered source whose range was read in parts
+ * apart (`Export.plan`, `Export.writePart`), merged here into the file `toFile` would write.
+ *
+ * @internal
+ */
+export const assemble = <A, I, E, R>(
+  source: Sources.Source<A, I, E, R>,
+  options: ToFileOptions,
+  assembly: Export.Assembly | undefined
+): Effect.Effect<
+  ExportSummary,
+  E | ExportError,
+  R | FileSystem.FileSystem | Path.Path
 > =>
-  Effect.flatMap(check(source, options), (settings) =>
+  Effect.flatMap(Effect.map(check(source, options), (settings) => ({ ...settings, assembly })), (settings) =>
     Effect.scoped(Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       // The folder is made, and the lock taken in it, before anything else: an output location that

@@ -12,7 +12,18 @@
  * - `explorer-etl/export/<pipeline>`: one export, keyed by the run's key and the file, so its
  *   execution id — the entity the cluster shards — differs per file and the exports of a run spread
  *   over the runners' shards. Its body runs the pipeline again only to find the source of its file
- *   (see {@link findExport}), then writes it staged in one `Activity`, as the embedded run does.
+ *   (see {@link findExport}). Its `plan <file>` activity asks for the chain's head and reads the
+ *   range's first page into the stage (`Export.plan`); the blocks after it are cut into parts, each
+ *   a child workflow (below). Its last activity, `export <file>`, checks the parts' spools and merges
+ *   them into the staged file (`Exports.assemble`): the file, manifest and checkpoint a plain export
+ *   writes. An export that is not read in parts (data sets read whole, sources of one's own, an
+ *   export continuing its own checkpoint: the plan says `Whole`) is written by that activity alone,
+ *   as the embedded run does;
+ * - `explorer-etl/part/<pipeline>`: one part of an export, keyed by the run's key, the file and the
+ *   part's number, so the parts of one export spread over the runners too. Its activity, `part <file>
+ *   <from>..<to>`, reads its blocks into a spool beside the staged file (`Export.writePart`), a runner
+ *   reading at most {@link PARTS_AT_ONCE} parts at once, and prints `<runner> part <N> of <file>: …`.
+ *   A part keeps no checkpoint: one cut short (its runner killed) is read again whole.
  *
  * Every runner must load the same pipeline module and reach the same output folder at the same
  * absolute path (one machine, or a shared filesystem); the files a run publishes are byte-identical
@@ -79,6 +90,8 @@ import * as Lock from "../sinks/Lock.js"
 import * as Reporter from "../sinks/Reporter.js"
 import type * as Sources from "../streams/Sources.js"
 import {
+  assemblyOf,
+  checkParts,
   commitOne,
   configHashOf,
   ExportFailure,
@@ -86,6 +99,11 @@ import {
   ExportSummary,
   exportStaged,
   exportWithDailyCap,
+  PartOutcome,
+  PartResult,
+  partStaged,
+  PlanOutcome,
+  planStaged,
   prepare,
   removeStage,
   RunKey,
@@ -127,8 +145,33 @@ export const workflows = (pipelineName: string) => ({
     success: ExportSummary,
     error: ExportFailure,
     idempotencyKey: (p) => `${runKeyText(p.run)}\n${p.file}`
+  }),
+  Part: Workflow.make({
+    name: `explorer-etl/part/${pipelineName}`,
+    payload: {
+      run: ClusterRun,
+      file: Schema.String,
+      stageDir: Schema.String,
+      /** 2, 3 …: the plan read part 1 (the first page). */
+      index: Schema.Number,
+      fromBlock: Schema.Number,
+      toBlock: Schema.Number
+    },
+    success: PartResult,
+    error: ExportFailure,
+    idempotencyKey: (p) => `${runKeyText(p.run)}\n${p.file}\n${p.index}`
   })
 })
+
+/** At most this many parts of one export (their ranges hold about ten pages each, by the first page's density). */
+export const MAX_PARTS = 32
+
+/**
+ * Parts a runner reads at once (of every export): each reads its range in partitions as an export
+ * does (as many requests in flight as the key's rate calls for), and holds up to that export's memory
+ * bound; more at once would only add memory.
+ */
+export const PARTS_AT_ONCE = 2
 
 /** Thrown (as a defect) by the context of {@link findExport} when the pipeline asks for the file sought. */
 class Found {
@@ -172,7 +215,7 @@ const configOf = <C, I>(pipeline: Pipeline.Pipeline<C, I>, run: ClusterRun) =>
  * export the runner writes is one stdout line, `<runner> <what the run prints for the file>`.
  */
 export const workflowsLayer = <C, I>(pipeline: Pipeline.Pipeline<C, I>, runner: string) => {
-  const { Export, Run } = workflows(pipeline.name)
+  const { Export, Part, Run } = workflows(pipeline.name)
   const runs = Run.toLayer((run, executionId) =>
     Effect.gen(function*() {
       const path = yield* Path.Path
@@ -199,37 +242,89 @@ export const workflowsLayer = <C, I>(pipeline: Pipeline.Pipeline<C, I>, runner: 
       return summaries
     })
   )
-  const exports = Export.toLayer(({ file, run, stageDir }) =>
+  /** What a runner needs of an export of a run: its source, options, files, and the line it prints. */
+  const exportOf = (run: ClusterRun, file: string, stageDir: string) =>
     Effect.gen(function*() {
       const path = yield* Path.Path
       const config = yield* configOf(pipeline, run)
       const found = yield* findExport(pipeline, config, run, file)
       const lockOwner = yield* clusterRunner(runner)
-      return yield* exportWithDailyCap(file, Activity.make({
-        name: `export ${file}`,
-        success: ExportOutcome,
+      const out = path.join(run.outDir, file)
+      return {
+        out,
+        stage: path.join(stageDir, file),
+        source: Effect.isEffect(found.source) ? found.source : Effect.succeed(found.source),
+        options: {
+          resume: true,
+          confirmations: found.options?.confirmations ?? run.confirmations,
+          allowPartial: found.options?.allowPartial,
+          quiet: run.quiet,
+          ...(run.concurrency > 1 ? { progressOutput: Reporter.plainStderr } : {})
+        },
+        /** The activity's work, printing its line and the daily cap's wait, its locks naming this runner. */
+        asRunner: <A, R>(work: Effect.Effect<A, typeof ExportFailure.Type, R>) =>
+          work.pipe(
+            waitingForDailyCap(out, (line) => Console.log(`${runner} ${line}`)),
+            // Its lock files name this runner, and a runner gone on another machine leaves locks it takes over.
+            Effect.provideService(Lock.ClusterRunner, lockOwner)
+          )
+      }
+    })
+  const partSlots = Effect.unsafeMakeSemaphore(PARTS_AT_ONCE)
+  const parts = Part.toLayer(({ file, fromBlock, index, run, stageDir, toBlock }) =>
+    Effect.gen(function*() {
+      const { asRunner, options, out, source, stage } = yield* exportOf(run, file, stageDir)
+      return yield* exportWithDailyCap(`part ${index} ${file}`, Activity.make({
+        name: `part ${file} ${fromBlock}..${toBlock}`,
+        success: PartOutcome,
         error: ExportFailure,
-        execute: exportStaged(
-          path.join(run.outDir, file),
-          path.join(stageDir, file),
-          Effect.isEffect(found.source) ? found.source : Effect.succeed(found.source),
-          {
-            resume: true,
-            confirmations: found.options?.confirmations ?? run.confirmations,
-            allowPartial: found.options?.allowPartial,
-            quiet: run.quiet,
-            ...(run.concurrency > 1 ? { progressOutput: Reporter.plainStderr } : {})
-          }
-        ).pipe(
-          Effect.tap((summary) => Console.log(`${runner} ${Pipeline.describeSummary(summary)}`)),
-          waitingForDailyCap(path.join(run.outDir, file), (line) => Console.log(`${runner} ${line}`)),
-          // Its lock files name this runner, and a runner gone on another machine leaves locks it takes over.
-          Effect.provideService(Lock.ClusterRunner, lockOwner)
+        execute: asRunner(
+          partSlots.withPermits(1)(partStaged(stage, source, options, { fromBlock, toBlock, index })).pipe(
+            Effect.tap((part) =>
+              Console.log(
+                `${runner} part ${index} of ${out}: blocks ${Reporter.count(fromBlock)}..${Reporter.count(toBlock)}, ` +
+                  `${Reporter.plural(part.rows, "row")}, ${Reporter.plural(part.calls, "call")}`
+              )
+            )
+          )
         )
       }))
     })
   )
-  return Layer.mergeAll(runs, exports)
+  // An export: its plan (the first page, and its range cut into parts), the parts as child workflows
+  // (where each runs is the cluster's choice: the shard of its id), then the file assembled from them.
+  const exports = Export.toLayer(({ file, run, stageDir }) =>
+    Effect.gen(function*() {
+      const { asRunner, options, out, source, stage } = yield* exportOf(run, file, stageDir)
+      const engine = yield* Effect.context<WorkflowEngine | WorkflowInstance>()
+      const planned = yield* exportWithDailyCap(`plan ${file}`, Activity.make({
+        name: `plan ${file}`,
+        success: PlanOutcome,
+        error: ExportFailure,
+        execute: asRunner(planStaged(out, stage, source, options, MAX_PARTS))
+      }))
+      const assembly = planned._tag === "Whole" ? undefined : yield* Effect.gen(function*() {
+        const read = yield* Effect.forEach(
+          planned.rest,
+          (range, i) => Part.execute({ run, file, stageDir, index: i + 2, ...range }).pipe(Effect.provide(engine)),
+          { concurrency: "unbounded" }
+        )
+        return { parts: [...(planned.first === null ? [] : [planned.first]), ...read], assembly: assemblyOf(planned, read) }
+      })
+      return yield* exportWithDailyCap(file, Activity.make({
+        name: `export ${file}`,
+        success: ExportOutcome,
+        error: ExportFailure,
+        execute: asRunner(
+          Effect.gen(function*() {
+            if (assembly !== undefined) yield* checkParts(stage, assembly.parts)
+            return yield* exportStaged(out, stage, source, options, assembly?.assembly)
+          }).pipe(Effect.tap((summary) => Console.log(`${runner} ${Pipeline.describeSummary(summary)}`)))
+        )
+      }))
+    })
+  )
+  return Layer.mergeAll(runs, exports, parts)
 }
 
 /**

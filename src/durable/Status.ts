@@ -16,7 +16,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Reporter from "../sinks/Reporter.js"
 import * as Journal from "./internal/journal.js"
-import { DailyCapWait, ExportFailure, ExportSummary, RunKey, utcText } from "./internal/staged.js"
+import { DailyCapWait, ExportFailure, ExportSummary, PartResult, RunKey, utcText } from "./internal/staged.js"
 
 /**
  * Where a run or an activity stands. `waiting`: an export whose last attempt met the key's daily cap,
@@ -27,12 +27,12 @@ export type State = "running" | "waiting" | "done" | "failed"
 
 /** One activity of a run. */
 export interface ActivityStatus {
-  /** `export <file>` or `commit`. */
+  /** `export <file>`, `commit`; on a cluster, `plan <file>` and `part <file> <from>..<to>` too. */
   readonly name: string
   readonly state: State
   /** Attempts started (more than one after a crash or an interruption while it ran, or a wait for the daily cap). */
   readonly attempts: number
-  /** An export that is done: rows in its file and calls made by the run that wrote it. */
+  /** An export that is done: rows in its file and calls made by the run that wrote it; a part: its rows and calls. */
   readonly rows?: number | undefined
   readonly calls?: number | undefined
   /** A failed one: `<ErrorTag>: <message>`; a waiting one: the error met (the daily cap). */
@@ -128,13 +128,21 @@ const journalRuns = (sql: SqlClient.SqlClient): Effect.Effect<ReadonlyArray<Jour
   const messages = (yield* sql`SELECT id, entity_id, tag, payload FROM cluster_messages
     WHERE entity_type LIKE 'Workflow/explorer-etl/run/%' AND tag IN ('run', 'activity') ORDER BY id`)
     .flatMap((row) => Option.toArray(Schema.decodeUnknownOption(Message)(row)))
-  // On a cluster (`Cluster`), each export is a child workflow whose own activity writes the file.
+  // On a cluster (`Cluster`), each export is a child workflow whose own activities write the file, and
+  // each part of an export read apart is a child workflow of the export's.
   const children = (yield* sql`SELECT id, entity_id, tag, payload FROM cluster_messages
-    WHERE entity_type LIKE 'Workflow/explorer-etl/export/%' AND tag IN ('run', 'activity') ORDER BY id`)
+    WHERE (entity_type LIKE 'Workflow/explorer-etl/export/%' OR entity_type LIKE 'Workflow/explorer-etl/part/%')
+    AND tag IN ('run', 'activity') ORDER BY id`)
     .flatMap((row) => Option.toArray(Schema.decodeUnknownOption(Message)(row)))
   const parentOf = new Map(children.filter((m) => m.tag === "run").flatMap((m) =>
     Option.toArray(Option.map(Schema.decodeUnknownOption(ChildPayload)(m.payload), (p) => [m.entity_id, p[parentKey].executionId] as const))
   ))
+  /** The run an entity belongs to: itself, or its parent's run. */
+  const runOf = (entity: string): string => {
+    let at = entity
+    for (let parent = parentOf.get(at); parent !== undefined && parent !== at; parent = parentOf.get(at)) at = parent
+    return at
+  }
   const replies = new Map(
     (yield* sql`SELECT request_id, payload FROM cluster_replies ORDER BY id`)
       .flatMap((row) => Option.toArray(Schema.decodeUnknownOption(Reply)(row)))
@@ -152,7 +160,7 @@ const journalRuns = (sql: SqlClient.SqlClient): Effect.Effect<ReadonlyArray<Jour
     // Activities by name: the last attempt's reply says how it stands.
     const byName = new Map<string, { attempts: number; ended: Ended }>()
     for (const m of activityMessages) {
-      if (m.tag !== "activity" || (m.entity_id !== run.entity_id && parentOf.get(m.entity_id) !== run.entity_id)) continue
+      if (m.tag !== "activity" || runOf(m.entity_id) !== run.entity_id) continue
       const payload = Schema.decodeUnknownOption(ActivityPayload)(m.payload)
       if (Option.isNone(payload)) continue
       const before = byName.get(payload.value.name)
@@ -163,13 +171,17 @@ const journalRuns = (sql: SqlClient.SqlClient): Effect.Effect<ReadonlyArray<Jour
       if (ended.state === "done" && Option.isSome(wait)) {
         return { name, state: "waiting", attempts, until: wait.value.until, error: wait.value.reason }
       }
-      const summary = Schema.decodeUnknownOption(ExportSummary)(ended.value)
+      // An export: the rows in its file and the calls of the run that wrote it; a part: its own.
+      const counts = Option.orElse(
+        Option.map(Schema.decodeUnknownOption(ExportSummary)(ended.value), (s) => s.manifest),
+        () => Schema.decodeUnknownOption(PartResult)(ended.value)
+      )
       return {
         name,
         state: ended.state,
         attempts,
-        rows: Option.getOrUndefined(Option.map(summary, (s) => s.manifest.rows)),
-        calls: Option.getOrUndefined(Option.map(summary, (s) => s.manifest.calls)),
+        rows: Option.getOrUndefined(Option.map(counts, (c) => c.rows)),
+        calls: Option.getOrUndefined(Option.map(counts, (c) => c.calls)),
         error: ended.error
       }
     })
@@ -182,7 +194,7 @@ const journalRuns = (sql: SqlClient.SqlClient): Effect.Effect<ReadonlyArray<Jour
       : ended.state === "waiting"
       ? "running"
       : ended.state
-    const own = childRuns.filter((m) => parentOf.get(m.entity_id) === run.entity_id)
+    const own = childRuns.filter((m) => m.entity_id !== run.entity_id && runOf(m.entity_id) === run.entity_id)
     runs.push({
       status: { executionId: run.entity_id, key: key.value, state, error: ended.error, activities },
       entities: [run.entity_id, ...own.map((m) => m.entity_id)],

@@ -43,7 +43,14 @@ import * as Plan from "../Plan.js"
 import * as Progress from "../streams/Progress.js"
 import type * as BlockCursor from "../streams/BlockCursor.js"
 import type { BlockBatch } from "../streams/BlockCursor.js"
-import { type BlockRange, type BlockSource, chainIdsOf, type RowSource, type Source } from "../streams/Sources.js"
+import {
+  type BlockRange,
+  type BlockSource,
+  chainIdsOf,
+  type RowSource,
+  type Source,
+  type StreamOptions
+} from "../streams/Sources.js"
 import * as Checkpoint from "./Checkpoint.js"
 import { type DataFile, openData, publish, removeQuietly } from "./Files.js"
 import * as Format from "./Format.js"
@@ -77,6 +84,43 @@ export interface Settings {
   readonly checkpointEvery: number
   /** Block-ordered sources that read in parallel: at most this many partitions at once (default: by latency). */
   readonly concurrency: number | undefined
+  /**
+   * A block-ordered export whose ranges were read elsewhere (a cluster's parts, see {@link plan} and
+   * {@link writePart}): its goal is the plan's, and the parts' spools are merged as a checkpoint's
+   * partitions are. Absent: the export reads its range itself.
+   */
+  readonly assembly?: Assembly | undefined
+}
+
+/** The blocks a run aims at: `wanted` by the source, `target` = the last of them final now. */
+export interface Goal {
+  readonly latest: number
+  readonly wanted: number
+  readonly target: number
+}
+
+/**
+ * A range of an export read apart (a cluster's part): its rows in a spool file beside the temporary
+ * file (`.<name>.partial.p<N>`), as a checkpoint's partition records them, with the sha256 of the
+ * spool and the calls it took.
+ */
+export interface Part extends Checkpoint.Partition {
+  /** `sha256:<hex>` of the spool's `spoolBytes` bytes. */
+  readonly contentHash: string
+  readonly calls: number
+}
+
+/** What an export that assembles parts read elsewhere is given: see `Settings.assembly`. */
+export interface Assembly {
+  readonly goal: Goal
+  /** The parts, ascending and contiguous, from the export's first block to the goal's target. */
+  readonly partitions: ReadonlyArray<Checkpoint.Partition>
+  /** Calls made for them (the plan's and the parts'): the manifest counts them with the export's own. */
+  readonly calls: number
+  /** Rows they hold: the rows this run wrote, for the summary and the manifest. */
+  readonly rowsWritten: number
+  /** When the plan started (epoch ms): the manifest's duration counts from there. */
+  readonly startedAt: number
 }
 
 /** What an export did. */
@@ -199,8 +243,9 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
     yield* fs.makeDirectory(settings.folder, { recursive: true }).pipe(
       Effect.mapError(fileSystemError(settings.folder, "creating the folder"))
     )
-    const started = yield* Clock.currentTimeMillis
-    const live: Run["live"] = { rows: 0, block: undefined, fraction: undefined, running: 0 }
+    const started = settings.assembly?.startedAt ?? (yield* Clock.currentTimeMillis)
+    // An assembly's parts were written by this run: their rows count as written.
+    const live: Run["live"] = { rows: settings.assembly?.rowsWritten ?? 0, block: undefined, fraction: undefined, running: 0 }
     // The rate this export's calls get: its operation's (a throttled one's 2/s), else its plan's.
     const callsPerSecondLimit = source._tag === "Blocks" && source.parallel !== undefined
       ? source.parallel.callsPerSecond
@@ -248,7 +293,7 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
           bytes: outcome.bytes,
           blockRange: outcome.blockRange,
           completeness: outcome.completeness,
-          calls: (yield* SubscriptionRef.get(progress)).calls,
+          calls: (settings.assembly?.calls ?? 0) + (yield* SubscriptionRef.get(progress)).calls,
           durationMs: now - started,
           contentHash: outcome.contentHash,
           createdAt: new Date(now).toISOString(),
@@ -368,13 +413,6 @@ const writeRows = <A, I, E, R>(source: RowSource<A, I, E, R>, run: Run) =>
     }))
   })
 
-/** The blocks a run aims at: `wanted` by the source, `target` = the last of them final now. */
-interface Goal {
-  readonly latest: number
-  readonly wanted: number
-  readonly target: number
-}
-
 /** Whether the file holds every block of the goal up to `completeThrough`, and why not. */
 const completenessOf = (run: Run, goal: Goal, completeThrough: number) =>
   Effect.map(run.truncation, (fromProgress): Manifest.Completeness => {
@@ -409,9 +447,12 @@ const freshState = <A, I, E, R>(run: Run, source: BlockSource<A, I, E, R>): Chec
   updatedAt: new Date(run.started).toISOString()
 })
 
-/** The partitions a run continues, and its last block: a resumed export reads at least to where they were to end. */
-const partitionsOf = (start: Resume.Start, range: BlockRange) => {
-  const resumed = start._tag === "Resume" ? start.state.partitions ?? [] : []
+/**
+ * The partitions a run continues, and its last block: a resumed export reads at least to where they
+ * were to end. An assembly that starts (not resumed) continues its parts.
+ */
+const partitionsOf = (start: Resume.Start, range: BlockRange, assembly: Assembly | undefined) => {
+  const resumed = start._tag === "Resume" ? start.state.partitions ?? [] : assembly?.partitions ?? []
   return { resumed, toBlock: Math.max(range.toBlock, ...resumed.map((p) => p.toBlock)) }
 }
 
@@ -429,7 +470,9 @@ const partitionedCommon = <A, I, E, R>(
   until: Effect.Effect<number, E | SinkError> | undefined
 ) => {
   const { files, live, settings } = run
-  const { resumed, toBlock } = partitionsOf(start, range)
+  const { resumed, toBlock } = partitionsOf(start, range, settings.assembly)
+  // An assembly's parts count as written by this run (`Assembly.rowsWritten`); the view counts the rest.
+  const rowsBefore = settings.assembly?.rowsWritten ?? 0
   return {
     folder: settings.folder,
     tempName: files.tempName,
@@ -441,7 +484,7 @@ const partitionedCommon = <A, I, E, R>(
     concurrency: settings.concurrency,
     checkpointEvery: settings.checkpointEvery,
     onProgress: (view: Partitioned.View) => {
-      live.rows = view.rows
+      live.rows = rowsBefore + view.rows
       live.block = view.completeThrough
       live.fraction = view.fraction
       live.running = view.running
@@ -450,6 +493,58 @@ const partitionedCommon = <A, I, E, R>(
     readOptions: (bound: BlockCursor.Bound, onAnswer: (millis: number) => void) => ({ progress: run.progress, bound, onAnswer })
   }
 }
+
+/** How a block source's partitions read their batches and write their rows (into a spool, or a data file). */
+interface RangeIO<E, R> {
+  readonly read: (blocks: BlockRange, options: StreamOptions) => Stream.Stream<BlockBatch<unknown>, E | SinkError, R>
+  readonly write: (target: DataFile, rows: ReadonlyArray<unknown>) => Effect.Effect<void, SinkError>
+}
+
+/**
+ * CSV and JSONL: lines are written as they are; decoded rows are encoded first. Written `rowsChunk`
+ * rows at a time: the text of a 10,000-row page (and its bytes) need not all be held at once.
+ */
+const dataIO = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run): RangeIO<E, R> => {
+  const { encoder } = run
+  const lineBatches = source.lineBatches
+  const writeSlice = (target: DataFile, rows: ReadonlyArray<unknown>): Effect.Effect<void, SinkError> =>
+    lineBatches !== undefined
+      ? target.append((rows as ReadonlyArray<string>).join(""))
+      : Effect.flatMap(encoder.encode(rows), target.append)
+  return {
+    read: (blocks, options) =>
+      lineBatches !== undefined
+        ? lineBatches(blocks, encoder.lines, options)
+        : (source.encodedBatches ?? source.batches)(blocks, options) as Stream.Stream<BlockBatch<unknown>, E, R>,
+    write: (target, rows) =>
+      Effect.gen(function*() {
+        for (let i = 0; i < rows.length; i += rowsChunk) {
+          yield* writeSlice(target, rows.length <= rowsChunk ? rows : rows.slice(i, i + rowsChunk))
+        }
+      })
+  }
+}
+
+/**
+ * Parquet: the records read become the JSONL encoder's objects at once (never its text parsed back);
+ * spools hold JSONL lines, the objects' JSON text (read back as the same objects).
+ */
+const parquetIO = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run): RangeIO<E, R> => {
+  const { encoder } = run
+  const lineBatches = source.lineBatches
+  return {
+    read: (blocks, options) =>
+      lineBatches !== undefined
+        ? lineBatches(blocks, (records: ReadonlyArray<unknown>) => parquetRows(encoder, records), options)
+        : Stream.mapEffect((source.encodedBatches ?? source.batches)(blocks, options) as Stream.Stream<BlockBatch<unknown>, E, R>, (batch) =>
+          Effect.map(parquetRows(encoder, batch.rows), (rows): BlockBatch<unknown> => ({ ...batch, rows }))),
+    write: (target, rows) => target.append((rows as ReadonlyArray<Parquet.Row>).map((row) => JSON.stringify(row) + "\n").join(""))
+  }
+}
+
+/** The read and write of a run's format. */
+const ioOf = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run): RangeIO<E, R> =>
+  run.parquet !== undefined ? parquetIO(source, run) : dataIO(source, run)
 
 /**
  * Writes the blocks of `range` after where the run starts, in partitions read in parallel when the
@@ -466,37 +561,25 @@ const writeRange = <A, I, E, R>(
 ) =>
   Effect.gen(function*() {
     const { encoder, files, live, settings } = run
-    if (start._tag === "Fresh") yield* Partitioned.removeSpools(settings.folder, files.tempName)
+    // An assembly's parts are spools beside the temporary file: kept.
+    if (start._tag === "Fresh" && settings.assembly === undefined) yield* Partitioned.removeSpools(settings.folder, files.tempName)
     const { base, file } = yield* Resume.open(start, files, encoder.header, freshState(run, source))
     const { readOptions, ...common } = partitionedCommon(source, run, start, base, range, until)
     const snapshotAt = (snapshot: Partitioned.Snapshot) =>
       Resume.write(files, base, "writing", { ...snapshot.main, partitions: snapshot.partitions })
     live.block = base.completeThrough
     if (start._tag === "Fresh") {
-      yield* snapshotAt({ main: { bytes: file.bytes(), rows: 0, completeThrough: base.completeThrough, undecodedRows: 0 }, partitions: [] })
-    }
-    // Lines are written as they are; decoded rows are encoded first. Written `rowsChunk` rows at a
-    // time: the text of a 10,000-row page (and its bytes) need not all be held at once.
-    const lineBatches = source.lineBatches
-    const writeSlice = (target: DataFile, rows: ReadonlyArray<unknown>): Effect.Effect<void, SinkError> =>
-      lineBatches !== undefined
-        ? target.append((rows as ReadonlyArray<string>).join(""))
-        : Effect.flatMap(encoder.encode(rows), target.append)
-    const write = (target: DataFile, rows: ReadonlyArray<unknown>) =>
-      Effect.gen(function*() {
-        for (let i = 0; i < rows.length; i += rowsChunk) {
-          yield* writeSlice(target, rows.length <= rowsChunk ? rows : rows.slice(i, i + rowsChunk))
-        }
+      // An assembly's first checkpoint names its parts: resumed, it merges them rather than read again.
+      yield* snapshotAt({
+        main: { bytes: file.bytes(), rows: 0, completeThrough: base.completeThrough, undecodedRows: 0 },
+        partitions: common.resumed
       })
+    }
+    const { read, write } = dataIO(source, run)
     const position = yield* Partitioned.run({
       ...common,
       main: Partitioned.dataMain(file, write),
-      read: (blocks, bound, onAnswer) => {
-        const options = readOptions(bound, onAnswer)
-        return lineBatches !== undefined
-          ? lineBatches(blocks, encoder.lines, options)
-          : (source.encodedBatches ?? source.batches)(blocks, options)
-      },
+      read: (blocks, bound, onAnswer) => read(blocks, readOptions(bound, onAnswer)),
       write,
       commit: snapshotAt
     }).pipe(
@@ -567,30 +650,30 @@ const writeRangeParquet = <A, I, E, R>(
   until: Effect.Effect<number, E | SinkError> | undefined
 ) =>
   Effect.gen(function*() {
-    const { encoder, files, live, settings } = run
-    if (start._tag === "Fresh") yield* Partitioned.removeSpools(settings.folder, files.tempName)
+    const { files, live, settings } = run
+    // An assembly's parts are spools beside the temporary file: kept.
+    if (start._tag === "Fresh" && settings.assembly === undefined) yield* Partitioned.removeSpools(settings.folder, files.tempName)
     const { base, writer } = yield* Resume.openParquet(start, files, columns, freshState(run, source))
     const groups = Parquet.rowGroups(writer)
     const { readOptions, ...common } = partitionedCommon(source, run, start, base, range, until)
     if (start._tag === "Fresh") {
       const state = writer.state()
-      yield* Resume.write(files, base, "writing", { rows: 0, completeThrough: base.completeThrough, undecodedRows: 0, bytes: state.bytes, parquet: state })
+      yield* Resume.write(files, base, "writing", {
+        rows: 0,
+        completeThrough: base.completeThrough,
+        undecodedRows: 0,
+        bytes: state.bytes,
+        parquet: state,
+        partitions: common.resumed
+      })
     }
     live.block = base.completeThrough
-    const lineBatches = source.lineBatches
+    const { read, write } = parquetIO(source, run)
     const position = yield* Partitioned.run({
       ...common,
       main: parquetMain(writer, groups),
-      read: (blocks, bound, onAnswer) => {
-        const options = readOptions(bound, onAnswer)
-        // The records read become the JSONL encoder's objects at once (never its text parsed back).
-        return lineBatches !== undefined
-          ? lineBatches(blocks, (records: ReadonlyArray<unknown>) => parquetRows(encoder, records), options)
-          : Stream.mapEffect((source.encodedBatches ?? source.batches)(blocks, options) as Stream.Stream<BlockBatch<unknown>, E, R>, (batch) =>
-            Effect.map(parquetRows(encoder, batch.rows), (rows): BlockBatch<unknown> => ({ ...batch, rows })))
-      },
-      // Spools hold JSONL lines: the objects' JSON text (read back as the same objects).
-      write: (target, rows) => target.append((rows as ReadonlyArray<Parquet.Row>).map((row) => JSON.stringify(row) + "\n").join("")),
+      read: (blocks, bound, onAnswer) => read(blocks, readOptions(bound, onAnswer)),
+      write,
       commit: (snapshot, parquet) =>
         parquet === undefined
           ? Effect.void
@@ -641,7 +724,8 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
     // Without `until` the end never moves.
     const writeTo = (toBlock: number) => Effect.catchIf(write(toBlock, undefined), isEndMoved, Effect.die)
     // Only for sources that honour a lowered end (`parallel`: the library's block cursors).
-    const early = source.parallel !== undefined && source.toBlock !== "latest" && firstBlock <= source.toBlock &&
+    const early = settings.assembly === undefined && source.parallel !== undefined && source.toBlock !== "latest" &&
+      firstBlock <= source.toBlock &&
       start._tag !== "Extend" &&
       (start._tag === "Fresh" || (start.state.partitions ?? []).length === 0)
     let goal: Goal
@@ -655,7 +739,8 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
       )
       goal = goalOf(yield* Fiber.join(head))
     } else {
-      goal = goalOf(yield* latestBlock)
+      // An assembly's goal is its plan's: the parts were read up to its target.
+      goal = settings.assembly?.goal ?? goalOf(yield* latestBlock)
       if (start._tag === "Extend" && firstBlock > goal.target) {
         // Nothing new is final yet: the file stays as it is (checked); only the manifest is refreshed.
         const state = start.state
@@ -684,6 +769,164 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
       undecodedRows: written.base.undecodedRows === undefined ? undefined : written.undecodedRows
     })
   })
+
+/** The spool of an export's part `index` (1: the plan's first page), beside its temporary file. */
+export const partSpool = (tempName: string, index: number): string => `${tempName}.p${index}`
+
+/**
+ * Reads the blocks of `range` into the spool `spoolFile` beside the run's temporary file, in partitions
+ * read in parallel as an export reads its range (`Partitioned`), written apart (`<spool>.tmp`) and
+ * renamed once complete and fsynced. `firstPageOnly`: one call, the range's first page; the part
+ * ends where that page does.
+ */
+const writeSpool = <A, I, E, R>(
+  source: BlockSource<A, I, E, R>,
+  run: Run,
+  range: BlockRange & { readonly spoolFile: string },
+  firstPageOnly: boolean
+) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const { settings } = run
+    const { read, write } = ioOf(source, run)
+    const tempName = `${range.spoolFile}.tmp`
+    const temp = path.join(settings.folder, tempName)
+    const callsBefore = (yield* SubscriptionRef.get(run.progress)).calls
+    yield* Partitioned.removeSpools(settings.folder, tempName)
+    const file = yield* openData(temp, 0)
+    const position = yield* Partitioned.run({
+      folder: settings.folder,
+      tempName,
+      main: Partitioned.dataMain(file, write),
+      at: { rows: 0, completeThrough: range.fromBlock - 1, undecodedRows: 0 },
+      toBlock: range.toBlock,
+      until: undefined,
+      resumed: [],
+      read: (blocks, bound, onAnswer) => {
+        const batches = read(blocks, { progress: run.progress, bound, onAnswer })
+        return firstPageOnly
+          // The range ends where the first page does: no row after it is taken (a full page's last
+          // block, whose rows may go on in the next page, is left to the next part).
+          ? batches.pipe(Stream.take(1), Stream.map((batch) => {
+            bound.end = Math.min(bound.end, batch.completeThrough)
+            return batch
+          }))
+          : batches
+      },
+      write,
+      parallel: source.parallel,
+      concurrency: firstPageOnly ? 1 : settings.concurrency,
+      // Nothing to checkpoint (a part read again starts over): the spools are fsynced now and then.
+      checkpointEvery: 1000,
+      commit: () => Effect.void,
+      onProgress: (view) => {
+        run.live.rows = view.rows
+        run.live.block = view.completeThrough
+      }
+    }).pipe(
+      Effect.scoped,
+      // Without `until` the end never moves.
+      Effect.catchIf((e): e is Partitioned.EndMoved => e instanceof Partitioned.EndMoved, Effect.die)
+    )
+    yield* file.sync
+    yield* Partitioned.removeSpools(settings.folder, tempName)
+    const spool = path.join(settings.folder, range.spoolFile)
+    yield* fs.rename(temp, spool).pipe(Effect.mapError(fileSystemError(spool, `renaming ${temp}`)))
+    const calls = (yield* SubscriptionRef.get(run.progress)).calls - callsBefore
+    return {
+      fromBlock: range.fromBlock,
+      toBlock: position.completeThrough,
+      completeThrough: position.completeThrough,
+      spoolFile: range.spoolFile,
+      spoolBytes: file.bytes(),
+      rows: position.rows,
+      ...(position.undecodedRows === 0 ? {} : { undecodedRows: position.undecodedRows }),
+      contentHash: file.contentHash(),
+      calls
+    } satisfies Part
+  }).pipe(Effect.scoped)
+
+/** Pages a part of a cluster's export is cut to hold, by the density of the plan's first page. */
+const pagesPerPart = 10
+
+/** How a block-ordered export is cut into parts read apart (a cluster's): see {@link plan}. */
+export interface PartsPlan {
+  readonly goal: Goal
+  /** When the plan started (epoch ms). */
+  readonly startedAt: number
+  /** Calls the plan made: the chain's head and the first page. */
+  readonly calls: number
+  /** The first page, read by the plan into spool 1; none when no block is left to read. */
+  readonly first: Part | undefined
+  /** The ranges after it, ascending and contiguous up to the goal's target: parts 2, 3 … */
+  readonly rest: ReadonlyArray<BlockRange>
+}
+
+/**
+ * Plans an export of a block-ordered source read in parts apart (a cluster's runners each read some):
+ * where the run starts (as `resume` decides), its goal (the chain's head asked once), the range's
+ * first page read into spool 1 — a range that one page holds costs one call, as a plain export's —
+ * and the blocks after it cut into at most `maxParts` ranges of about `pagesPerPart` pages each by
+ * that page's density. The parts are read by {@link writePart}, then merged by the export run with
+ * `Settings.assembly`, which writes the file, manifest and checkpoint a plain export writes.
+ *
+ * None (read it whole, as a plain export) for a source that does not read in parallel, a rows
+ * source, or an export to resume from its own checkpoint.
+ */
+export const plan = <A, I, E, R>(
+  source: Source<A, I, E, R>,
+  settings: Settings,
+  options: { readonly maxParts: number }
+): Effect.Effect<PartsPlan | undefined, E | SinkError, R | FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    if (source._tag !== "Blocks" || source.parallel === undefined) return undefined
+    const run = yield* begin(source, { ...settings, quiet: true })
+    const start = yield* Resume.decide(run.files, run.fingerprint, settings.resume)
+    if (start._tag === "Resume") return undefined
+    const latest = yield* source.latestBlock({ progress: run.progress })
+    if (!Number.isSafeInteger(latest) || latest < 0) {
+      return yield* new SinkError({ reason: "InvalidInput", path: settings.out, detail: `the latest block is not a block number: ${latest}` })
+    }
+    const wanted = source.toBlock === "latest" ? latest - settings.confirmations : source.toBlock
+    const goal: Goal = { latest, wanted, target: Math.min(wanted, latest - settings.confirmations) }
+    const firstBlock = Resume.firstBlock(start, source.fromBlock)
+    const callsOf = Effect.map(SubscriptionRef.get(run.progress), (p) => p.calls)
+    if (firstBlock > goal.target) return { goal, startedAt: run.started, calls: yield* callsOf, first: undefined, rest: [] }
+    const first = yield* writeSpool(
+      source,
+      run,
+      { fromBlock: firstBlock, toBlock: goal.target, spoolFile: partSpool(run.files.tempName, 1) },
+      true
+    )
+    const left = goal.target - first.completeThrough
+    const density = first.rows / (first.completeThrough - firstBlock + 1)
+    const parts = left <= 0
+      ? 0
+      : Math.max(1, Math.min(options.maxParts, left, Math.ceil((density * left) / (source.parallel.rowsPerCall * pagesPerPart))))
+    const rest = Array.from({ length: parts }, (_, i): BlockRange => ({
+      fromBlock: first.completeThrough + 1 + Math.floor((left * i) / parts),
+      toBlock: first.completeThrough + Math.floor((left * (i + 1)) / parts)
+    }))
+    return { goal, startedAt: run.started, calls: yield* callsOf, first, rest }
+  }).pipe(Effect.scoped)
+
+/**
+ * Reads part `index` (2, 3 … of a {@link plan}) of an export, the blocks of `range`, into its spool
+ * beside the export's temporary file. Read again, it starts over (its spool is replaced whole).
+ */
+export const writePart = <A, I, E, R>(
+  source: Source<A, I, E, R>,
+  settings: Settings,
+  range: BlockRange & { readonly index: number }
+): Effect.Effect<Part, E | SinkError, R | FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    if (source._tag !== "Blocks") {
+      return yield* new SinkError({ reason: "InvalidInput", path: settings.out, detail: "a rows source is not read in parts" })
+    }
+    const run = yield* begin(source, { ...settings, quiet: true })
+    return yield* writeSpool(source, run, { ...range, spoolFile: partSpool(run.files.tempName, range.index) }, false)
+  }).pipe(Effect.scoped)
 
 /**
  * Runs an export of `source` with checked `settings`: see the module header for the exact behaviour.

@@ -94,7 +94,8 @@ describe("explorer-etl run --cluster: the daily cap", () => {
       expect(waiting.length).toBeGreaterThan(0)
       for (const line of waiting) {
         expect(line).toMatch(new RegExp(
-          `^  export \\S+\\twaiting for the daily cap until ${wakeUp}\\tRateLimitError: .*rate limit \\(day\\): Max daily rate limit reached ` +
+          // An export's plan (its first page) or its file; its parts, had they been cut.
+          `^  (export|plan|part) \\S+( \\d+\\.\\.\\d+)?\\twaiting for the daily cap until ${wakeUp}\\tRateLimitError: .*rate limit \\(day\\): Max daily rate limit reached ` +
             `\\(${CAP} calls today, UTC, counted by the cluster for this key; not sent\\)$`
         ))
       }

@@ -18,6 +18,9 @@ import { rmdir } from "node:fs/promises"
 import type { ExplorerClient } from "../../ExplorerClient.js"
 import { ExplorerError, type StreamError } from "../../ExplorerError.js"
 import * as Exports from "../../Exports.js"
+import * as Checkpoint from "../../sinks/Checkpoint.js"
+import * as Export from "../../sinks/Export.js"
+import * as Files from "../../sinks/Files.js"
 import type * as Pipeline from "../../Pipeline.js"
 import * as Lock from "../../sinks/Lock.js"
 import * as Manifest from "../../sinks/Manifest.js"
@@ -54,6 +57,36 @@ export type DailyCapWait = typeof DailyCapWait.Type
 /** What one attempt of an export's activity returns: the file's summary, or a wait for the daily cap. */
 export const ExportOutcome = Schema.Union(ExportSummary, DailyCapWait)
 
+/** A part of a cluster's export read apart, as stored in the journal (`Export.Part`). */
+export const PartResult = Schema.Struct({
+  ...Checkpoint.Partition.fields,
+  contentHash: Schema.String,
+  calls: Schema.Number
+})
+
+const Range = Schema.Struct({ fromBlock: Schema.Number, toBlock: Schema.Number })
+
+/** How a cluster's export is cut into parts (`Export.PartsPlan`), as stored in the journal. */
+export const PartsPlan = Schema.TaggedStruct("PartsPlan", {
+  goal: Schema.Struct({ latest: Schema.Number, wanted: Schema.Number, target: Schema.Number }),
+  startedAt: Schema.Number,
+  calls: Schema.Number,
+  first: Schema.NullOr(PartResult),
+  rest: Schema.Array(Range)
+})
+
+/** An export a cluster writes whole, in one activity (not a block-ordered source read in parallel, or resumed). */
+export const Whole = Schema.TaggedStruct("Whole", {})
+
+/** What one attempt of an export's plan returns: its parts, the export whole, or a wait for the daily cap. */
+export const PlanOutcome = Schema.Union(PartsPlan, Whole, DailyCapWait)
+
+/** What one attempt of a part's activity returns: the part, or a wait for the daily cap. */
+export const PartOutcome = Schema.Union(PartResult, DailyCapWait)
+
+const isDailyCapWait = (outcome: unknown): outcome is DailyCapWait =>
+  typeof outcome === "object" && outcome !== null && "_tag" in outcome && outcome._tag === "DailyCapWait"
+
 const DAY_MILLIS = 86_400_000
 
 /**
@@ -89,9 +122,9 @@ export const isDailyCap = (error: typeof ExportFailure.Type): boolean =>
  * activity's result is journaled, its body does not replay).
  */
 export const waitingForDailyCap = (out: string, notify: (line: string) => Effect.Effect<void>) =>
-<R>(
-  exported: Effect.Effect<typeof ExportSummary.Type, typeof ExportFailure.Type, R>
-): Effect.Effect<typeof ExportOutcome.Type, typeof ExportFailure.Type, R> =>
+<A, R>(
+  exported: Effect.Effect<A, typeof ExportFailure.Type, R>
+): Effect.Effect<A | DailyCapWait, typeof ExportFailure.Type, R> =>
   Effect.catchIf(exported, isDailyCap, (error) =>
     Effect.gen(function*() {
       const until = nextDailyReset(yield* Clock.currentTimeMillis)
@@ -107,17 +140,18 @@ export const waitingForDailyCap = (out: string, notify: (line: string) => Effect
  * attempt — the same activity with the next `Activity.CurrentAttempt`, as the engine journals each
  * attempt's result apart.
  */
-export const exportWithDailyCap = <R>(
+export const exportWithDailyCap = <A, R>(
   file: string,
-  activity: Effect.Effect<typeof ExportOutcome.Type, typeof ExportFailure.Type, R>
-): Effect.Effect<typeof ExportSummary.Type, typeof ExportFailure.Type, R | WorkflowEngine | WorkflowInstance> =>
+  activity: Effect.Effect<A | DailyCapWait, typeof ExportFailure.Type, R>
+): Effect.Effect<A, typeof ExportFailure.Type, R | WorkflowEngine | WorkflowInstance> =>
   Effect.gen(function*() {
     for (let attempt = 1;; attempt++) {
       const outcome = yield* Effect.provideService(activity, Activity.CurrentAttempt, attempt)
-      if (!("_tag" in outcome)) return outcome
+      if (!isDailyCapWait(outcome)) return outcome
       const now = yield* Clock.currentTimeMillis
       yield* DurableClock.sleep({
-        // One clock per wake-up: a clock's name is its key in the journal.
+        // One clock per wake-up: a clock's name is its key in the journal (`file`: the export's
+        // file, or what else of it waits, as `plan <file>`).
         name: `daily cap ${file} ${attempt}`,
         duration: Duration.millis(Math.max(0, outcome.until - now)),
         // Never in memory: the wait survives the process, however short it is.
@@ -198,8 +232,20 @@ export const exportStaged = <A, I>(
   out: string,
   stage: string,
   source: Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>,
-  options: Omit<Exports.ToFileOptions, "out">
+  options: Omit<Exports.ToFileOptions, "out">,
+  assembly?: Export.Assembly | undefined
 ) =>
+  Effect.gen(function*() {
+    yield* stageOf(out, stage)
+    const summary = yield* Exports.assemble(yield* source, { ...options, out: stage, shownAs: out }, assembly)
+    return { ...summary, out, manifestPath: Manifest.manifestPath(out) }
+  }).pipe(Effect.scoped)
+
+/**
+ * The stage of `out`, made once (its `.staged` mark): a copy of the published file, manifest and
+ * checkpoint, so the export written there extends as `out` would; `out`'s lock taken for the scope.
+ */
+const stageOf = (out: string, stage: string) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
@@ -224,9 +270,73 @@ export const exportStaged = <A, I>(
       }
       yield* fs.writeFileString(staged, "").pipe(Effect.mapError(fileSystemError(staged, "writing")))
     }
-    const summary = yield* Exports.toFile(yield* source, { ...options, out: stage, shownAs: out })
-    return { ...summary, out, manifestPath: Manifest.manifestPath(out) }
+  })
+
+/**
+ * The plan of a cluster's export (`Export.plan`), on its stage (made here, as {@link exportStaged}
+ * makes it): its goal, its first page read into the stage's spool 1, and the ranges left for parts;
+ * `Whole` when the export is not read in parts.
+ */
+export const planStaged = <A, I>(
+  out: string,
+  stage: string,
+  source: Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>,
+  options: Omit<Exports.ToFileOptions, "out">,
+  maxParts: number
+) =>
+  Effect.gen(function*() {
+    yield* stageOf(out, stage)
+    const made = yield* source
+    const settings = yield* Exports.settingsOf(made, { ...options, out: stage, shownAs: out })
+    const planned = yield* Export.plan(made, settings, { maxParts })
+    return planned === undefined
+      ? Whole.make({})
+      : PartsPlan.make({ ...planned, first: planned.first ?? null })
   }).pipe(Effect.scoped)
+
+/** A part of a cluster's export (`Export.writePart`): the blocks of `range`, into the stage's spool `index`. */
+export const partStaged = <A, I>(
+  stage: string,
+  source: Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>,
+  options: Omit<Exports.ToFileOptions, "out">,
+  range: { readonly fromBlock: number; readonly toBlock: number; readonly index: number }
+) =>
+  Effect.gen(function*() {
+    const made = yield* source
+    const settings = yield* Exports.settingsOf(made, { ...options, out: stage })
+    return yield* Export.writePart(made, settings, range)
+  })
+
+/**
+ * The parts' spools checked against what their activities returned (length and sha256): a spool
+ * missing or changed is removed, and the assembly reads its range again (`Partitioned` reads a
+ * partition whose spool is gone from its first block), rather than merge rows it cannot vouch for.
+ */
+export const checkParts = (stage: string, parts: ReadonlyArray<typeof PartResult.Type>) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    for (const part of parts) {
+      const spool = path.join(path.dirname(stage), part.spoolFile)
+      const size = yield* Files.sizeOf(spool)
+      if (size === undefined) continue
+      if (size !== part.spoolBytes || (yield* Files.hashFile(spool)) !== part.contentHash) yield* Files.removeQuietly(spool)
+    }
+  })
+
+/** The assembly of a planned export: its parts, their calls and rows, for `Export.Settings.assembly`. */
+export const assemblyOf = (
+  plan: typeof PartsPlan.Type,
+  parts: ReadonlyArray<typeof PartResult.Type>
+): Export.Assembly => {
+  const all = plan.first === null ? [...parts] : [plan.first, ...parts]
+  return {
+    goal: plan.goal,
+    partitions: all.map(({ calls: _calls, contentHash: _hash, ...partition }) => partition),
+    calls: plan.calls + parts.reduce((n, p) => n + p.calls, 0),
+    rowsWritten: all.reduce((n, p) => n + p.rows, 0),
+    startedAt: plan.startedAt
+  }
+}
 
 /**
  * Moves a staged export over the published one: the file, then its checkpoint, then its manifest
