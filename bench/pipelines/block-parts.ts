@@ -3,7 +3,8 @@
  * over several block ranges, each range a file of its own (`part-<i>.csv`), so a run has as many
  * independent exports as ranges for the runners of a cluster to share.
  *
- * Config: `{ chainId, dataset: "logs" | "txs", address, ranges: [[fromBlock, toBlock], …] }`.
+ * Config: `{ chainId, dataset: "logs" | "txs", address, ranges: [[fromBlock, toBlock], …], format? }`
+ * (`format`: "csv", the default, "jsonl" or "parquet": the files are `part-<i>.<format>`).
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -17,7 +18,8 @@ export const BlockPartsConfig = Schema.Struct({
   chainId: Schema.Int.pipe(Schema.positive()),
   dataset: Schema.Literal("logs", "txs"),
   address: Schemas.Address,
-  ranges: Schema.Array(Schema.Tuple(Block, Block)).pipe(Schema.minItems(1))
+  ranges: Schema.Array(Schema.Tuple(Block, Block)).pipe(Schema.minItems(1)),
+  format: Schema.optional(Schema.Literal("csv", "jsonl", "parquet"))
 })
 
 const pipeline = Pipeline.make({
@@ -40,7 +42,7 @@ const pipeline = Pipeline.make({
   run: (config, context) =>
     Effect.forEach(config.ranges, ([fromBlock, toBlock], i) => {
       const query = { chainId: config.chainId, address: config.address, fromBlock, toBlock }
-      const file = `part-${i}.csv`
+      const file = `part-${i}.${config.format ?? "csv"}`
       return config.dataset === "logs"
         ? context.export(file, Sources.logs(query))
         : context.export(file, Sources.transactions(query))

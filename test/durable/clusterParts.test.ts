@@ -7,6 +7,8 @@
  * - The heavy contract's logs (60,000, 1,000 a page) in one file: both runners read parts of it, and
  *   the file is byte-identical to a one-process run's, its manifest saying the same; `status --cluster`
  *   lists the plan and each part with its rows and calls.
+ * - The same export to Parquet (bench/pipelines/block-parts.ts's `format`): DuckDB reads the same
+ *   rows, in the same order and with the same types, as from a one-process run's file.
  * - A runner killed with SIGKILL mid-export: the other reads the parts it had not finished and
  *   assembles the file, byte-identical; no part it finished is read again.
  */
@@ -17,12 +19,14 @@ import * as path from "node:path"
 import * as Plan from "../../src/Plan.js"
 import * as Simulator from "../../src/simulator/index.js"
 import { cliSuite, exited, spawnCli, succeeded, until } from "../cli/helpers.js"
+import { duckdbRows } from "../duckdb.js"
 import { dataFiles, postgresForFile } from "./helpers.js"
 import * as Postgres from "./postgres.js"
 
 const suite = cliSuite("parts", { recordQueries: true, dataset: { heavyContractLogs: 60_000 } })
 const plainKeys = { proplus: suite.key("plain", "proplus"), lite: suite.key("plain-lite", "lite") }
 const partsKey = suite.key("parts", "proplus")
+const parquetKey = suite.key("parquet", "proplus")
 const killedKey = suite.key("killed", "lite")
 const database = postgresForFile()
 const pipelineFile = "bench/pipelines/block-parts.ts"
@@ -54,15 +58,16 @@ const partsBy = (stdout: string, port: number, file: string): Map<number, string
     return match === null || !match[2]?.endsWith(`/${file}`) ? [] : [[Number(match[1]), line] as const]
   }))
 
-/** block-parts' config: the heavy contract's logs over the chain's activity, one file. */
-const heavyLogs = (): string => {
-  const config = path.join(suite.dir, "heavy.config.json")
+/** block-parts' config: the heavy contract's logs over the chain's activity, one file (`part-0.<format>`). */
+const heavyLogs = (format: "csv" | "parquet" = "csv"): string => {
+  const config = path.join(suite.dir, `heavy-${format}.config.json`)
   const chain = suite.sim.dataset.chain(1)
   writeFileSync(config, JSON.stringify({
     chainId: 1,
     dataset: "logs",
     address: chain.heavyContract.address,
-    ranges: [[chain.activity.fromBlock, chain.activity.toBlock]]
+    ranges: [[chain.activity.fromBlock, chain.activity.toBlock]],
+    format
   }))
   return config
 }
@@ -77,10 +82,10 @@ const manifestOf = (file: string) => {
   return rest
 }
 
-/** A plain one-process run of the config on `plan`, and its folder. */
-const plainRun = (config: string, plan: "proplus" | "lite") =>
+/** A plain one-process run of the config on `plan` into `plain-<name>`, and its pipeline's folder. */
+const plainRun = (config: string, plan: "proplus" | "lite", name: string = plan) =>
   Effect.gen(function*() {
-    const out = path.join(suite.dir, `plain-${plan}`)
+    const out = path.join(suite.dir, `plain-${name}`)
     const plain = spawnCli(runArgs(plainKeys[plan], plan, config, out))
     expect((yield* exited(plain.child)).code, plain.output.stderr).toBe(0)
     return path.join(out, "block-parts")
@@ -123,6 +128,35 @@ describe("explorer-etl run --cluster: one export read in parts", () => {
       const parts = status.filter((line) => /^ {2}part part-0\.csv \d+\.\.\d+\tdone\t[\d,]+ rows?\t\d+ calls?$/.test(line))
       expect(parts.length).toBe(indexes.length)
       expect(status.filter((line) => new RegExp(`^ {2}export part-0\\.csv\tdone\t${count} rows\t\\d+ calls$`).test(line)).length).toBe(1)
+    }), 300_000)
+
+  it.scoped("Parquet read in parts: DuckDB reads the same rows, in the same order and types, as from a one-process run's file", () =>
+    Effect.gen(function*() {
+      const config = heavyLogs("parquet")
+      const plainDir = yield* plainRun(config, "proplus", "parquet")
+      const [a, b] = [yield* runner(parquetKey, "proplus"), yield* runner(parquetKey, "proplus")]
+      const out = path.join(suite.dir, "parquet")
+      const submitted = spawnCli([...runArgs(parquetKey, "proplus", config, out), "--cluster", database()])
+      succeeded({ args: ["run", "--cluster"], code: (yield* exited(submitted.child)).code, signal: null, ...submitted.output })
+      const file = path.join(out, "block-parts", "part-0.parquet")
+      const plainFile = path.join(plainDir, "part-0.parquet")
+      expect(partsBy(a.output.stdout, a.port, "part-0.parquet").size + partsBy(b.output.stdout, b.port, "part-0.parquet").size)
+        .toBeGreaterThanOrEqual(4)
+
+      // Every row, in file order, and the column types: one digest of each file's rows as DuckDB reads them.
+      const digest = (f: string) =>
+        duckdbRows(`SELECT count(*) AS n, md5(string_agg(CAST(t AS VARCHAR), chr(10) ORDER BY file_row_number)) AS h
+          FROM read_parquet('${f}', file_row_number = true) t`)
+      const types = (f: string) => duckdbRows(`DESCRIBE SELECT * FROM read_parquet('${f}')`)
+      const [mine, theirs] = [yield* digest(file), yield* digest(plainFile)]
+      expect(mine).toEqual(theirs)
+      expect(Number(mine[0]?.n)).toBe(manifestOf(plainFile).rows)
+      expect(yield* types(file)).toEqual(yield* types(plainFile))
+      // The manifests say the same, but for the bytes: a Parquet file's row groups end where its
+      // checkpoints fell (every 10 s), as in any two runs of one export.
+      const { bytes: _b1, contentHash: _h1, ...manifest } = manifestOf(file)
+      const { bytes: _b2, contentHash: _h2, ...plainManifest } = manifestOf(plainFile)
+      expect(manifest).toEqual(plainManifest)
     }), 300_000)
 
   it.scoped("a runner killed with SIGKILL mid-export: the other reads the parts left, no finished part is read again", () =>
