@@ -12,7 +12,8 @@
  * 1. Scaling, CPU-bound: the busy wallet's transactions (10,000 rows a call) in 8 ranges of about
  *    equal rows, professional plan (30 calls/s: 300,000 rows/s, more than this machine parses), the
  *    simulator's limits off and no latency. The same run by one process without a cluster (`run`), by
- *    one runner, then by two; rows/s = rows ÷ the time from submitting to the printed result. Each
+ *    one runner, then by two; then the same rows in one file by two runners (one export, read in parts
+ *    the runners share); rows/s = rows ÷ the time from submitting to the printed result. Each
  *    runner's CPU seconds show how the work was shared. On a machine of N cores the simulator takes
  *    a share of them too: the report gives the core count.
  * 2. Shared budget: the heavy contract's logs (1,000 rows a call) in 8 ranges, standard plan, the
@@ -110,7 +111,7 @@ const equalRanges = async (
 }
 
 export interface ScalingRow {
-  readonly how: "one process (run)" | "1 runner" | "2 runners"
+  readonly how: "one process (run)" | "1 runner" | "2 runners" | "2 runners, one file"
   readonly rows: number
   readonly seconds: number
   readonly rowsPerSecond: number
@@ -213,10 +214,16 @@ const program = async (): Promise<ClusterResults> => {
         await server.command({ cmd: "warm", query: { chainId: 1, module: "account", action: "txlist", params: { address } } })
         const config = path.join(dir, "scaling.config.json")
         writeFileSync(config, JSON.stringify({ chainId: 1, dataset: "txs", address, ranges }))
+        // The same rows in one file: one export, read in parts that the runners share.
+        const oneFile = path.join(dir, "scaling-one-file.config.json")
+        writeFileSync(oneFile, JSON.stringify({ chainId: 1, dataset: "txs", address, ranges: [[ranges[0]?.[0], ranges.at(-1)?.[1]]] }))
         const api = ["--base-url", server.baseUrl, "--api-key", server.demoKeys[plan] ?? "", "--plan", plan]
-        const runArgs = (out: string) => ["run", pipelineFile, "--config", config, "--out-dir", path.join(dir, out), "--quiet", ...api]
         const table: Array<ScalingRow> = []
         const measure = async (how: ScalingRow["how"], count: number) => {
+          const runArgs = (out: string) => [
+            "run", pipelineFile, "--config", how === "2 runners, one file" ? oneFile : config,
+            "--out-dir", path.join(dir, out), "--quiet", ...api
+          ]
           await server.command({ cmd: "gc" })
           const simBefore = server.cpuSeconds()
           if (count === 0) {
@@ -236,7 +243,7 @@ const program = async (): Promise<ClusterResults> => {
           const rs = await runners(count, api)
           const cpuBefore = rs.map((r) => cpuSeconds(r.child.pid))
           log(`scaling: ${how}`)
-          const done = await submit([...runArgs(`runners-${count}`), "--cluster", pg.url])
+          const done = await submit([...runArgs(`runners-${count}-${table.length}`), "--cluster", pg.url])
           const cpu = rs.map((r, i) => round(cpuSeconds(r.child.pid) - (cpuBefore[i] ?? 0), 2))
           await stop(rs)
           table.push({ how, rows: done.rows, seconds: round(done.seconds, 2), rowsPerSecond: Math.round(done.rows / done.seconds), cpuSeconds: cpu, simulatorCpuSeconds: round(server.cpuSeconds() - simBefore, 2) })
@@ -244,6 +251,7 @@ const program = async (): Promise<ClusterResults> => {
         await measure("one process (run)", 0)
         await measure("1 runner", 1)
         await measure("2 runners", 2)
+        await measure("2 runners, one file", 2)
         for (const row of table) {
           if (row.rows !== rows) throw new Error(`${row.how} wrote ${row.rows} rows, the oracle holds ${rows}`)
           log(JSON.stringify(row))

@@ -850,6 +850,12 @@ const writeSpool = <A, I, E, R>(
 /** Pages a part of a cluster's export is cut to hold, by the density of the plan's first page. */
 const pagesPerPart = 10
 
+/**
+ * Below this many pages expected after the first, the plan reads them itself: parts would not pay for
+ * what each costs in the cluster (a child workflow, its messages through the database, a short page).
+ */
+const pagesToCut = 2 * pagesPerPart
+
 /** How a block-ordered export is cut into parts read apart (a cluster's): see {@link plan}. */
 export interface PartsPlan {
   readonly goal: Goal
@@ -857,9 +863,12 @@ export interface PartsPlan {
   readonly startedAt: number
   /** Calls the plan made: the chain's head and the first page. */
   readonly calls: number
-  /** The first page, read by the plan into spool 1; none when no block is left to read. */
-  readonly first: Part | undefined
-  /** The ranges after it, ascending and contiguous up to the goal's target: parts 2, 3 … */
+  /**
+   * The parts the plan read itself: the first page (spool 1), and when fewer than `pagesToCut` pages
+   * are expected after it, the rest of the range (spool 2); none when no block is left to read.
+   */
+  readonly read: ReadonlyArray<Part>
+  /** The ranges after those, ascending and contiguous up to the goal's target, for parts of their own. */
   readonly rest: ReadonlyArray<BlockRange>
 }
 
@@ -868,7 +877,8 @@ export interface PartsPlan {
  * where the run starts (as `resume` decides), its goal (the chain's head asked once), the range's
  * first page read into spool 1 — a range that one page holds costs one call, as a plain export's —
  * and the blocks after it cut into at most `maxParts` ranges of about `pagesPerPart` pages each by
- * that page's density. The parts are read by {@link writePart}, then merged by the export run with
+ * that page's density; fewer than `pagesToCut` pages expected, the plan reads them itself into spool
+ * 2. The parts are read by {@link writePart}, then merged by the export run with
  * `Settings.assembly`, which writes the file, manifest and checkpoint a plain export writes.
  *
  * None (read it whole, as a plain export) for a source that does not read in parallel, a rows
@@ -892,27 +902,28 @@ export const plan = <A, I, E, R>(
     const goal: Goal = { latest, wanted, target: Math.min(wanted, latest - settings.confirmations) }
     const firstBlock = Resume.firstBlock(start, source.fromBlock)
     const callsOf = Effect.map(SubscriptionRef.get(run.progress), (p) => p.calls)
-    if (firstBlock > goal.target) return { goal, startedAt: run.started, calls: yield* callsOf, first: undefined, rest: [] }
-    const first = yield* writeSpool(
-      source,
-      run,
-      { fromBlock: firstBlock, toBlock: goal.target, spoolFile: partSpool(run.files.tempName, 1) },
-      true
-    )
+    if (firstBlock > goal.target) return { goal, startedAt: run.started, calls: yield* callsOf, read: [], rest: [] }
+    const spool = (index: number) => partSpool(run.files.tempName, index)
+    const first = yield* writeSpool(source, run, { fromBlock: firstBlock, toBlock: goal.target, spoolFile: spool(1) }, true)
     const left = goal.target - first.completeThrough
+    if (left <= 0) return { goal, startedAt: run.started, calls: yield* callsOf, read: [first], rest: [] }
     const density = first.rows / (first.completeThrough - firstBlock + 1)
-    const parts = left <= 0
-      ? 0
-      : Math.max(1, Math.min(options.maxParts, left, Math.ceil((density * left) / (source.parallel.rowsPerCall * pagesPerPart))))
+    const pages = (density * left) / source.parallel.rowsPerCall
+    if (pages < pagesToCut) {
+      const range = { fromBlock: first.completeThrough + 1, toBlock: goal.target, spoolFile: spool(2) }
+      const second = yield* writeSpool(source, run, range, false)
+      return { goal, startedAt: run.started, calls: yield* callsOf, read: [first, second], rest: [] }
+    }
+    const parts = Math.max(1, Math.min(options.maxParts, left, Math.ceil(pages / pagesPerPart)))
     const rest = Array.from({ length: parts }, (_, i): BlockRange => ({
       fromBlock: first.completeThrough + 1 + Math.floor((left * i) / parts),
       toBlock: first.completeThrough + Math.floor((left * (i + 1)) / parts)
     }))
-    return { goal, startedAt: run.started, calls: yield* callsOf, first, rest }
+    return { goal, startedAt: run.started, calls: yield* callsOf, read: [first], rest }
   }).pipe(Effect.scoped)
 
 /**
- * Reads part `index` (2, 3 … of a {@link plan}) of an export, the blocks of `range`, into its spool
+ * Reads part `index` (after those the {@link plan} read) of an export, the blocks of `range`, into its spool
  * beside the export's temporary file. Read again, it starts over (its spool is replaced whole).
  */
 export const writePart = <A, I, E, R>(

@@ -71,7 +71,7 @@ export const PartsPlan = Schema.TaggedStruct("PartsPlan", {
   goal: Schema.Struct({ latest: Schema.Number, wanted: Schema.Number, target: Schema.Number }),
   startedAt: Schema.Number,
   calls: Schema.Number,
-  first: Schema.NullOr(PartResult),
+  read: Schema.Array(PartResult),
   rest: Schema.Array(Range)
 })
 
@@ -274,7 +274,7 @@ const stageOf = (out: string, stage: string) =>
 
 /**
  * The plan of a cluster's export (`Export.plan`), on its stage (made here, as {@link exportStaged}
- * makes it): its goal, its first page read into the stage's spool 1, and the ranges left for parts;
+ * makes it): its goal, the parts it read (the first page, or the range if small) into the stage's spools, and the ranges left for parts;
  * `Whole` when the export is not read in parts.
  */
 export const planStaged = <A, I>(
@@ -291,7 +291,7 @@ export const planStaged = <A, I>(
     const planned = yield* Export.plan(made, settings, { maxParts })
     return planned === undefined
       ? Whole.make({})
-      : PartsPlan.make({ ...planned, first: planned.first ?? null })
+      : PartsPlan.make(planned)
   }).pipe(Effect.scoped)
 
 /** A part of a cluster's export (`Export.writePart`): the blocks of `range`, into the stage's spool `index`. */
@@ -328,7 +328,7 @@ export const assemblyOf = (
   plan: typeof PartsPlan.Type,
   parts: ReadonlyArray<typeof PartResult.Type>
 ): Export.Assembly => {
-  const all = plan.first === null ? [...parts] : [plan.first, ...parts]
+  const all = [...plan.read, ...parts]
   return {
     goal: plan.goal,
     partitions: all.map(({ calls: _calls, contentHash: _hash, ...partition }) => partition),
