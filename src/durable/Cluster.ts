@@ -549,9 +549,12 @@ const tickTime = (cron: Cron.Cron) =>
 // The registry's set-up and checks run one at a time across runners (two starting together with
 // different schedules: the second sees the first).
 const SCHEDULES_LOCK = 0x6574_6c32
-/** A runner's row in the registry is its while it refreshes it: every 10 s, stale after 35 s. */
-const SCHEDULE_HEARTBEAT = Duration.seconds(10)
-const SCHEDULE_STALE_SECONDS = 35
+/**
+ * A runner's row in the registry is its while it refreshes it: every 5 s, stale after the shard locks'
+ * expiry (15 s), when the cluster too takes the runner for gone.
+ */
+const SCHEDULE_HEARTBEAT = SHARD_LOCK_REFRESH
+const SCHEDULE_STALE_SECONDS = RUNNER_EXPIRY_SECONDS
 
 /**
  * The cluster's registry of schedules (`explorer_etl_schedules`, a row per runner given one, refreshed

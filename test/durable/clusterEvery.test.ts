@@ -235,11 +235,21 @@ describe("explorer-etl runner --every", () => {
             ON CONFLICT (schedule) DO UPDATE SET tick = excluded.tick, seen_at = now()`
         })
       )
-      // Kept fresh as its run would keep it (a row unrefreshed for 35 s is stale and taken over).
+      // Kept fresh as its run would keep it (a row unrefreshed for 15 s is stale and taken over).
       const heartbeat = yield* Effect.forkScoped(
         cluster((sql) => sql`UPDATE explorer_etl_schedule_runs SET seen_at = now() WHERE schedule = ${name} AND tick = ${holder}`).pipe(
           Effect.repeat(Schedule.spaced("5 seconds"))
         )
+      )
+      // A runner of another schedule that stopped refreshing its row 20 s ago (killed) is gone: it does
+      // not keep this runner out.
+      yield* cluster((sql) =>
+        Effect.gen(function*() {
+          yield* sql`CREATE TABLE IF NOT EXISTS explorer_etl_schedules (
+            runner text PRIMARY KEY, schedule text NOT NULL, cron text NOT NULL, seen_at timestamptz NOT NULL DEFAULT now())`
+          yield* sql`INSERT INTO explorer_etl_schedules (runner, schedule, cron, seen_at)
+            VALUES ('10.0.0.7:34431', 'explorer-etl/every/another', '0 0 * * *', now() - interval '20 seconds')`
+        })
       )
       const r = yield* runner(skipKey, config, out)
       // The runner's schedule is the one held.
