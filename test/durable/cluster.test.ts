@@ -13,14 +13,14 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, type Scope } from "effect"
+import { Effect } from "effect"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import * as Status from "../../src/durable/Status.js"
 import * as Plan from "../../src/Plan.js"
 import * as Simulator from "../../src/simulator/index.js"
 import { cliSuite, exited, failureOf, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
-import { dataFiles, onDatabase, postgresForFile } from "./helpers.js"
+import { dataFiles, onDatabase, postgresForFile, startRunner } from "./helpers.js"
 import * as Postgres from "./postgres.js"
 
 // Every query recorded per key: the killed runner's test counts the calls repeated after the kill.
@@ -71,28 +71,9 @@ const fileOfQuery = (query: string): string => {
 
 const api = (key: string, plan: Plan.Plan = "proplus") => ["--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", plan]
 
-/** A runner process of wallet-history on `port`, ready (it printed so) when this succeeds; SIGTERM at the end of the scope. */
-const runner = (
-  key: string,
-  plan: Plan.Plan = "proplus"
-): Effect.Effect<ReturnType<typeof spawnCli> & { readonly port: number }, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const port = yield* Effect.orDie(Postgres.freePort)
-    const process = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        spawnCli(["runner", "pipelines/wallet-history.ts", "--cluster", database(), "--port", String(port), ...api(key, plan)])
-      ),
-      (r) => Effect.gen(function*() {
-        r.child.kill("SIGTERM")
-        yield* exited(r.child)
-        suite.transcript.record({ args: ["runner"], code: r.child.exitCode, signal: r.child.signalCode, ...r.output })
-      })
-    )
-    yield* until(() => process.output.stdout.includes(`runner 127.0.0.1:${port} of wallet-history ready`), 60_000).pipe(
-      Effect.catchAllDefect(() => Effect.dieMessage(`runner on ${port} did not start:\n${process.output.stderr}`))
-    )
-    return { ...process, port }
-  })
+/** A runner process of wallet-history, ready (it printed so) when this succeeds; SIGTERM at the end of the scope. */
+const runner = (key: string, plan: Plan.Plan = "proplus") =>
+  startRunner(suite.transcript, "pipelines/wallet-history.ts", database(), api(key, plan))
 
 /** The data files a runner's output says it exported (paths relative to the pipeline's folder). */
 const exportedBy = (stdout: string, port: number, pipelineDir: string): ReadonlyArray<string> =>

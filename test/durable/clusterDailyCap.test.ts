@@ -15,13 +15,12 @@
  * byte-identical to an uncapped run's.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, type Scope } from "effect"
+import { Effect } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import * as PipelineRun from "../../src/durable/PipelineRun.js"
 import { cliSuite, exited, requestsWith, spawnCli, succeeded, until } from "../cli/helpers.js"
-import { dataFiles, onDatabase, postgresForFile } from "./helpers.js"
-import * as Postgres from "./postgres.js"
+import { dataFiles, onDatabase, postgresForFile, startRunner } from "./helpers.js"
 
 /** Calls per UTC day of the key: less than the run needs (24 calls). */
 const CAP = 16
@@ -37,23 +36,7 @@ const database = postgresForFile()
 const apiArgs = () => ["--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", "professional", "--calls-per-day", String(CAP)]
 
 /** A runner process of wallet-history, ready when this succeeds; SIGTERM at the end of the scope. */
-const runner = (): Effect.Effect<ReturnType<typeof spawnCli> & { readonly port: number }, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const port = yield* Effect.orDie(Postgres.freePort)
-    const process = yield* Effect.acquireRelease(
-      Effect.sync(() => spawnCli(["runner", "pipelines/wallet-history.ts", "--cluster", database(), "--port", String(port), ...apiArgs()])),
-      (r) =>
-        Effect.gen(function*() {
-          r.child.kill("SIGTERM")
-          yield* exited(r.child)
-          suite.transcript.record({ args: ["runner"], code: r.child.exitCode, signal: r.child.signalCode, ...r.output })
-        })
-    )
-    yield* until(() => process.output.stdout.includes(`runner 127.0.0.1:${port} of wallet-history ready`), 60_000).pipe(
-      Effect.catchAllDefect(() => Effect.dieMessage(`runner on ${port} did not start:\n${process.output.stderr}`))
-    )
-    return { ...process, port }
-  })
+const runner = () => startRunner(suite.transcript, "pipelines/wallet-history.ts", database(), apiArgs())
 
 /** `explorer-etl status --cluster`: its lines, from the last run's line on. */
 const status = Effect.gen(function*() {
@@ -80,10 +63,18 @@ describe("explorer-etl run --cluster: the daily cap", () => {
         (s) => Effect.zipRight(Effect.sync(() => s.child.kill("SIGINT")), exited(s.child))
       )
 
-      // The run comes to rest: every export that has not ended waits for the daily cap.
+      // Each runner prints a line per export it sends to sleep.
+      const noticesNow = () =>
+        [a, b].flatMap((r) =>
+          r.output.stdout.split("\n").filter((line) => line.startsWith(`127.0.0.1:${r.port} `) && line.includes(": waiting for the daily cap until "))
+        )
+      // The run comes to rest: every export that has not ended waits for the daily cap, and every
+      // export its runner sent to sleep is in the status (an export started just before the others
+      // slept meets the cap a moment later).
       const waitingLine = /^wallet-history\trun \S+\twaiting\t/
+      const waitingCount = (ls: ReadonlyArray<string>) => ls.filter((line) => line.includes("\twaiting for the daily cap until ")).length
       let lines: ReadonlyArray<string> = []
-      for (let i = 0; i < 20 && !waitingLine.test(lines[0] ?? ""); i++) {
+      for (let i = 0; i < 20 && !(waitingLine.test(lines[0] ?? "") && waitingCount(lines) === noticesNow().length); i++) {
         yield* Effect.sleep("1 second")
         lines = yield* status
       }
@@ -107,11 +98,8 @@ describe("explorer-etl run --cluster: the daily cap", () => {
       expect(yield* requestsWith(suite.sim, key)).toBe(CAP)
       expect(submitted.child.exitCode).toBe(null)
 
-      // Each runner prints a line per export it sends to sleep.
-      const notices = [a, b].flatMap((r) =>
-        r.output.stdout.split("\n").filter((line) => line.startsWith(`127.0.0.1:${r.port} `) && line.includes(": waiting for the daily cap until "))
-      )
-      expect(notices.length).toBe(waiting.length)
+      const notices = noticesNow()
+      expect(notices.length, [...lines, ...notices].join("\n")).toBe(waiting.length)
       for (const line of notices) {
         expect(line).toMatch(new RegExp(`^127\\.0\\.0\\.1:\\d+ ${path.resolve(out, "wallet-history")}/\\S+: waiting for the daily cap until ${wakeUp} \\(RateLimitError: .*\\), then continuing$`))
       }

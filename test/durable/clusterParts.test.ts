@@ -20,8 +20,7 @@ import * as Plan from "../../src/Plan.js"
 import * as Simulator from "../../src/simulator/index.js"
 import { cliSuite, exited, spawnCli, succeeded, until } from "../cli/helpers.js"
 import { duckdbRows } from "../duckdb.js"
-import { dataFiles, postgresForFile } from "./helpers.js"
-import * as Postgres from "./postgres.js"
+import { dataFiles, postgresForFile, startRunner } from "./helpers.js"
 
 const suite = cliSuite("parts", { recordQueries: true, dataset: { heavyContractLogs: 60_000 } })
 const plainKeys = { proplus: suite.key("plain", "proplus"), lite: suite.key("plain-lite", "lite") }
@@ -33,23 +32,8 @@ const pipelineFile = "bench/pipelines/block-parts.ts"
 
 const api = (key: string, plan: Plan.Plan) => ["--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", plan]
 
-/** A runner of block-parts on a free port, ready when this succeeds; SIGTERM at the end of the scope. */
-const runner = (key: string, plan: Plan.Plan) =>
-  Effect.gen(function*() {
-    const port = yield* Effect.orDie(Postgres.freePort)
-    const process = yield* Effect.acquireRelease(
-      Effect.sync(() => spawnCli(["runner", pipelineFile, "--cluster", database(), "--port", String(port), ...api(key, plan)])),
-      (r) => Effect.gen(function*() {
-        r.child.kill("SIGTERM")
-        yield* exited(r.child)
-        suite.transcript.record({ args: ["runner"], code: r.child.exitCode, signal: r.child.signalCode, ...r.output })
-      })
-    )
-    yield* until(() => process.output.stdout.includes(`runner 127.0.0.1:${port} of block-parts ready`), 60_000).pipe(
-      Effect.catchAllDefect(() => Effect.dieMessage(`runner on ${port} did not start:\n${process.output.stderr}`))
-    )
-    return { ...process, port }
-  })
+/** A runner of block-parts, ready when this succeeds; SIGTERM at the end of the scope. */
+const runner = (key: string, plan: Plan.Plan) => startRunner(suite.transcript, pipelineFile, database(), api(key, plan))
 
 /** The parts of `file` a runner's output says it read: index → its line. */
 const partsBy = (stdout: string, port: number, file: string): Map<number, string> =>

@@ -4,9 +4,10 @@
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { afterAll, beforeAll, beforeEach } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import { Effect, Redacted, type Scope } from "effect"
 import { readdirSync } from "node:fs"
 import * as path from "node:path"
+import { exited, spawnCli, type Transcript, until } from "../cli/helpers.js"
 import * as Postgres from "./postgres.js"
 
 /**
@@ -60,3 +61,32 @@ export const filesUnder = (dir: string): ReadonlyArray<string> => {
     )
   return walk("").sort()
 }
+
+/**
+ * A runner process of a cluster: `explorer-etl runner <pipelineFile> --cluster <database> --port <a
+ * free port> …args`, ready (it printed so) when this succeeds; SIGTERM at the end of the scope, its
+ * output then kept in `transcript` (checked for keys).
+ */
+export const startRunner = (
+  transcript: Transcript,
+  pipelineFile: string,
+  database: string,
+  args: ReadonlyArray<string>
+): Effect.Effect<ReturnType<typeof spawnCli> & { readonly port: number }, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const port = yield* Effect.orDie(Postgres.freePort)
+    const process = yield* Effect.acquireRelease(
+      Effect.sync(() => spawnCli(["runner", pipelineFile, "--cluster", database, "--port", String(port), ...args])),
+      (r) =>
+        Effect.gen(function*() {
+          r.child.kill("SIGTERM")
+          yield* exited(r.child)
+          transcript.record({ args: ["runner"], code: r.child.exitCode, signal: r.child.signalCode, ...r.output })
+        })
+    )
+    const name = path.basename(pipelineFile, ".ts")
+    yield* until(() => process.output.stdout.includes(`runner 127.0.0.1:${port} of ${name} ready`), 60_000).pipe(
+      Effect.catchAllDefect(() => Effect.dieMessage(`runner on ${port} did not start:\n${process.output.stderr}`))
+    )
+    return { ...process, port }
+  })
