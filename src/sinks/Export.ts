@@ -113,7 +113,10 @@ export interface Part extends Checkpoint.Partition {
 /** What an export that assembles parts read elsewhere is given: see `Settings.assembly`. */
 export interface Assembly {
   readonly goal: Goal
-  /** The parts, ascending and contiguous, from the export's first block to the goal's target. */
+  /**
+   * The parts, ascending and contiguous from the export's first block; the last one is read on to the
+   * goal's target where it ends before it (as a checkpoint's last partition is).
+   */
   readonly partitions: ReadonlyArray<Checkpoint.Partition>
   /** Calls made for them (the plan's and the parts'): the manifest counts them with the export's own. */
   readonly calls: number
@@ -851,8 +854,9 @@ const writeSpool = <A, I, E, R>(
 const pagesPerPart = 10
 
 /**
- * Below this many pages expected after the first, the plan reads them itself: parts would not pay for
- * what each costs in the cluster (a child workflow, its messages through the database, a short page).
+ * Below this many pages expected after the first, the export reads them itself: parts would not pay for
+ * what each costs in the cluster (a child workflow, its messages through the database, a short page,
+ * their spools copied into the file).
  */
 const pagesToCut = 2 * pagesPerPart
 
@@ -863,12 +867,12 @@ export interface PartsPlan {
   readonly startedAt: number
   /** Calls the plan made: the chain's head and the first page. */
   readonly calls: number
-  /**
-   * The parts the plan read itself: the first page (spool 1), and when fewer than `pagesToCut` pages
-   * are expected after it, the rest of the range (spool 2); none when no block is left to read.
-   */
+  /** The parts the plan read itself: the first page (spool 1); none when no block is left to read. */
   readonly read: ReadonlyArray<Part>
-  /** The ranges after those, ascending and contiguous up to the goal's target, for parts of their own. */
+  /**
+   * The ranges after it, ascending and contiguous up to the goal's target, for parts of their own; none
+   * when fewer than `pagesToCut` pages are expected there (the export reads them itself).
+   */
   readonly rest: ReadonlyArray<BlockRange>
 }
 
@@ -877,9 +881,10 @@ export interface PartsPlan {
  * where the run starts (as `resume` decides), its goal (the chain's head asked once), the range's
  * first page read into spool 1 — a range that one page holds costs one call, as a plain export's —
  * and the blocks after it cut into at most `maxParts` ranges of about `pagesPerPart` pages each by
- * that page's density; fewer than `pagesToCut` pages expected, the plan reads them itself into spool
- * 2. The parts are read by {@link writePart}, then merged by the export run with
- * `Settings.assembly`, which writes the file, manifest and checkpoint a plain export writes.
+ * that page's density; fewer than `pagesToCut` pages expected, none (the export reads them itself, as
+ * its last partition continues to the target). The parts are read by {@link writePart}, then merged
+ * by the export run with `Settings.assembly`, which writes the file, manifest and checkpoint a plain
+ * export writes.
  *
  * None (read it whole, as a plain export) for a source that does not read in parallel, a rows
  * source, or an export to resume from its own checkpoint.
@@ -909,11 +914,9 @@ export const plan = <A, I, E, R>(
     if (left <= 0) return { goal, startedAt: run.started, calls: yield* callsOf, read: [first], rest: [] }
     const density = first.rows / (first.completeThrough - firstBlock + 1)
     const pages = (density * left) / source.parallel.rowsPerCall
-    if (pages < pagesToCut) {
-      const range = { fromBlock: first.completeThrough + 1, toBlock: goal.target, spoolFile: spool(2) }
-      const second = yield* writeSpool(source, run, range, false)
-      return { goal, startedAt: run.started, calls: yield* callsOf, read: [first, second], rest: [] }
-    }
+    // Too few pages to share: the export reads them itself, continuing the first page's part to the
+    // target (a checkpoint's last partition reads on to the run's last block) into the file itself.
+    if (pages < pagesToCut) return { goal, startedAt: run.started, calls: yield* callsOf, read: [first], rest: [] }
     const parts = Math.max(1, Math.min(options.maxParts, left, Math.ceil(pages / pagesPerPart)))
     const rest = Array.from({ length: parts }, (_, i): BlockRange => ({
       fromBlock: first.completeThrough + 1 + Math.floor((left * i) / parts),

@@ -274,8 +274,8 @@ const stageOf = (out: string, stage: string) =>
 
 /**
  * The plan of a cluster's export (`Export.plan`), on its stage (made here, as {@link exportStaged}
- * makes it): its goal, the parts it read into the stage's spools (the first page, and the rest of a
- * small range), and the ranges left for parts; `Whole` when the export is not read in parts.
+ * makes it): its goal, the first page read into the stage's spool 1, and the ranges cut for parts;
+ * `Whole` when the export is not read in parts.
  */
 export const planStaged = <A, I>(
   out: string,
