@@ -32,6 +32,13 @@ const port = Options.integer("port").pipe(
   Options.withDescription("the port this runner listens on for the other runners (default 34431)")
 )
 
+const partRows = Options.integer("part-rows").pipe(
+  Options.withDefault(100_000),
+  Options.withDescription(
+    "rows of a part when one export is cut into parts the runners share (default 100,000): exports with fewer than " +
+      "two parts' worth after their first page are read whole by one runner"
+  )
+)
 const every = Options.text("every").pipe(
   Options.optional,
   Options.withDescription(
@@ -61,13 +68,14 @@ const notStarted = <E>(e: E) =>
 /** `explorer-etl runner …` */
 export const runnerCommand = Command.make(
   "runner",
-  { file, cluster, host, port, every, config, outDir, confirmations, ...Environment.apiOptions },
+  { file, cluster, host, port, partRows, every, config, outDir, confirmations, ...Environment.apiOptions },
   (a) =>
     Effect.gen(function*() {
       // The schedule is checked before anything, as `run --every` checks it.
       if (Option.isSome(a.every)) yield* Pipeline.parseCron(a.every.value)
       if (a.port < 1 || a.port > 65535) return yield* Effect.fail(badFlag("runner", "--port", "must be a port (1-65535)"))
       if (a.confirmations < 0) return yield* Effect.fail(badFlag("runner", "--confirmations", "must be ≥ 0"))
+      if (a.partRows < 1) return yield* Effect.fail(badFlag("runner", "--part-rows", "must be ≥ 1"))
       const pipeline = yield* loadPipeline(a.file)
       const configFile = Option.getOrUndefined(a.config)
       // Runs submitted with run --cluster bring their config; only a schedule's runs take this one.
@@ -89,7 +97,7 @@ export const runnerCommand = Command.make(
         quiet: a.quiet
       }
       const Cluster = yield* loadCluster("runner")
-      const options = { url: a.cluster, host: a.host, port: a.port }
+      const options = { url: a.cluster, host: a.host, port: a.port, partRows: a.partRows }
       // Another schedule kept by the cluster is refused before this runner listens (the demo targets'
       // schedule, known once the simulator is up, as it starts).
       if (schedule !== undefined && fileConfig !== undefined) {

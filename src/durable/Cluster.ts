@@ -164,7 +164,7 @@ export const workflows = (pipelineName: string) => ({
   })
 })
 
-/** At most this many parts of one export (their ranges hold about ten pages each, by the first page's density). */
+/** At most this many parts of one export. */
 export const MAX_PARTS = 32
 
 /**
@@ -215,7 +215,7 @@ const configOf = <C, I>(pipeline: Pipeline.Pipeline<C, I>, run: ClusterRun) =>
  * The workflows of `pipeline`, registered in a runner: the runs it owns and the exports it owns. Each
  * export the runner writes is one stdout line, `<runner> <what the run prints for the file>`.
  */
-export const workflowsLayer = <C, I>(pipeline: Pipeline.Pipeline<C, I>, runner: string) => {
+export const workflowsLayer = <C, I>(pipeline: Pipeline.Pipeline<C, I>, runner: string, partRows: number = PART_ROWS) => {
   const { Export, Part, Run } = workflows(pipeline.name)
   const runs = Run.toLayer((run, executionId) =>
     Effect.gen(function*() {
@@ -302,7 +302,7 @@ export const workflowsLayer = <C, I>(pipeline: Pipeline.Pipeline<C, I>, runner: 
         name: `plan ${file}`,
         success: PlanOutcome,
         error: ExportFailure,
-        execute: asRunner(planStaged(out, stage, source, options, MAX_PARTS))
+        execute: asRunner(planStaged(out, stage, source, options, { maxParts: MAX_PARTS, partRows }))
       }))
       const assembly = planned._tag === "Whole" ? undefined : yield* Effect.gen(function*() {
         const read = yield* Effect.forEach(
@@ -366,7 +366,21 @@ export interface RunnerOptions {
   readonly url: string
   readonly host: string
   readonly port: number
+  /**
+   * Rows of a part when this runner plans an export (default {@link PART_ROWS}): an export is cut into
+   * parts of about this many rows, at most {@link MAX_PARTS}, when at least two parts' worth are
+   * expected after its first page; else one runner reads it whole.
+   */
+  readonly partRows?: number | undefined
 }
+
+/**
+ * Rows of a part by default: about 1.5 s of one core's parsing and checking, so parts pay for what
+ * each costs (a child workflow, its messages through the database, a short last page, its spool copied
+ * into the file) only when an export is CPU-bound; a run bound by its key's rate gains nothing from
+ * parts (the key's budget is shared) and should not pay for them.
+ */
+export const PART_ROWS = 100_000
 
 /** The cluster's storage: PostgreSQL at `url`. */
 const storage = (url: string) => PgClient.layer({ url: Redacted.make(url) })
@@ -402,7 +416,7 @@ export const runnerLayer = <C, I, E, RC = never, EC = never>(
 ) => {
   const runner = `${options.host}:${options.port}`
   return Layer.mergeAll(
-    workflowsLayer(pipeline, runner),
+    workflowsLayer(pipeline, runner, options.partRows),
     schedule === undefined ? Layer.empty : scheduleLayer(pipeline, schedule, runner)
   ).pipe(
     // The runner's client keeps its key's budget with every other runner's (`KeyBudget`).

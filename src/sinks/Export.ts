@@ -850,15 +850,6 @@ const writeSpool = <A, I, E, R>(
     } satisfies Part
   }).pipe(Effect.scoped)
 
-/** Pages a part of a cluster's export is cut to hold, by the density of the plan's first page. */
-const pagesPerPart = 10
-
-/**
- * Below this many pages expected after the first, the export reads them itself: parts would not pay for
- * what each costs in the cluster (a child workflow, its messages through the database, a short page,
- * their spools copied into the file).
- */
-const pagesToCut = 2 * pagesPerPart
 
 /** How a block-ordered export is cut into parts read apart (a cluster's): see {@link plan}. */
 export interface PartsPlan {
@@ -871,7 +862,7 @@ export interface PartsPlan {
   readonly read: ReadonlyArray<Part>
   /**
    * The ranges after it, ascending and contiguous up to the goal's target, for parts of their own; none
-   * when fewer than `pagesToCut` pages are expected there (the export reads them itself).
+   * when fewer than two parts' worth of rows are expected there (the export reads them itself).
    */
   readonly rest: ReadonlyArray<BlockRange>
 }
@@ -880,9 +871,9 @@ export interface PartsPlan {
  * Plans an export of a block-ordered source read in parts apart (a cluster's runners each read some):
  * where the run starts (as `resume` decides), its goal (the chain's head asked once), the range's
  * first page read into spool 1 — a range that one page holds costs one call, as a plain export's —
- * and the blocks after it cut into at most `maxParts` ranges of about `pagesPerPart` pages each by
- * that page's density; fewer than `pagesToCut` pages expected, none (the export reads them itself, as
- * its last partition continues to the target). The parts are read by {@link writePart}, then merged
+ * and the blocks after it cut into at most `maxParts` ranges of about `partRows` rows each by that
+ * page's density; fewer than two parts' worth expected, none (the export reads them itself, as its
+ * last partition continues to the target). The parts are read by {@link writePart}, then merged
  * by the export run with `Settings.assembly`, which writes the file, manifest and checkpoint a plain
  * export writes.
  *
@@ -892,7 +883,7 @@ export interface PartsPlan {
 export const plan = <A, I, E, R>(
   source: Source<A, I, E, R>,
   settings: Settings,
-  options: { readonly maxParts: number }
+  options: { readonly maxParts: number; readonly partRows: number }
 ): Effect.Effect<PartsPlan | undefined, E | SinkError, R | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     if (source._tag !== "Blocks" || source.parallel === undefined) return undefined
@@ -912,12 +903,11 @@ export const plan = <A, I, E, R>(
     const first = yield* writeSpool(source, run, { fromBlock: firstBlock, toBlock: goal.target, spoolFile: spool(1) }, true)
     const left = goal.target - first.completeThrough
     if (left <= 0) return { goal, startedAt: run.started, calls: yield* callsOf, read: [first], rest: [] }
-    const density = first.rows / (first.completeThrough - firstBlock + 1)
-    const pages = (density * left) / source.parallel.rowsPerCall
-    // Too few pages to share: the export reads them itself, continuing the first page's part to the
+    const expected = (first.rows / (first.completeThrough - firstBlock + 1)) * left
+    // Too few rows to share: the export reads them itself, continuing the first page's part to the
     // target (a checkpoint's last partition reads on to the run's last block) into the file itself.
-    if (pages < pagesToCut) return { goal, startedAt: run.started, calls: yield* callsOf, read: [first], rest: [] }
-    const parts = Math.max(1, Math.min(options.maxParts, left, Math.ceil(pages / pagesPerPart)))
+    if (expected < 2 * options.partRows) return { goal, startedAt: run.started, calls: yield* callsOf, read: [first], rest: [] }
+    const parts = Math.max(1, Math.min(options.maxParts, left, Math.ceil(expected / options.partRows)))
     const rest = Array.from({ length: parts }, (_, i): BlockRange => ({
       fromBlock: first.completeThrough + 1 + Math.floor((left * i) / parts),
       toBlock: first.completeThrough + Math.floor((left * (i + 1)) / parts)

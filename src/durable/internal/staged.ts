@@ -282,13 +282,13 @@ export const planStaged = <A, I>(
   stage: string,
   source: Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>,
   options: Omit<Exports.ToFileOptions, "out">,
-  maxParts: number
+  cut: { readonly maxParts: number; readonly partRows: number }
 ) =>
   Effect.gen(function*() {
     yield* stageOf(out, stage)
     const made = yield* source
     const settings = yield* Exports.settingsOf(made, { ...options, out: stage, shownAs: out })
-    const planned = yield* Export.plan(made, settings, { maxParts })
+    const planned = yield* Export.plan(made, settings, cut)
     return planned === undefined
       ? Whole.make({})
       : PartsPlan.make(planned)
