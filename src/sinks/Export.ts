@@ -695,6 +695,22 @@ const writeRangeParquet = <A, I, E, R>(
     return { ...done, contentHash: finished.contentHash, base, parquet: finished.state }
   }).pipe(Effect.scoped)
 
+/** The chain's head, as the source asks for it (one call), checked to be a block number. */
+const latestOf = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
+  Effect.flatMap(source.latestBlock({ progress: run.progress }), (latest) =>
+    !Number.isSafeInteger(latest) || latest < 0
+      ? new SinkError({ reason: "InvalidInput", path: run.files.out, detail: `the latest block is not a block number: ${latest}` })
+      : Effect.succeed(latest))
+
+/**
+ * The goal of a run whose chain head is `latest`: `latest` asks for every final block; a fixed toBlock
+ * may be past them (then the file is truncated).
+ */
+const goalAt = <A, I, E, R>(source: BlockSource<A, I, E, R>, settings: Settings, latest: number): Goal => {
+  const wanted = source.toBlock === "latest" ? latest - settings.confirmations : source.toBlock
+  return { latest, wanted, target: Math.min(wanted, latest - settings.confirmations) }
+}
+
 /**
  * A block-ordered source: from where `Resume` decides, up to the last final block, then published.
  *
@@ -707,15 +723,8 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
   Effect.gen(function*() {
     const { files, settings } = run
     const start = yield* Resume.decide(files, run.fingerprint, settings.resume)
-    const latestBlock = Effect.flatMap(source.latestBlock({ progress: run.progress }), (latest) =>
-      !Number.isSafeInteger(latest) || latest < 0
-        ? new SinkError({ reason: "InvalidInput", path: files.out, detail: `the latest block is not a block number: ${latest}` })
-        : Effect.succeed(latest))
-    // `latest` asks for every final block; a fixed toBlock may be past them (then the file is truncated).
-    const goalOf = (latest: number): Goal => {
-      const wanted = source.toBlock === "latest" ? latest - settings.confirmations : source.toBlock
-      return { latest, wanted, target: Math.min(wanted, latest - settings.confirmations) }
-    }
+    const latestBlock = latestOf(source, run)
+    const goalOf = (latest: number) => goalAt(source, settings, latest)
     const firstBlock = Resume.firstBlock(start, source.fromBlock)
     const write = (toBlock: number, until: Effect.Effect<number, E | SinkError> | undefined) => {
       const blocks = { fromBlock: firstBlock, toBlock }
@@ -890,29 +899,23 @@ export const plan = <A, I, E, R>(
     const run = yield* begin(source, { ...settings, quiet: true })
     const start = yield* Resume.decide(run.files, run.fingerprint, settings.resume)
     if (start._tag === "Resume") return undefined
-    const latest = yield* source.latestBlock({ progress: run.progress })
-    if (!Number.isSafeInteger(latest) || latest < 0) {
-      return yield* new SinkError({ reason: "InvalidInput", path: settings.out, detail: `the latest block is not a block number: ${latest}` })
-    }
-    const wanted = source.toBlock === "latest" ? latest - settings.confirmations : source.toBlock
-    const goal: Goal = { latest, wanted, target: Math.min(wanted, latest - settings.confirmations) }
+    const goal = goalAt(source, settings, yield* latestOf(source, run))
     const firstBlock = Resume.firstBlock(start, source.fromBlock)
-    const callsOf = Effect.map(SubscriptionRef.get(run.progress), (p) => p.calls)
-    if (firstBlock > goal.target) return { goal, startedAt: run.started, calls: yield* callsOf, read: [], rest: [] }
-    const spool = (index: number) => partSpool(run.files.tempName, index)
-    const first = yield* writeSpool(source, run, { fromBlock: firstBlock, toBlock: goal.target, spoolFile: spool(1) }, true)
+    const planned = (read: ReadonlyArray<Part>, rest: ReadonlyArray<BlockRange>) =>
+      Effect.map(SubscriptionRef.get(run.progress), (p): PartsPlan => ({ goal, startedAt: run.started, calls: p.calls, read, rest }))
+    if (firstBlock > goal.target) return yield* planned([], [])
+    const spoolFile = partSpool(run.files.tempName, 1)
+    const first = yield* writeSpool(source, run, { fromBlock: firstBlock, toBlock: goal.target, spoolFile }, true)
     const left = goal.target - first.completeThrough
-    if (left <= 0) return { goal, startedAt: run.started, calls: yield* callsOf, read: [first], rest: [] }
-    const expected = (first.rows / (first.completeThrough - firstBlock + 1)) * left
-    // Too few rows to share: the export reads them itself, continuing the first page's part to the
-    // target (a checkpoint's last partition reads on to the run's last block) into the file itself.
-    if (expected < 2 * options.partRows) return { goal, startedAt: run.started, calls: yield* callsOf, read: [first], rest: [] }
+    const expected = left <= 0 ? 0 : (first.rows / (first.completeThrough - firstBlock + 1)) * left
+    // Too few rows to share (or none left): the export reads them itself, continuing the first page's
+    // part to the target (a checkpoint's last partition reads on to the run's last block) into the file.
+    if (expected < 2 * options.partRows) return yield* planned([first], [])
     const parts = Math.max(1, Math.min(options.maxParts, left, Math.ceil(expected / options.partRows)))
-    const rest = Array.from({ length: parts }, (_, i): BlockRange => ({
+    return yield* planned([first], Array.from({ length: parts }, (_, i): BlockRange => ({
       fromBlock: first.completeThrough + 1 + Math.floor((left * i) / parts),
       toBlock: first.completeThrough + Math.floor((left * (i + 1)) / parts)
-    }))
-    return { goal, startedAt: run.started, calls: yield* callsOf, read: [first], rest }
+    })))
   }).pipe(Effect.scoped)
 
 /**
