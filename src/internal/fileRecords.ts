@@ -34,36 +34,49 @@ const SLICE_CHARS = 48 * 1024
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9
 
 /**
- * The records of a list answer `{"status":"1","message":"…","result":[…]}`, parsed about 48 KB of text
- * at a time and handed to `each` in order, which gives their mapped form, its own failure, or undefined
- * (give up). A slice ends where one record's `}` meets the next one's `{` (`},{`). Such a cut inside a
- * string or a nested value leaves the slice unparseable (an open string or bracket), so when every slice
- * parses, the slices are exactly the records of the whole answer. Undefined (read the answer whole,
- * which gives the usual classification and errors) when the body is not that shape, a slice does not
- * parse (a torn or malformed body), or `each` gives up.
+ * How far into a body the opening `{"status":"1","message":"…","result":[` is looked for: a body whose
+ * first this many characters do not hold `"result":[` is read whole.
+ */
+const HEAD_CHARS = 4096
+
+/**
+ * The records of a list answer `{"status":"1","message":"…","result":[…]}` given as consecutive
+ * pieces of its text (the body as it came off the connection, decoded piece by piece, so that no
+ * string of the whole body is ever made), parsed about 48 KB of text at a time and handed to `each` in
+ * order, which gives their mapped form, its own failure, or undefined (give up). A slice ends where one
+ * record's `}` meets the next one's `{` (`},{`): the first such meeting 48 KB or more into what is left.
+ * Such a cut inside a string or a nested value leaves the slice unparseable (an open string or
+ * bracket), so when every slice parses, the slices are exactly the records of the whole answer.
+ * Undefined (read the answer whole, which gives the usual classification and errors) when the body is
+ * not that shape, a slice does not parse (a torn or malformed body), or `each` gives up. The slices do
+ * not depend on how the text is cut into pieces.
  *
  * A generator that yields after each slice, so that its caller may give the event loop back between
  * two slices (the transport does, every few milliseconds).
  */
 export function* sliceSteps<B, E>(
-  body: string,
+  pieces: Iterable<string>,
   each: (records: Array<unknown>) => Either.Either<ReadonlyArray<B>, E> | undefined
 ): Generator<void, Sliced<B, E> | undefined, void> {
-  const head = LIST_ANSWER.exec(body)
+  const next = pieces[Symbol.iterator]()
+  /** The text read and not yet parsed. */
+  let text = ""
+  let ended = false
+  const more = (): boolean => {
+    const piece = next.next()
+    if (piece.done === true) ended = true
+    else text += piece.value
+    return !ended
+  }
+  while (!text.includes(`"result":[`) && text.length < HEAD_CHARS && more());
+  const head = LIST_ANSWER.exec(text)
   if (head === null) return undefined
-  let end = body.length
-  while (end > 0 && isSpace(body.charCodeAt(end - 1))) end--
-  // `]}` closes the list and the answer.
-  if (end < 2 || body.charCodeAt(end - 1) !== 125 || body.charCodeAt(end - 2) !== 93) return undefined
-  end -= 2
+  text = text.slice(head[0].length)
   const out: Array<B> = []
-  let at = head[0].length
-  while (at < end) {
-    const cut = body.indexOf("},{", at + SLICE_CHARS)
-    const stop = cut < 0 || cut >= end ? end : cut + 1
+  const parse = (slice: string): Sliced<B, E> | undefined | "parsed" => {
     let records: unknown
     try {
-      records = JSON.parse(`[${body.slice(at, stop)}]`)
+      records = JSON.parse(`[${slice}]`)
     } catch {
       return undefined
     }
@@ -71,8 +84,38 @@ export function* sliceSteps<B, E>(
     if (mapped === undefined) return undefined
     if (Either.isLeft(mapped)) return { _tag: "SliceFailed", error: mapped.left }
     for (const b of mapped.right) out.push(b)
-    at = stop + 1
-    if (at < end) yield
+    return "parsed"
+  }
+  // Where the next `},{` may start: 48 KB in, or where the last search left off (text only grows).
+  let from = SLICE_CHARS
+  while (!ended) {
+    const cut = text.indexOf("},{", from)
+    if (cut < 0) {
+      from = Math.max(SLICE_CHARS, text.length - 2)
+      more()
+      continue
+    }
+    const parsed = parse(text.slice(0, cut + 1))
+    if (parsed !== "parsed") return parsed
+    text = text.slice(cut + 2)
+    from = SLICE_CHARS
+    yield
+  }
+  // The rest: the last records, then `]}`, which closes the list and the answer.
+  let end = text.length
+  while (end > 0 && isSpace(text.charCodeAt(end - 1))) end--
+  if (end < 2 || text.charCodeAt(end - 1) !== 125 || text.charCodeAt(end - 2) !== 93) return undefined
+  end -= 2
+  // What is left over 48 KB is cut as above (the last piece may have brought several slices).
+  while (end > 0) {
+    const cut = text.indexOf("},{", SLICE_CHARS)
+    const stop = cut < 0 || cut >= end ? end : cut + 1
+    const parsed = parse(text.slice(0, stop))
+    if (parsed !== "parsed") return parsed
+    if (stop === end) break
+    text = text.slice(stop + 1)
+    end -= stop + 1
+    yield
   }
   return { _tag: "Sliced", rows: out }
 }
@@ -129,8 +172,8 @@ export const steps = <K extends ListOperationName, I, B, E>(
       Effect.mapError((error) => decoder.failure(ctx, "a record does not fit the file's schema", error))
     )
   // A slice the transcoder is unsure of sends the whole answer the long way (below).
-  const slices: SliceReader<Sliced<B, E>> | undefined = transcode === undefined ? undefined : (body) =>
-    sliceSteps(body, (records) => {
+  const slices: SliceReader<Sliced<B, E>> | undefined = transcode === undefined ? undefined : (pieces) =>
+    sliceSteps(pieces, (records) => {
       const rows = transcode(records) as ReadonlyArray<I> | undefined
       return rows === undefined ? undefined : map(rows)
     })

@@ -8,6 +8,8 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -20,6 +22,7 @@ import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as Intervals from "effect/ScheduleIntervals"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type * as Chain from "../Chain.js"
 import * as ExplorerConfig from "../Config.js"
 import * as Errors from "../ExplorerError.js"
@@ -111,10 +114,33 @@ export const transportError = (
 }
 
 /**
- * Reads a body's records slice by slice (a generator that yields between two slices), or gives
- * undefined to have the answer read whole.
+ * Reads a body's records slice by slice from consecutive pieces of its text (a generator that yields
+ * between two slices), or gives undefined to have the answer read whole.
  */
-export type SliceReader<S> = (body: string) => Generator<void, S | undefined, void>
+export type SliceReader<S> = (pieces: Iterable<string>) => Generator<void, S | undefined, void>
+
+/**
+ * The text of a body's bytes, decoded piece by piece as a slice reader asks for it: the pieces of a
+ * large answer (a 10,000-row page is ~9 MB) are read without a string of the whole body, which would
+ * live as long as the records read from it. UTF-8 as `response.text` decodes it (a byte-order mark
+ * dropped, invalid bytes replaced).
+ */
+function* textPieces(chunks: ReadonlyArray<Uint8Array>): Generator<string, void, void> {
+  const decoder = new TextDecoder()
+  for (const chunk of chunks) {
+    const piece = decoder.decode(chunk, { stream: true })
+    if (piece !== "") yield piece
+  }
+  const last = decoder.decode()
+  if (last !== "") yield last
+}
+
+/** The whole text of a body's bytes, as {@link textPieces} decodes them. */
+const textOf = (chunks: ReadonlyArray<Uint8Array>): string => {
+  let text = ""
+  for (const piece of textPieces(chunks)) text += piece
+  return text
+}
 
 /**
  * How long a slice reader may hold the event loop before it gives it back, in ms. A page takes 10–30
@@ -234,16 +260,16 @@ export const make = (
     const apiOrigin = new URL(config.apiUrl).origin
     const apiPath = new URL(config.apiUrl).pathname
 
-    /** Sends a request and reads its whole body, within the request timeout (which starts after the slot). */
-    const readText = (client: HttpClient.HttpClient, request: HttpClientRequest.HttpClientRequest, call: Call, what: string) =>
+    /** Sends a request and reads its whole body with `read`, within the request timeout (which starts after the slot). */
+    const readBody = <A>(
+      client: HttpClient.HttpClient,
+      request: HttpClientRequest.HttpClientRequest,
+      call: Call,
+      what: string,
+      read: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, HttpClientError.ResponseError>
+    ) =>
       client.execute(request).pipe(
-        Effect.flatMap((response) =>
-          Effect.map(response.text, (body): Classify.RawResponse => ({
-            status: response.status,
-            contentType: response.headers["content-type"],
-            body
-          }))
-        ),
+        Effect.flatMap(read),
         Effect.mapError((error) => transportError(call, error, scrub)),
         Effect.timeoutFail({
           duration: config.requestTimeout,
@@ -251,6 +277,24 @@ export const make = (
             new Errors.TransportError({ ...contextOf(call), detail: `${what}no answer within ${Duration.format(config.requestTimeout)}` })
         })
       )
+
+    /** A body as text. */
+    const readText = (client: HttpClient.HttpClient, request: HttpClientRequest.HttpClientRequest, call: Call, what: string) =>
+      readBody(client, request, call, what, (response) =>
+        Effect.map(response.text, (body): Classify.RawResponse => ({
+          status: response.status,
+          contentType: response.headers["content-type"],
+          body
+        })))
+
+    /** A body as the bytes that came (for a slice reader; made text only if the answer is read whole). */
+    const readBytes = (client: HttpClient.HttpClient, request: HttpClientRequest.HttpClientRequest, call: Call) =>
+      readBody(client, request, call, "", (response) =>
+        Effect.map(Stream.runCollect(response.stream), (chunks) => ({
+          status: response.status,
+          contentType: response.headers["content-type"],
+          chunks: Chunk.toReadonlyArray(chunks)
+        })))
 
     /**
      * One attempt: wait for the key's slot, send, read, classify. The limiter wraps the attempt, not the
@@ -273,13 +317,16 @@ export const make = (
           HttpClientRequest.setUrlParams({ chainid: String(call.chainId), module: call.module, action: call.action, ...call.wire }),
           HttpClientRequest.acceptJson
         )
-        const raw = yield* readText(api, request, call, "")
+        const got = slices === undefined ? yield* readText(api, request, call, "") : yield* readBytes(api, request, call)
         if (onAnswer !== undefined) onAnswer((yield* Clock.currentTimeMillis) - slot)
-        yield* Effect.annotateCurrentSpan("http.response.status_code", raw.status)
-        if (slices !== undefined && raw.status >= 200 && raw.status < 300) {
-          const sliced = yield* readSliced(slices(raw.body))
+        yield* Effect.annotateCurrentSpan("http.response.status_code", got.status)
+        if ("chunks" in got && slices !== undefined && got.status >= 200 && got.status < 300) {
+          const sliced = yield* readSliced(slices(textPieces(got.chunks)))
           if (sliced !== undefined) return sliced
         }
+        const raw: Classify.RawResponse = "chunks" in got
+          ? { status: got.status, contentType: got.contentType, body: textOf(got.chunks) }
+          : got
         const classified = Classify.classifyResponse(
           {
             ...contextOf(call),

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
+import { sliceSteps } from "../../src/internal/fileRecords.js"
 import * as Schemas from "../../src/schemas/index.js"
 import * as F from "./fixtures.js"
 import { clientOn, driven, fakeHttp, ok } from "./helpers.js"
@@ -98,6 +99,106 @@ describe("fileRecords and fileRecordsMapped", () => {
         else expect(slices.length).toBeGreaterThan(1)
       }
     })))
+
+  it.scoped("fileRecordsMapped: an answer that arrives in pieces gives the same records in the same slices, however it is cut", () =>
+    driven(Effect.gen(function*() {
+      // Characters of 1 to 4 bytes in UTF-8 (a cut may fall inside one), and texts holding what a cut looks for.
+      const names = ["transfer(address to, uint256 value)", "café €5", "g(\\\"},{\\\")", "🦄 mint", "f(},{)"]
+      const records = (n: number, name: (i: number) => string) =>
+        Array.from({ length: n }, (_, i) => ({ ...F.normalTransaction, blockNumber: String(100 + i), functionName: name(i) }))
+      const bodies = {
+        large: JSON.stringify({ status: "1", message: "OK", result: records(3000, (i) => names[i % 2] as string) }),
+        tricky: JSON.stringify({ status: "1", message: "OK", result: records(3000, (i) => names[i % names.length] as string) }),
+        small: JSON.stringify({ status: "1", message: "OK", result: records(20, (i) => names[i % 4] as string) }),
+        spaced: JSON.stringify({ status: "1", message: "OK", result: records(20, (i) => names[i % 4] as string) }, null, 1),
+        empty: JSON.stringify({ status: "1", message: "OK", result: [] }),
+        refused: JSON.stringify({ status: "0", message: "NOTOK", result: "Max calls per sec rate limit reached (2/sec)" })
+      }
+      // A seeded generator: the same cuts at every run.
+      let seed = 7
+      const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n
+      // Cuts inside every `},{` of the body (after its `}`, then after its `,`, in turn).
+      const insideCuts = (body: string) => {
+        const bytes = new TextEncoder().encode(body)
+        const lengths: Array<number> = []
+        let last = 0
+        for (let i = 0; i + 2 < bytes.length; i++) {
+          if (bytes[i] === 125 && bytes[i + 1] === 44 && bytes[i + 2] === 123) {
+            const at = i + 1 + (lengths.length % 2)
+            lengths.push(at - last)
+            last = at
+          }
+        }
+        return [...lengths, bytes.length]
+      }
+      const cuttings = (body: string): Record<string, ReadonlyArray<number> | undefined> => ({
+        whole: undefined,
+        bytes: [1],
+        uneven: [1, 2, 3, 5, 8, 13, 49_151, 49_152, 49_153, 65_536],
+        random: Array.from({ length: 400 }, () => 1 + random(20_000)),
+        inside: insideCuts(body)
+      })
+      let reply: { readonly body: string; readonly pieces: ReadonlyArray<number> | undefined } = { body: "", pieces: undefined }
+      const fake = fakeHttp(() => ({ text: reply.body, contentType: "application/json", pieces: reply.pieces }))
+      const client = yield* clientOn(fake, { retry: { times: 0 } })
+      const read = (body: string, pieces: ReadonlyArray<number> | undefined) =>
+        Effect.gen(function*() {
+          reply = { body, pieces }
+          const slices: Array<number> = []
+          const lines = yield* client.fileRecordsMapped("txlist", { address: F.ADDRESS }, Schemas.NormalTransaction, (rows) => {
+            slices.push(rows.length)
+            return Either.right(rows.map((row) => `${row.blockNumber}:${row.functionName}`))
+          }).pipe(Effect.either)
+          return { lines: Either.map(lines, (l) => l.join("\n")), slices }
+        })
+      for (const [name, body] of Object.entries(bodies)) {
+        // A 3,000-record body one byte at a time is 2 MB of pieces: only the small ones are read so.
+        const wanted = Object.entries(cuttings(body)).filter(([cut]) => cut !== "bytes" || body.length < 100_000)
+        const whole = yield* read(body, undefined)
+        for (const [cut, pieces] of wanted) {
+          const got = yield* read(body, pieces)
+          expect({ name, cut, lines: got.lines, slices: got.slices }).toStrictEqual({ name, cut, lines: whole.lines, slices: whole.slices })
+        }
+        if (name === "large") expect(whole.slices.length).toBeGreaterThan(20)
+        if (name === "tricky") expect(whole.slices).toStrictEqual([3000])
+        if (name === "refused") expect(Either.isLeft(whole.lines) && whole.lines.left._tag).toBe("RateLimitError")
+        if (name === "small") expect(whole.lines).toStrictEqual(Either.right(records(20, (i) => names[i % 4] as string).map((r) => `${r.blockNumber}:${r.functionName}`).join("\n")))
+      }
+    })))
+
+  it("a body in pieces is parsed as its pieces come: the text held never grows much beyond a slice", () => {
+    // 2,000 records of ~1 KB, the body in pieces of one record, cut inside each `},{`: a slice is handed
+    // over once ~48 KB past its start have been read, whatever the cuts.
+    const body = JSON.stringify({ status: "1", message: "OK", result: Array.from({ length: 2000 }, (_, i) => ({ i, a: "x".repeat(1000) })) })
+    const pieces: Array<string> = []
+    let last = 0
+    for (let i = body.indexOf("},{"); i >= 0; i = body.indexOf("},{", i + 1)) {
+      const at = i + 1 + (pieces.length % 2)
+      pieces.push(body.slice(last, at))
+      last = at
+    }
+    pieces.push(body.slice(last))
+    let pulled = 0
+    let handed = 0
+    let most = 0
+    const counted = function*() {
+      for (const piece of pieces) {
+        pulled += piece.length
+        most = Math.max(most, pulled - handed)
+        yield piece
+      }
+    }
+    const steps = sliceSteps(counted(), (records) => {
+      handed += JSON.stringify(records).length - 1
+      return Either.right(records)
+    })
+    let step = steps.next()
+    while (step.done !== true) step = steps.next()
+    expect(step.value?._tag === "Sliced" && step.value.rows.length).toBe(2000)
+    expect(handed).toBeGreaterThan(body.length - 100)
+    // Read and not yet handed over, at most: a slice (48 KB and the record that ends it) and a piece.
+    expect(most).toBeLessThan(48 * 1024 + 3 * 1024)
+  })
 
   it.scoped("fileRecordsMapped: the map's failure ends the call once; a torn answer is retried like any other", () =>
     driven(Effect.gen(function*() {

@@ -28,7 +28,13 @@ export interface Seen {
 /** What the fake answers. */
 export type Reply =
   | { readonly json: unknown; readonly status?: number }
-  | { readonly text: string; readonly status?: number; readonly contentType?: string }
+  | {
+    readonly text: string
+    readonly status?: number
+    readonly contentType?: string
+    /** The body's bytes sent in pieces of these lengths, in turn (the last one repeated): as a connection cuts them. */
+    readonly pieces?: ReadonlyArray<number> | undefined
+  }
   | { readonly reset: true; readonly message?: string }
   | { readonly hang: true }
 
@@ -39,6 +45,20 @@ export type Handler = (request: Seen, index: number) => Reply
 export const ok = (result: unknown, message = "OK"): Reply => ({ json: { status: "1", message, result } })
 /** A NOTOK answer with a text. */
 export const notOk = (text: string, message = "NOTOK"): Reply => ({ json: { status: "0", message, result: text } })
+
+/** Bytes as a stream of pieces of the given lengths (the last length repeated). */
+const piecesOf = (bytes: Uint8Array, lengths: ReadonlyArray<number>): ReadableStream<Uint8Array> => {
+  let at = 0
+  let turn = 0
+  return new ReadableStream({
+    pull(controller) {
+      if (at >= bytes.length) return controller.close()
+      const length = Math.max(1, lengths[Math.min(turn++, lengths.length - 1)] ?? 1)
+      controller.enqueue(bytes.slice(at, at + length))
+      at += length
+    }
+  })
+}
 
 /** An in-process fake explorer: an `HttpClient` layer and the list of requests it saw. */
 export const fakeHttp = (handler: Handler) => {
@@ -64,9 +84,13 @@ export const fakeHttp = (handler: Handler) => {
       if ("hang" in reply) return yield* Effect.never
       const body = "json" in reply ? JSON.stringify(reply.json) : reply.text
       const contentType = "json" in reply ? "application/json" : reply.contentType ?? "text/plain"
+      const pieces = "pieces" in reply ? reply.pieces : undefined
       return HttpClientResponse.fromWeb(
         request,
-        new Response(body, { status: reply.status ?? 200, headers: { "content-type": contentType } })
+        new Response(pieces === undefined ? body : piecesOf(new TextEncoder().encode(body), pieces), {
+          status: reply.status ?? 200,
+          headers: { "content-type": contentType }
+        })
       )
     })
   )
