@@ -44,7 +44,7 @@ import { DemoData } from "./DemoData.js"
 import * as Exports from "./Exports.js"
 import * as Reporter from "./sinks/Reporter.js"
 import * as Plan from "./Plan.js"
-import * as Simulator from "./simulator/index.js"
+import type * as Simulator from "./simulator/index.js"
 import { report } from "./cli/Errors.js"
 import * as Sources from "./streams/Sources.js"
 
@@ -301,7 +301,9 @@ export const explorerLayer = (
     ? Layer.merge(Client.layerConfig(config), Layer.succeed(DemoData, Option.none()))
     : Layer.unwrapScoped(
       Effect.gen(function*() {
-        const sim = yield* Simulator.make(simulator)
+        // Loaded here: a process that never starts the simulator does not hold its modules.
+        const { make } = yield* Effect.promise(() => import("./simulator/index.js"))
+        const sim = yield* make(simulator)
         const options = yield* config
         const apiKey = Redacted.make(sim.demoKeys[options.plan ?? "free"])
         return Layer.merge(

@@ -7,7 +7,7 @@ import * as Options from "@effect/cli/Options"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Simulator from "../simulator/index.js"
+import type * as Simulator from "../simulator/index.js"
 import { badFlag, servingUntilSignal } from "./Errors.js"
 
 const port = Options.integer("port").pipe(Options.withDefault(9545), Options.withDescription("port (default 9545; 0 = any free port)"))
@@ -52,13 +52,19 @@ export const samples = (service: Simulator.SimulatorService): string => {
   ].join("\n")
 }
 
+/**
+ * The simulator's modules, loaded when a command needs them: every other command (an export) runs
+ * without them in memory.
+ */
+const loadSimulator: Effect.Effect<typeof Simulator> = Effect.promise(() => import("../simulator/index.js"))
+
 /** Serves until interrupted: the banner (base URL, demo keys), then the sample data and a ready command. */
-const serve = (options: Simulator.SimulatorOptions) =>
+const serve = (simulator: typeof Simulator, options: Simulator.SimulatorOptions) =>
   Effect.scoped(
     Effect.gen(function*() {
-      const service = yield* Simulator.make(options)
+      const service = yield* simulator.make(options)
       // One write: a reader waiting for the banner's last line gets the samples with it.
-      yield* Console.log(`${Simulator.banner(service)}\n${samples(service)}`)
+      yield* Console.log(`${simulator.banner(service)}\n${samples(service)}`)
       return yield* Effect.never
     })
   )
@@ -70,14 +76,15 @@ export const simulatorCommand = Command.make(
   (a) =>
     Effect.gen(function*() {
       if (a.port < 0 || a.port > 65_535) return yield* badFlag("simulator", "--port", "must be 0..65535")
+      const simulator = yield* loadSimulator
       const faults = a.fault === ""
         ? undefined
-        : yield* Either.match(Simulator.parseFaultSpec(a.fault), {
+        : yield* Either.match(simulator.parseFaultSpec(a.fault), {
           onLeft: (e) => Effect.fail(badFlag("simulator", "--fault", e.message)),
           onRight: Effect.succeed
         })
       yield* servingUntilSignal
-      return yield* serve({
+      return yield* serve(simulator, {
         port: a.port,
         host: a.host,
         seed: a.seed,
