@@ -4,7 +4,8 @@
  * process, and a few number helpers. Plain Node (no Effect) so the harness itself costs nothing measurable.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { readFileSync, rmSync } from "node:fs"
+import * as path from "node:path"
 import * as os from "node:os"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
@@ -123,6 +124,47 @@ export const runChild = <A>(
   const entry = process.env.BENCH_DIST ? [`bench/.compiled/bench/${script}.js`] : ["--import", "tsx", `bench/${script}.ts`]
   return runNode<A>([...(options.nodeArgs ?? []), ...entry, ...childArgs], `bench/${script}.ts ${childArgs.join(" ")}`, options.timeoutMs)
 }
+
+/** What the real CLI did in {@link runCli}: its manifest's rows and time, its peak RSS. */
+export interface CliRun {
+  readonly rows: number
+  /** Rows over the export's own time (the manifest's `durationMs`: from the start of the export to the file's publication). */
+  readonly rowsPerSecond: number
+  readonly peakRssMb: number
+  /** The process from start to exit, startup and module loading included. */
+  readonly wallMs: number
+}
+
+/**
+ * Runs the CLI as a user does (`node bin/explorer-etl.js <args>`, dist/ as built, its own V8 settings)
+ * with `env` added, and reads its peak RSS (VmHWM at exit, through bench/peak.mjs) and the manifest
+ * written beside `out`. Fails with the CLI's stderr when it exits non-zero.
+ */
+export const runCli = (args: ReadonlyArray<string>, out: string, env: Readonly<Record<string, string>>): Promise<CliRun> =>
+  new Promise((resolve, reject) => {
+    const peakFile = path.join(os.tmpdir(), `explorer-etl-bench-peak-${process.pid}-${Date.now()}`)
+    const started = performance.now()
+    const child = spawn(process.execPath, ["--import", path.join(repoRoot, "bench", "peak.mjs"), path.join(repoRoot, "bin", "explorer-etl.js"), ...args], {
+      cwd: repoRoot,
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, ...env, NO_COLOR: "1", BENCH_PEAK_FILE: peakFile }
+    })
+    let stderr = ""
+    child.stderr.on("data", (d: Buffer) => void (stderr += d.toString()))
+    child.on("exit", (code, signal) => {
+      const wallMs = performance.now() - started
+      try {
+        if (code !== 0) throw new Error(`the CLI ended (${code ?? signal}):\n${stderr.slice(-3000)}`)
+        const peakRssMb = Number(readFileSync(peakFile, "utf8").trim())
+        const manifest = JSON.parse(readFileSync(`${out}.manifest.json`, "utf8")) as { readonly rows: number; readonly durationMs: number }
+        resolve({ rows: manifest.rows, rowsPerSecond: manifest.rows / (manifest.durationMs / 1000), peakRssMb, wallMs })
+      } catch (e) {
+        reject(e)
+      } finally {
+        rmSync(peakFile, { force: true })
+      }
+    })
+  })
 
 /** The well-known entities of the bench simulator's chain 1 (what the measurements query). */
 export interface BenchDataset {

@@ -21,7 +21,7 @@
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
-import { args, type BenchDataset, machine, repoRoot, round, runChild, runCompiled, type ServerProcess, startServer } from "./lib.js"
+import { args, type BenchDataset, machine, repoRoot, round, runChild, runCli, runCompiled, type ServerProcess, startServer } from "./lib.js"
 import { render, type Results } from "./report.js"
 import { arrivalFigures, type RateFigures } from "./timing.js"
 
@@ -276,71 +276,126 @@ const main = async () => {
       const to = rows >= dB.heavyContract.logs ? dB.latestBlock : await rangeFor(open, logsQuery(dB), 0, dB.latestBlock, rows)
       memoryRanges.push({ rows, to })
     }
-    // How each process runs: compiled with the CLI's V8 settings (bin/v8-settings.js, as bin/explorer-etl.js
-    // runs); compiled with V8's defaults; compiled with the heap capped and a full collection every 200 ms,
+    // How each process runs: the real CLI (bin/explorer-etl.js, as a user runs it: dist/, its V8 settings,
+    // every module it loads, the plan's rate); the library's export (bench/export.ts) compiled, with the
+    // CLI's V8 settings and no rate limit (the CPU-bound case: what the memory settings cost in speed);
+    // the same with V8's default heap settings; with the heap capped and a full collection every 200 ms,
     // whose leftover heap is the data the export really holds (what "constant memory" is judged on); and
     // the sources through tsx.
     const largest = sizes.memory.slice(-1)
     const cliSettings = ["--import", path.join(repoRoot, "bin", "v8-settings.js")]
+    interface MemoryRun {
+      readonly dataset: "txs" | "logs"
+      readonly range: { readonly from: number; readonly to: number }
+      readonly out: string
+    }
+    interface MemoryResult {
+      readonly rows?: number | undefined
+      readonly rowsPerSecond?: number | undefined
+      readonly rssBeforeMb?: number | undefined
+      readonly peakRssMb: number
+      readonly heapBeforeMb?: number | undefined
+      readonly liveHeapMaxMb?: number | undefined
+      readonly liveHeapMedianMb?: number | undefined
+    }
+    const harness = (m: MemoryRun) => exportArgs(open, "professional", m.dataset, m.range, m.out, ["--rate", "1000"])
+    // The CLI's own check before the first measurement: dist/ is rebuilt if a source is newer.
+    execFileSync(process.execPath, [path.join(repoRoot, "bin", "explorer-etl.js"), "--version"], { cwd: repoRoot, stdio: "ignore" })
     const configs: ReadonlyArray<{
       readonly name: string
       readonly description: string
-      readonly run: (childArgs: ReadonlyArray<string>) => Promise<ExportResult>
+      readonly run: (m: MemoryRun) => Promise<MemoryResult>
       readonly sizes: ReadonlyArray<number>
       readonly txs: boolean
+      readonly parquet: boolean
     }> = [
       {
         name: "CLI",
-        description: "compiled by tsc as dist/ is, plain node with the CLI's V8 settings (bin/v8-settings.js): how bin/explorer-etl.js runs",
-        run: (childArgs) => runCompiled<ExportResult>(compiled, childArgs, cliSettings),
+        description: "`node bin/explorer-etl.js export …` as a user runs it (dist/, its V8 settings, every module the CLI loads), plan proplus (30 calls/s, the fastest); rows/s over the export's own time (its manifest)",
+        run: (m) => {
+          // A fresh export each time: no earlier file, manifest or state beside it.
+          for (const f of [m.out, `${m.out}.manifest.json`, `${m.out}.state.json`]) rmSync(f, { force: true })
+          return runCli([
+              "export", m.dataset,
+              "--address", m.dataset === "txs" ? dB.busyWallet.address : dB.heavyContract.address,
+              "--from-block", String(m.range.from),
+              "--to-block", String(m.range.to),
+              "--base-url", open.baseUrl,
+              "--plan", "proplus",
+              "--quiet",
+              "--out", m.out
+          ], m.out, { EXPLORER_API_KEY: open.demoKeys.proplus ?? "" })
+        },
         sizes: sizes.memory,
-        txs: true
+        txs: true,
+        parquet: true
+      },
+      {
+        name: "compiled",
+        description: "the library's export (bench/export.ts) compiled by tsc as dist/ is, with the CLI's V8 settings (bin/v8-settings.js) and no rate limit: the CPU-bound case",
+        run: (m) => runCompiled<ExportResult>(compiled, harness(m), cliSettings),
+        sizes: sizes.memory,
+        txs: true,
+        parquet: false
       },
       {
         name: "V8 defaults",
         description: "the same compiled code with V8's default heap settings (a library user's own process)",
-        run: (childArgs) => runCompiled<ExportResult>(compiled, childArgs, []),
+        run: (m) => runCompiled<ExportResult>(compiled, harness(m), []),
         sizes: largest,
-        txs: true
+        txs: true,
+        parquet: false
       },
       {
         name: "heap ≤ 96 MB",
         description: "compiled, node --max-old-space-size=96 --expose-gc (a full collection every 200 ms; its leftover heap is the live data)",
-        run: (childArgs) => runCompiled<ExportResult>(compiled, childArgs, ["--max-old-space-size=96", "--expose-gc"]),
+        run: (m) => runCompiled<ExportResult>(compiled, harness(m), ["--max-old-space-size=96", "--expose-gc"]),
         sizes: sizes.memory,
-        txs: false
+        txs: false,
+        parquet: false
       },
       {
         name: "tsx",
         description: "the sources through node --import tsx (how tsx scripts and notebooks run)",
-        run: (childArgs) => runChild<ExportResult>("export", childArgs).then((r) => r.result),
+        run: (m) => runChild<ExportResult>("export", harness(m)).then((r) => r.result),
         sizes: largest,
-        txs: false
+        txs: false,
+        parquet: false
       }
     ]
+    const figures = (r: MemoryResult) => ({
+      rows: r.rows,
+      rowsPerSecond: r.rowsPerSecond,
+      rssBeforeMb: r.rssBeforeMb,
+      peakRssMb: r.peakRssMb,
+      heapBeforeMb: r.heapBeforeMb,
+      liveHeapMaxMb: r.liveHeapMaxMb,
+      liveHeapMedianMb: r.liveHeapMedianMb
+    })
     for (const config of configs) {
+      const about = { config: config.name, description: config.description }
       for (const { rows, to } of memoryRanges) {
         if (!config.sizes.includes(rows)) continue
         log(`memory: ${config.name}, logs export of ${rows} rows`)
-        const r = await config.run(exportArgs(open, "professional", "logs", { from: 0, to }, path.join(work, `mem-${rows}.csv`), ["--rate", "1000"]))
-        memory.push({ config: config.name, description: config.description, dataset: "logs", pageRows: 1_000, targetRows: rows, rows: r.rows, rowsPerSecond: r.rowsPerSecond, rssBeforeMb: r.rssBeforeMb, peakRssMb: r.peakRssMb, heapBeforeMb: r.heapBeforeMb, liveHeapMaxMb: r.liveHeapMaxMb, liveHeapMedianMb: r.liveHeapMedianMb })
+        const r = await config.run({ dataset: "logs", range: { from: 0, to }, out: path.join(work, `mem-${rows}.csv`) })
+        memory.push({ ...about, dataset: "logs", pageRows: 1_000, targetRows: rows, ...figures(r) })
       }
-      if (!config.txs) continue
-      if (config.name === "CLI") {
+      if (config.parquet) {
         // Parquet (issue 15: memory bounded as for CSV): the largest log export, row groups gathered as they fill.
         const { rows, to } = memoryRanges[memoryRanges.length - 1] as { readonly rows: number; readonly to: number }
         log(`memory: ${config.name}, logs export of ${rows} rows to Parquet`)
-        const r = await config.run(exportArgs(open, "professional", "logs", { from: 0, to }, path.join(work, `mem-${rows}.parquet`), ["--rate", "1000"]))
-        memory.push({ config: config.name, description: config.description, dataset: "logs.parquet", pageRows: 1_000, targetRows: rows, rows: r.rows, rowsPerSecond: r.rowsPerSecond, rssBeforeMb: r.rssBeforeMb, peakRssMb: r.peakRssMb })
+        const r = await config.run({ dataset: "logs", range: { from: 0, to }, out: path.join(work, `mem-${rows}.parquet`) })
+        memory.push({ ...about, dataset: "logs.parquet", pageRows: 1_000, targetRows: rows, ...figures(r) })
       }
+      if (!config.txs) continue
       log(`memory: ${config.name}, txs export (10,000-row pages)`)
-      const r = await config.run(exportArgs(open, "professional", "txs", { from: 0, to: dB.latestBlock }, path.join(work, "mem-txs.csv"), ["--rate", "1000"]))
-      memory.push({ config: config.name, description: config.description, dataset: "txs", pageRows: 10_000, targetRows: dB.busyWallet.transactions, rows: r.rows, rowsPerSecond: r.rowsPerSecond, rssBeforeMb: r.rssBeforeMb, peakRssMb: r.peakRssMb })
-      if (config.name === "CLI") {
-        // The largest answers to Parquet: two 10,000-row pages as row objects beside the row group.
+      const r = await config.run({ dataset: "txs", range: { from: 0, to: dB.latestBlock }, out: path.join(work, "mem-txs.csv") })
+      memory.push({ ...about, dataset: "txs", pageRows: 10_000, targetRows: dB.busyWallet.transactions, ...figures(r) })
+      if (config.parquet) {
+        // The largest answers to Parquet: 10,000-row pages as row objects beside the row group.
         log(`memory: ${config.name}, txs export (10,000-row pages) to Parquet`)
-        const p = await config.run(exportArgs(open, "professional", "txs", { from: 0, to: dB.latestBlock }, path.join(work, "mem-txs.parquet"), ["--rate", "1000"]))
-        memory.push({ config: config.name, description: config.description, dataset: "txs.parquet", pageRows: 10_000, targetRows: dB.busyWallet.transactions, rows: p.rows, rowsPerSecond: p.rowsPerSecond, rssBeforeMb: p.rssBeforeMb, peakRssMb: p.peakRssMb })
+        const p = await config.run({ dataset: "txs", range: { from: 0, to: dB.latestBlock }, out: path.join(work, "mem-txs.parquet") })
+        memory.push({ ...about, dataset: "txs.parquet", pageRows: 10_000, targetRows: dB.busyWallet.transactions, ...figures(p) })
       }
     }
     log("memory: what the modules alone hold")
