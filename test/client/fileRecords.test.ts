@@ -4,8 +4,9 @@
  * answers.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, FastCheck as fc, Schema } from "effect"
 import { sliceSteps } from "../../src/internal/fileRecords.js"
+import { textPieces } from "../../src/internal/transport.js"
 import * as Schemas from "../../src/schemas/index.js"
 import * as F from "./fixtures.js"
 import { clientOn, driven, fakeHttp, ok } from "./helpers.js"
@@ -112,6 +113,8 @@ describe("fileRecords and fileRecordsMapped", () => {
         small: JSON.stringify({ status: "1", message: "OK", result: records(20, (i) => names[i % 4] as string) }),
         spaced: JSON.stringify({ status: "1", message: "OK", result: records(20, (i) => names[i % 4] as string) }, null, 1),
         empty: JSON.stringify({ status: "1", message: "OK", result: [] }),
+        // A byte-order mark before the answer (dropped, as response.text drops it), one inside a text (kept).
+        marked: `\uFEFF${JSON.stringify({ status: "1", message: "OK", result: records(20, (i) => `\uFEFF${names[i % 4] as string}`) })}`,
         refused: JSON.stringify({ status: "0", message: "NOTOK", result: "Max calls per sec rate limit reached (2/sec)" })
       }
       // A seeded generator: the same cuts at every run.
@@ -162,9 +165,32 @@ describe("fileRecords and fileRecordsMapped", () => {
         if (name === "large") expect(whole.slices.length).toBeGreaterThan(20)
         if (name === "tricky") expect(whole.slices).toStrictEqual([3000])
         if (name === "refused") expect(Either.isLeft(whole.lines) && whole.lines.left._tag).toBe("RateLimitError")
+        if (name === "marked") expect(whole.lines).toStrictEqual(Either.right(records(20, (i) => `\uFEFF${names[i % 4] as string}`).map((r) => `${r.blockNumber}:${r.functionName}`).join("\n")))
         if (name === "small") expect(whole.lines).toStrictEqual(Either.right(records(20, (i) => names[i % 4] as string).map((r) => `${r.blockNumber}:${r.functionName}`).join("\n")))
       }
     })))
+
+  it("a body's bytes decode to response.text's text however the connection cuts them, invalid bytes and marks included", () => {
+    // Bytes of text (1 to 4 bytes a character), byte-order marks, and bytes no UTF-8 allows, in any order.
+    const part = fc.oneof(
+      fc.string({ unit: "binary", maxLength: 8 }).map((t) => [...new TextEncoder().encode(t)]),
+      fc.constant([0xef, 0xbb, 0xbf]),
+      fc.array(fc.integer({ min: 0x80, max: 0xff }), { maxLength: 3 })
+    )
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 12 }), fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 8 }), (parts, cuts) => {
+        const bytes = Uint8Array.from(parts.flat())
+        const chunks: Array<Uint8Array> = []
+        for (let at = 0, i = 0; at < bytes.length; i++) {
+          const length = cuts[i % cuts.length] as number
+          chunks.push(bytes.subarray(at, at + length))
+          at += length
+        }
+        expect([...textPieces(chunks)].join("")).toBe(new TextDecoder().decode(bytes))
+      }),
+      { numRuns: 3000 }
+    )
+  })
 
   it("a body in pieces is parsed as its pieces come: the text held never grows much beyond a slice", () => {
     // 2,000 records of ~1 KB, the body in pieces of one record, cut inside each `},{`: a slice is handed
