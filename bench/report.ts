@@ -21,6 +21,17 @@ const distanceJudged = (x: DistanceRow): { readonly machineBound: boolean; reado
 }
 
 /** The figures the report reads (bench/run.ts writes them all to results.json). */
+/** What one memory measurement gives (a figure a process does not report is left out). */
+export interface MemoryFigures {
+  readonly rows?: number | undefined
+  readonly rowsPerSecond?: number | undefined
+  readonly rssBeforeMb?: number | undefined
+  readonly peakRssMb: number
+  readonly heapBeforeMb?: number | undefined
+  readonly liveHeapMaxMb?: number | undefined
+  readonly liveHeapMedianMb?: number | undefined
+}
+
 export interface Results {
   readonly date: string
   readonly quick: boolean
@@ -82,20 +93,15 @@ export interface Results {
     readonly calls: number
     readonly simulatorCpuSeconds: number
   }>
-  readonly memory: ReadonlyArray<{
-    readonly config: string
-    readonly description: string
-    readonly dataset: string
-    readonly pageRows: number
-    readonly targetRows: number
-    readonly rows?: number | undefined
-    readonly rowsPerSecond?: number | undefined
-    readonly rssBeforeMb?: number | undefined
-    readonly peakRssMb: number
-    readonly heapBeforeMb?: number | undefined
-    readonly liveHeapMaxMb?: number | undefined
-    readonly liveHeapMedianMb?: number | undefined
-  }>
+  readonly memory: ReadonlyArray<
+    {
+      readonly config: string
+      readonly description: string
+      readonly dataset: string
+      readonly pageRows: number
+      readonly targetRows: number
+    } & MemoryFigures
+  >
   readonly modules: ReadonlyArray<{ readonly step: string; readonly rssMb: number; readonly heapMb: number }>
   readonly naive: ReadonlyArray<{
     readonly query: string

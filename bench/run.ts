@@ -22,7 +22,7 @@ import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { args, type BenchDataset, machine, repoRoot, round, runChild, runCli, runCompiled, type ServerProcess, startServer } from "./lib.js"
-import { render, type Results } from "./report.js"
+import { type MemoryFigures, render, type Results } from "./report.js"
 import { arrivalFigures, type RateFigures } from "./timing.js"
 
 const options = args()
@@ -289,22 +289,13 @@ const main = async () => {
       readonly range: { readonly from: number; readonly to: number }
       readonly out: string
     }
-    interface MemoryResult {
-      readonly rows?: number | undefined
-      readonly rowsPerSecond?: number | undefined
-      readonly rssBeforeMb?: number | undefined
-      readonly peakRssMb: number
-      readonly heapBeforeMb?: number | undefined
-      readonly liveHeapMaxMb?: number | undefined
-      readonly liveHeapMedianMb?: number | undefined
-    }
     const harness = (m: MemoryRun) => exportArgs(open, "professional", m.dataset, m.range, m.out, ["--rate", "1000"])
     // The CLI's own check before the first measurement: dist/ is rebuilt if a source is newer.
     execFileSync(process.execPath, [path.join(repoRoot, "bin", "explorer-etl.js"), "--version"], { cwd: repoRoot, stdio: "ignore" })
     const configs: ReadonlyArray<{
       readonly name: string
       readonly description: string
-      readonly run: (m: MemoryRun) => Promise<MemoryResult>
+      readonly run: (m: MemoryRun) => Promise<MemoryFigures>
       readonly sizes: ReadonlyArray<number>
       readonly txs: boolean
       readonly parquet: boolean
@@ -363,7 +354,7 @@ const main = async () => {
         parquet: false
       }
     ]
-    const figures = (r: MemoryResult) => ({
+    const figures = (r: MemoryFigures) => ({
       rows: r.rows,
       rowsPerSecond: r.rowsPerSecond,
       rssBeforeMb: r.rssBeforeMb,
