@@ -20,7 +20,6 @@ const distanceJudged = (x: DistanceRow): { readonly machineBound: boolean; reado
   return { machineBound, ratio, met: ratio >= goal }
 }
 
-/** The figures the report reads (bench/run.ts writes them all to results.json). */
 /** What one memory measurement gives (a figure a process does not report is left out). */
 export interface MemoryFigures {
   readonly rows?: number | undefined
@@ -32,6 +31,7 @@ export interface MemoryFigures {
   readonly liveHeapMedianMb?: number | undefined
 }
 
+/** The figures the report reads (bench/run.ts writes them all to results.json). */
 export interface Results {
   readonly date: string
   readonly quick: boolean

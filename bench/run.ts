@@ -307,14 +307,14 @@ const main = async () => {
           // A fresh export each time: no earlier file, manifest or state beside it.
           for (const f of [m.out, `${m.out}.manifest.json`, `${m.out}.state.json`]) rmSync(f, { force: true })
           return runCli([
-              "export", m.dataset,
-              "--address", m.dataset === "txs" ? dB.busyWallet.address : dB.heavyContract.address,
-              "--from-block", String(m.range.from),
-              "--to-block", String(m.range.to),
-              "--base-url", open.baseUrl,
-              "--plan", "proplus",
-              "--quiet",
-              "--out", m.out
+            "export", m.dataset,
+            "--address", m.dataset === "txs" ? dB.busyWallet.address : dB.heavyContract.address,
+            "--from-block", String(m.range.from),
+            "--to-block", String(m.range.to),
+            "--base-url", open.baseUrl,
+            "--plan", "proplus",
+            "--quiet",
+            "--out", m.out
           ], m.out, { EXPLORER_API_KEY: open.demoKeys.proplus ?? "" })
         },
         sizes: sizes.memory,
