@@ -14,12 +14,12 @@
  *   over the runners' shards. Its body runs the pipeline again only to find the source of its file
  *   (see {@link findExport}). Its `plan <file>` activity asks for the chain's head and reads the
  *   range's first page into the stage (`Export.plan`); the blocks after it are cut into parts, each
- *   a child workflow (below), unless fewer than 20 pages are expected there. Its last activity,
- *   `export <file>`, checks the parts' spools and merges them into the staged file, reading the
- *   blocks left uncut itself (`Exports.assemble`): the file, manifest and checkpoint a plain export
- *   writes. An export that is not read in parts (data sets read whole, sources of one's own, an
- *   export continuing its own checkpoint: the plan says `Whole`) is written by that activity alone,
- *   as the embedded run does;
+ *   a child workflow (below) of about `--part-rows` rows, unless fewer than two parts' worth are
+ *   expected there (by the first page's density). Its last activity, `export <file>`, checks the
+ *   parts' spools and merges them into the staged file, reading the blocks left uncut itself
+ *   (`Exports.assemble`): the file, manifest and checkpoint a plain export writes. An export that is
+ *   not read in parts (data sets read whole, sources of one's own, an export continuing its own
+ *   checkpoint: the plan says `Whole`) is written by that activity alone, as the embedded run does;
  * - `explorer-etl/part/<pipeline>`: one part of an export, keyed by the run's key, the file and the
  *   part's number, so the parts of one export spread over the runners too. Its activity, `part <file>
  *   <from>..<to>`, reads its blocks into a spool beside the staged file (`Export.writePart`), a runner

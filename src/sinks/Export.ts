@@ -859,7 +859,6 @@ const writeSpool = <A, I, E, R>(
     } satisfies Part
   }).pipe(Effect.scoped)
 
-
 /** How a block-ordered export is cut into parts read apart (a cluster's): see {@link plan}. */
 export interface PartsPlan {
   readonly goal: Goal

@@ -453,9 +453,9 @@ export const rowGroupRows = 10_000
  * rows gathered (as objects, ~600 bytes of heap a transaction) are held beside the page being written
  * and the one read ahead, and encoding a group promotes its column values to the old generation: at
  * 5,000,000 characters (~5,500 log rows of ~900 characters, ~7,600 transactions) a transaction export
- * of 10,000-row pages peaked at 155–159 MB (medians of 8 runs, as the CLI runs); at 3,000,000 (~3,300
- * log rows, ~4,600 transactions) 6–9 MB less, at the same rows/s on the CPU path, for files ~2%
- * larger. (10,000 log rows a group took a 1,000,000-row export to 157 MB.)
+ * of 10,000-row pages peaked at 155–159 MB (medians of 8 runs of the library's export with the CLI's
+ * V8 settings); at 3,000,000 (~3,300 log rows, ~4,600 transactions) 6–9 MB less, at the same rows/s on
+ * the CPU path, for files ~2% larger. (10,000 log rows a group took a 1,000,000-row export to 157 MB.)
  */
 export const rowGroupBytes = 3_000_000
 
