@@ -172,8 +172,10 @@ describe("explorer-etl run --cluster: one export read in parts", () => {
     Effect.gen(function*() {
       const config = heavyLogs()
       const plainDir = yield* plainRun(config, "lite")
-      // On lite (5 calls a second) the export lasts long enough to be cut by the kill.
-      const [a, b] = [yield* runner(killedKey, "lite"), yield* runner(killedKey, "lite")]
+      // On lite (5 calls a second) the export lasts long enough to be cut by the kill; in 12 parts of
+      // 5,000 rows, the killed runner still has parts to read after its first (with 6, its last two
+      // could end together and the run with them before the kill).
+      const [a, b] = [yield* runner(killedKey, "lite", 5_000), yield* runner(killedKey, "lite", 5_000)]
       // Both hold shards before the run, so the runner killed has parts to be killed in.
       yield* holdingShards(2)
       const out = path.join(suite.dir, "killed")
