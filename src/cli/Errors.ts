@@ -26,10 +26,11 @@ export const badFlag = (command: string, parameter: string, detail: string, chai
  * what to install, as a bad `parameter` of `command`.
  */
 export const loadWithPostgres = <A>(command: string, parameter: string, load: () => Promise<A>): Effect.Effect<A, InvalidInputError> =>
-  loadWithPeer("@effect/sql-pg", command, parameter, load)
+  loadWithPeer("@effect/sql-pg", "0.53", command, parameter, load)
 
 const loadWithPeer = <A>(
   peer: string,
+  line: string,
   command: string,
   parameter: string,
   load: () => Promise<A>
@@ -40,7 +41,7 @@ const loadWithPeer = <A>(
       badFlag(
         command,
         parameter,
-        `needs the optional package ${peer} (npm install ${peer}): ${
+        `needs the optional package ${peer} (npm install ${peer}@${line}): ${
           cause instanceof Error ? cause.message.split("\n")[0] : String(cause)
         }`
       )

@@ -81,6 +81,29 @@ describe("the packed package in a consumer project", () => {
     for (const file of fs.readdirSync(here)) fs.copyFileSync(path.join(here, file), path.join(project, file))
   })
 
+  it("the README's own install line, run verbatim in a fresh `npm init -y` project, resolves", async () => {
+    // The line as a user copies it from "Installing the package", with the package's name swapped for the
+    // tarball (the name is not on the registry here): peers named there must resolve against npm's tags.
+    const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8")
+    const section = readme.slice(readme.indexOf("## Installing the package"))
+    const line = /```sh\n(npm install explorer-etl[^\n]*)\n```/.exec(section)?.[1] ?? ""
+    expect(line).toMatch(/^npm install explorer-etl /)
+    const words = line.split(/\s+/).slice(2).map((word) => word === "explorer-etl" ? tarball : word)
+    const fresh = path.join(work, "fresh")
+    fs.mkdirSync(fresh, { recursive: true })
+    expect((await run(npm, ["init", "-y"], fresh)).code).toBe(0)
+    const result = await run(npm, ["install", "--no-audit", "--no-fund", ...words], fresh)
+    expect(result.stderr).not.toMatch(/ERESOLVE|ERR!/)
+    expect(result.code).toBe(0)
+    const effect = JSON.parse(fs.readFileSync(path.join(fresh, "node_modules", "effect", "package.json"), "utf8")) as {
+      version: string
+    }
+    expect(effect.version).toMatch(/^3\./)
+    const imported = await run(process.execPath, ["--input-type=module", "-e",
+      "const m = await import('explorer-etl'); console.log(typeof m.Streams)"], fresh)
+    expect(imported.stdout.trim()).toBe("object")
+  })
+
   it("imports with plain node; the root entry loads no CLI, simulator or Node platform", async () => {
     const root = await run(process.execPath, ["--import", "./loaded.mjs", "-e",
       "const m = await import('explorer-etl'); console.log(Object.keys(m).sort().join(','))",
