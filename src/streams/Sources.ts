@@ -21,8 +21,8 @@ import type * as Either from "effect/Either"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { StreamError } from "../ExplorerError.js"
-import type { BlockBatch, Bound } from "./BlockCursor.js"
-import type { Pool } from "./Partitions.js"
+import type { BlockBatch, Bound } from "./engine/BlockCursor.js"
+import type { Pool } from "./engine/Partitions.js"
 import type * as Progress from "./Progress.js"
 
 export {

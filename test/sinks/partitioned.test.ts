@@ -10,7 +10,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, FastCheck as fc, Fiber, Option, Schedule, Schema, Stream } from "effect"
 import { BlockCursor, Exports, ExplorerError, Sources } from "explorer-etl"
 import * as Checkpoint from "../../src/sinks/Checkpoint.js"
-import * as Partitions from "../../src/streams/Partitions.js"
+import * as Partitions from "../../src/streams/engine/Partitions.js"
 
 const Row = Schema.Struct({ blockNumber: Schema.Number, id: Schema.Number, data: Schema.String })
 type Row = typeof Row.Type
