@@ -185,6 +185,7 @@ const blockSource = <K extends ListOperationName, I extends { readonly blockNumb
     parallel: {
       callsPerSecond: operation.throttled ? Plan.THROTTLED_CALLS_PER_SECOND : limits.callsPerSecond,
       rowsPerCall: Plan.rowsPerRequest(client.plan, operation),
+      pagesPerQuery: Math.floor(Plan.resultWindow(client.plan, operation) / Plan.rowsPerRequest(client.plan, operation)),
       pool: poolOf(client)
     },
     latestBlock: (options) =>
