@@ -65,6 +65,16 @@ export interface StreamOptions {
   readonly bound?: Bound | undefined
   /** Told the latency of each answered request, in ms (see `CallOptions.onAnswer`). */
   readonly onAnswer?: ((millis: number) => void) | undefined
+  /**
+   * `Streams.*` of a block-ordered source that reads in parallel: at most this many ranges at once
+   * (1: one cursor, one request at a time; default: as many as the plan's rate and the latency call for).
+   */
+  readonly concurrency?: number | undefined
+  /**
+   * `Streams.*` read in parallel: rows read ahead of their turn held in memory at most (default: twenty
+   * pages, at least 20,000 rows); past it the ranges ahead wait for the reader.
+   */
+  readonly heldRows?: number | undefined
 }
 
 /** A range of blocks, both ends included. */

@@ -20,6 +20,8 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { ExplorerClient } from "../ExplorerClient.js"
 import type { StreamError } from "../ExplorerError.js"
+import * as Scheduler from "./engine/Scheduler.js"
+import * as Progress from "./Progress.js"
 import * as Sources from "./Sources.js"
 
 export type { StreamOptions } from "./Sources.js"
@@ -33,17 +35,59 @@ export const resolveRange = <A, I, E, R>(
     ? Effect.map(source.latestBlock(options), (latest) => ({ fromBlock: source.fromBlock, toBlock: latest }))
     : Effect.succeed({ fromBlock: source.fromBlock, toBlock: source.toBlock })
 
-/** Every row of a source, exactly once (in block order for a block-ordered one). */
+/**
+ * Every row of a source, exactly once (in block order for a block-ordered one). A block-ordered source
+ * that reads in parallel (`parallel`: the library's) is read by the paging engine's scheduler, as an
+ * export is (several pages and ranges in flight, handed over in block order, rows read ahead held in
+ * memory up to `heldRows`); `concurrency: 1` reads it with one cursor.
+ */
 export const fromSource = <A, I, E, R>(
   source: Sources.Source<A, I, E, R>,
   options?: Sources.StreamOptions
-): Stream.Stream<A, E, R> =>
-  source._tag === "Rows"
-    ? source.rows(options)
-    : Stream.unwrap(
-      Effect.map(resolveRange(source, options), (range) =>
-        source.batches(range, options).pipe(Stream.mapConcat((batch) => batch.rows)))
-    )
+): Stream.Stream<A, E, R> => {
+  if (source._tag === "Rows") return source.rows(options)
+  const parallel = source.parallel
+  return Stream.unwrap(
+    Effect.map(resolveRange(source, options), (range) =>
+      parallel === undefined || options?.concurrency === 1 || options?.bound !== undefined
+        ? source.batches(range, options).pipe(Stream.mapConcat((batch) => batch.rows))
+        : inOrder(source, range, parallel, options))
+  )
+}
+
+/** A parallel source's range through the scheduler, its progress told as one cursor's would be. */
+const inOrder = <A, I, E, R>(
+  source: Sources.BlockSource<A, I, E, R>,
+  range: Sources.BlockRange,
+  parallel: NonNullable<Sources.BlockSource<A, I, E, R>["parallel"]>,
+  options: Sources.StreamOptions | undefined
+): Stream.Stream<A, E, R> => {
+  const progress = options?.progress
+  // The cursors of the ranges count their calls, pages and rows in `progress`; the block position is
+  // the whole range's, told when it starts and when it is complete.
+  const rows = Scheduler.rowsInOrder<A, E, R>({
+    range,
+    parallel,
+    concurrency: options?.concurrency,
+    heldRows: options?.heldRows,
+    read: (blocks, bound, onAnswer) => source.batches(blocks, { ...options, bound, onAnswer })
+  })
+  if (progress === undefined) return rows
+  return Stream.fromEffect(Progress.update(progress, (p) => ({
+    ...p,
+    fromBlock: range.fromBlock,
+    targetBlock: range.toBlock,
+    completeThrough: range.fromBlock - 1
+  }))).pipe(
+    Stream.drain,
+    Stream.concat(rows),
+    Stream.concat(Stream.fromEffect(Progress.update(progress, (p) => ({
+      ...p,
+      completeThrough: Math.max(p.completeThrough ?? range.toBlock, range.toBlock),
+      completeness: "complete" as const
+    }))).pipe(Stream.drain))
+  )
+}
 
 const streamOf = <Q, A, I>(make: (query: Q) => Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>) =>
 (query: Q, options?: Sources.StreamOptions): Stream.Stream<A, StreamError, ExplorerClient> =>

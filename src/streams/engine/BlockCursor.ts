@@ -22,6 +22,7 @@
  */
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -77,6 +78,11 @@ export interface Bound {
   expected?: number
   /** Requests of this cursor sent or waiting at the limiter, not yet answered. */
   inFlight?: number
+  /**
+   * Pages of its result window the cursor's current query may still return after the last one read
+   * (a cut falls beyond the blocks they are expected to cover).
+   */
+  pagesLeft?: number
 }
 
 /** A bound for a range ending at `end`, nothing claimed before `fromBlock`. */
@@ -89,7 +95,8 @@ export const bound = (fromBlock: number, end: number): Bound => ({ end, claimed:
  * short), at least one (the rows of `last` may go on).
  *
  * @example
- * BlockCursor.pagesExpected({ first: 100, last: 199, page: 1, cap: 1_000, end: 399 }) // 1,000 rows a 100 blocks → 2 more pages
+ * BlockCursor.pagesExpected({ first: 100, last: 200, page: 1, cap: 1_000, end: 400 }) // 1,000 rows a 100 blocks → 2 more pages
+ * BlockCursor.pagesExpected({ first: 100, last: 100, page: 2, cap: 1_000, end: 400 }) // one block so far → 1
  */
 export const pagesExpected = (q: {
   readonly first: number
@@ -98,8 +105,10 @@ export const pagesExpected = (q: {
   readonly cap: number
   readonly end: number
 }): number => {
-  const spanned = Math.max(1, q.last - q.first + 1)
-  const density = (q.page * q.cap) / spanned
+  // Rows of the last block may go on in the next page: the density is that of the blocks before it.
+  // All of them in one block (denser than a page): it says nothing of the blocks after, one page more.
+  if (q.last <= q.first) return 1
+  const density = (q.page * q.cap) / (q.last - q.first)
   return Math.max(1, Math.ceil((density * Math.max(0, q.end - q.last)) / q.cap))
 }
 
@@ -176,11 +185,12 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
     offset: cap,
     retryQueryTimeout: !splitOnTimeout || state.subEnd <= state.cursor
   })
-  // One request, counted when it is sent and while it is out (`Bound.inFlight`).
+  // One request, counted in `progress` once answered (a page asked ahead and given up while it waited
+  // at the limiter was never sent), and in `Bound.inFlight` while it is out.
   const send = (state: State<A>): Effect.Effect<ReadonlyArray<A>, E> =>
-    tick((p) => ({ ...p, calls: p.calls + 1 })).pipe(
-      Effect.zipRight(Effect.sync(() => void (limit.inFlight = (limit.inFlight ?? 0) + 1))),
+    Effect.sync(() => void (limit.inFlight = (limit.inFlight ?? 0) + 1)).pipe(
       Effect.zipRight(options.fetch(request(state))),
+      Effect.onExit((exit) => Exit.isInterrupted(exit) ? Effect.void : tick((p) => ({ ...p, calls: p.calls + 1 }))),
       Effect.ensuring(Effect.sync(() => void (limit.inFlight = (limit.inFlight ?? 1) - 1)))
     )
   const fetchPage = (state: State<A>): Effect.Effect<readonly [ReadonlyArray<A>, State<A>], E | StreamError> =>
@@ -346,6 +356,7 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
       }
       limit.claimed = Math.max(limit.claimed, completeThrough)
       if (Option.isNone(next) || next.value.cursor !== at.cursor) yield* dropAhead
+      limit.pagesLeft = Option.isSome(next) && next.value.cursor === at.cursor ? pagesInWindow - at.page : pagesInWindow
       yield* tick((p) => ({
         ...p,
         pages: p.pages + 1,

@@ -93,6 +93,8 @@ export interface Pool {
   fastest: number | undefined
   /** Event-loop time a page took over the last sample (ms), once measured. */
   msPerPage: number | undefined
+  /** When true, the CPU is not sampled and `cpuCap` stays as set (a model run in virtual time). */
+  fixedCpuCap?: boolean
 }
 
 /** A pool with nothing running. */
@@ -180,7 +182,7 @@ export const readAheadPays = (p: Pool): boolean =>
 export const cpuCapOf = (p: Pool, everyMs = 500): number => {
   const perf = (globalThis as { readonly performance?: LoopClock }).performance
   const elu = perf?.eventLoopUtilization
-  if (perf === undefined || elu === undefined) return p.cpuCap
+  if (perf === undefined || elu === undefined || p.fixedCpuCap === true) return p.cpuCap
   const now = perf.now()
   if (p.loopReading === undefined) {
     p.loopReading = elu.call(perf)

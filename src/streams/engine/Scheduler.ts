@@ -36,14 +36,17 @@
  *   `checkpointEvery`. A merged spill is removed once a committed state no longer names it. Resumed,
  *   every partition continues from its own position.
  */
+import * as Chunk from "effect/Chunk"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Take from "effect/Take"
 import * as BlockCursor from "./BlockCursor.js"
 import type { BlockBatch } from "./BlockCursor.js"
 import * as Partitions from "./Partitions.js"
@@ -403,7 +406,12 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
     const remaining = (p: Part<H>) => {
       const covered = p.completeThrough - p.fromBlock + 1
       const density = covered > 0 && p.read > 0 ? p.read / covered : p.inherited
-      const onTheWire = density > 0 ? Math.ceil(((p.bound.inFlight ?? 0) * rowsPerCall) / density) : 0
+      // Where its query's window holds several pages, the cursor reads on to the window's end whatever
+      // the density: the blocks its pages still to come are expected to cover (at the density of all
+      // it read, quiet stretches included: a cut that falls short drops rows those pages bring, one
+      // that falls long costs at most a short page) are its own.
+      const pages = pagesPerQuery > 1 ? (p.bound.pagesLeft ?? pagesPerQuery) : (p.bound.inFlight ?? 0)
+      const onTheWire = density > 0 ? Math.ceil((pages * rowsPerCall) / density) : 0
       const from = Math.max(p.bound.claimed, p.completeThrough) + 1 + onTheWire
       const width = p.bound.end - from + 1
       return { from, width, density, rows: density * width }
@@ -427,7 +435,10 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
         // it held. The first partition always reads ahead.
         yield* forEachPaced(batches, (batch) => writeBatch(part, batch), {
           takeAhead: () => {
-            if (part.spill !== undefined && (budget.free <= 0 || shared.active > Partitions.cpuCapOf(shared) || !Partitions.readAheadPays(shared))) return false
+            if (
+              part.spill !== undefined &&
+              (budget.free <= 0 || spillFull(part) || shared.active > Partitions.cpuCapOf(shared) || !Partitions.readAheadPays(shared))
+            ) return false
             budget.free--
             return true
           },
@@ -491,7 +502,9 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
       const best = widest()
       const left = best === undefined ? undefined : remaining(best)
       const oldEnd = best?.bound.end ?? 0
-      const mid = left === undefined ? 0 : left.from + Math.floor(left.width / 2) - 1
+      // One page a query: halves. Several: at the blocks the cursor's window is expected to reach, the
+      // new partition taking all beyond (a window chained to the one being read).
+      const mid = left === undefined ? 0 : pagesPerQuery > 1 ? left.from - 1 : left.from + Math.floor(left.width / 2) - 1
       if (best === undefined || left === undefined || !BlockCursor.lower(best.bound, mid)) {
         yield* handle.close
         yield* spill.remove(handle.name)
@@ -581,14 +594,29 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
         : Partitions.concurrencyFor({ callsPerSecond: options.parallel.callsPerSecond, latencyMs: shared.latency })
     /** Partitions the key's readers should read at once. */
     const target = () => partitionsFor({ target: requests(), pagesPerQuery })
-    /** Pages of its query each running partition may ask ahead (see `BlockCursor.Bound.ahead`). */
+    /**
+     * Pages of its query each partition may ask ahead (see `BlockCursor.Bound.ahead`): the whole window
+     * once the latency is known. Pages asked past the end of the rows are given up when a short page
+     * says so; most are then still waiting at the limiter, where giving up costs nothing.
+     */
     const pace = () => {
-      const running = parts.filter((p) => p.state === "running")
-      const ahead = shared.latency === undefined
-        ? 0
-        : aheadFor({ target: requests(), partitions: Math.max(running.length, Math.min(target(), cap)), pagesPerQuery })
+      const ahead = shared.latency === undefined ? 0 : pagesPerQuery - 1
       for (const p of parts) p.bound.ahead = ahead
     }
+    /** Requests this reader's cursors have sent or queued at the limiter, not yet answered. */
+    const outstanding = () => {
+      let n = 0
+      for (const p of parts) if (p.state === "running") n += p.bound.inFlight ?? 0
+      return n
+    }
+    /**
+     * Whether to start another partition: one page a query, while the key's readers read fewer than the
+     * target; several, while this reader's requests out are fewer than the limiter wants.
+     */
+    const wantsMore = () =>
+      pagesPerQuery > 1
+        ? outstanding() < requests() && shared.running < Math.min(requests(), Partitions.cpuCapOf(shared))
+        : shared.running < Math.min(target(), Partitions.cpuCapOf(shared))
 
     yield* Effect.scoped(Effect.gen(function*() {
       yield* Effect.forkScoped(Effect.catchAll(committer, (e) => Deferred.fail(failed, e)))
@@ -615,14 +643,14 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
         // Every reader reads at least one partition; more while the key's readers together read fewer
         // than the target and than the process's CPU keeps up with, and this one fewer than its cap (the
         // user's, or what its memory allows).
-        while (running === 0 || (shared.running < Math.min(target(), Partitions.cpuCapOf(shared)) && running < cap)) {
+        pace()
+        while (running === 0 || (wantsMore() && running < cap)) {
           const waiting = parts.find((p) => p.state === "waiting")
           const next = waiting ?? (cap === 1 ? undefined : yield* cut)
           if (next === undefined) break
           yield* start(next)
           running++
         }
-        pace()
         yield* Effect.raceFirst(Queue.take(wake), Deferred.await(failed))
       }
     })).pipe(
@@ -632,6 +660,113 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
     )
     return { bytes: at.bytes, rows: at.rows, completeThrough: at.completeThrough, undecodedRows: at.undecodedRows }
   })
+
+/** What {@link rowsInOrder} needs: the range, how a partition reads, and the limits. */
+export interface InOrderOptions<A, E, R> {
+  readonly range: BlockRange
+  /** The batches of a partition's range, honouring `bound` (see `Options.read`). */
+  readonly read: (
+    range: BlockRange,
+    bound: BlockCursor.Bound,
+    onAnswer: (millis: number) => void
+  ) => Stream.Stream<BlockBatch<A>, E, R>
+  readonly parallel: Options<E, R, never, never, void, never>["parallel"]
+  /** At most this many partitions at once (1: one cursor; default: as many as the latency calls for). */
+  readonly concurrency?: number | undefined
+  /**
+   * Rows the partitions ahead of the head may hold in memory (default: twenty pages, at least 20,000
+   * rows): past it they wait, until the reader has taken the rows in its turn.
+   */
+  readonly heldRows?: number | undefined
+  /** Told after every batch (`View.completeThrough`: every row up to it has been handed over). */
+  readonly onProgress?: ((view: View) => void) | undefined
+}
+
+/** Rows read ahead of their turn by a Stream: held in memory, in their batches. */
+interface MemorySpill extends SpillHandle<never> {
+  readonly drain: () => ReadonlyArray<ReadonlyArray<unknown>>
+}
+
+const memorySpill = (name: string): MemorySpill => {
+  let batches: Array<ReadonlyArray<unknown>> = []
+  let rows = 0
+  return {
+    name,
+    write: (batch) =>
+      Effect.sync(() => {
+        batches.push(batch)
+        rows += batch.length
+      }),
+    length: () => rows,
+    held: () => rows,
+    flush: Effect.void,
+    sync: Effect.void,
+    close: Effect.sync(() => {
+      batches = []
+      rows = 0
+    }),
+    drain: () => {
+      const out = batches
+      batches = []
+      rows = 0
+      return out
+    }
+  }
+}
+
+/**
+ * The rows of a range read by the scheduler (partitions, pages of one query at once), as a Stream in
+ * exactly the order one cursor reads them: what `Streams.*` read. Rows read ahead of their turn wait in
+ * memory, at most `heldRows` of them; the head's rows go to the Stream as they come, back-pressured
+ * (the head waits for the reader; the others then fill their share of memory and wait too).
+ */
+export const rowsInOrder = <A, E, R>(options: InOrderOptions<A, E, R>): Stream.Stream<A, E, R> =>
+  Stream.unwrapScoped(Effect.gen(function*() {
+    const queue = yield* Effect.acquireRelease(Queue.bounded<Take.Take<A, E>>(4), Queue.shutdown)
+    let written = 0
+    let spills = 0
+    const offer = (rows: ReadonlyArray<unknown>) =>
+      rows.length === 0 ? Effect.void : Effect.asVoid(Queue.offer(queue, Take.chunk(Chunk.unsafeFromArray(rows as Array<A>))))
+    const rowsPerCall = options.parallel?.rowsPerCall ?? 1
+    const main: Main<MemorySpill, never, void, never> = {
+      bytes: () => written,
+      write: (rows) => Effect.sync(() => void (written += rows.length)).pipe(Effect.zipRight(offer(rows))),
+      appendSpill: (spill) =>
+        Effect.forEach(spill.drain(), (rows) => Effect.sync(() => void (written += rows.length)).pipe(Effect.zipRight(offer(rows))), {
+          discard: true
+        }),
+      mark: () => {},
+      sync: Effect.void
+    }
+    const reading = run<E, R, MemorySpill, never, void, never>({
+      main,
+      spill: {
+        create: Effect.sync(() => memorySpill(`m${++spills}`)),
+        reopen: (name) => Effect.succeed({ handle: memorySpill(name), intact: false }),
+        remove: () => Effect.void
+      },
+      at: { rows: 0, completeThrough: options.range.fromBlock - 1 },
+      toBlock: options.range.toBlock,
+      resumed: [],
+      read: options.read,
+      parallel: options.parallel,
+      concurrency: options.concurrency,
+      heldRows: options.heldRows ?? Math.max(20 * rowsPerCall, 20_000),
+      checkpointEvery: 1_000,
+      commit: () => Effect.void,
+      onProgress: options.onProgress ?? (() => {})
+    }).pipe(
+      // Without `until` the end never moves.
+      Effect.catchIf((e): e is EndMoved => e instanceof EndMoved, Effect.die),
+      Effect.scoped,
+      Effect.exit,
+      Effect.flatMap((exit) =>
+        Queue.offer(queue, Exit.isSuccess(exit) ? Take.end : Take.failCause(exit.cause))
+      )
+    )
+    yield* Effect.forkScoped(reading)
+    return Stream.flattenTake(Stream.fromQueue(queue))
+  }))
 
 /** How `forEachPaced` paces its reads. */
 export interface Pacing {

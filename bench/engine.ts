@@ -1,0 +1,274 @@
+/**
+ * The paging engine on a model of the API in virtual time: what the engine's decisions cost, apart from
+ * this machine's CPU and whatever else runs on it.
+ *
+ * A model of getLogs (1,000 rows a call; result window 10,000 on paid plans, 1,000 on free) over data of
+ * named density shapes, behind a limiter that lets the plan's calls/s through (a slot every 1/rate s)
+ * and answers each call 300–600 ms after its slot (seeded). The engine (`Scheduler.rowsInOrder`, the
+ * reader of `Streams.*`; exports use the same scheduler with spool files) reads it under Effect's
+ * TestClock, which moves only when every fiber waits: the figures are the engine's alone, the same on
+ * any machine. Per shape × size × plan: calls ÷ ideal calls (rows ÷ 1,000, rounded up), rows per call ÷
+ * 1,000, and the ratio to the physical limit (rows ÷ seconds ÷ (rate × 1,000), the seconds from the
+ * first call's slot to the last one's plus one slot, as bench/distance.ts counts them at the server);
+ * every run is checked row for row against the data.
+ *
+ * The CPU side (parsing, writing) and a real server are measured by the simulator sections
+ * (bench/shapes.ts, bench/distance.ts); this one says where the engine itself stands.
+ *
+ * Usage: tsx bench/engine.ts [--only bursty:standard:5,…] [--json FILE]
+ */
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+import * as TestContext from "effect/TestContext"
+import { writeFileSync } from "node:fs"
+import * as BlockCursor from "../src/streams/engine/BlockCursor.js"
+import * as Partitions from "../src/streams/engine/Partitions.js"
+import * as Scheduler from "../src/streams/engine/Scheduler.js"
+
+const argv = process.argv.slice(2)
+const flag = (name: string): string | undefined => {
+  const i = argv.indexOf(`--${name}`)
+  return i < 0 ? undefined : argv[i + 1]
+}
+const only = flag("only")?.split(",")
+const trace = argv.includes("--trace")
+
+/** A seeded generator (mulberry32): the same data and latencies at every run. */
+const random = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+interface Row {
+  readonly block: number
+  readonly id: number
+}
+
+/** Blocks holding rows: [block, rows] ascending, about `rows` rows in all, from block 1,000,000. */
+type Shape = (rows: number, next: () => number) => Array<readonly [number, number]>
+
+const between = (next: () => number, lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1))
+
+export const shapes: Readonly<Record<string, Shape>> = {
+  // One to three rows every ~20 blocks.
+  sparse: (rows, next) => {
+    const out: Array<readonly [number, number]> = []
+    let block = 1_000_000
+    for (let n = 0; n < rows;) {
+      block += between(next, 1, 40)
+      const k = Math.min(rows - n, between(next, 1, 3))
+      out.push([block, k])
+      n += k
+    }
+    return out
+  },
+  // 10–30 rows in every block.
+  dense: (rows, next) => {
+    const out: Array<readonly [number, number]> = []
+    let block = 1_000_000
+    for (let n = 0; n < rows; block++) {
+      const k = Math.min(rows - n, between(next, 10, 30))
+      out.push([block, k])
+      n += k
+    }
+    return out
+  },
+  // A popular token: quiet stretches (a row every ~200 blocks), then runs of 5–60 consecutive blocks
+  // holding 100–1,500 rows each.
+  bursty: (rows, next) => {
+    const out: Array<readonly [number, number]> = []
+    let block = 1_000_000
+    for (let n = 0; n < rows;) {
+      const quiet = between(next, 2_000, 20_000)
+      for (let end = block + quiet; block < end && n < rows;) {
+        block += between(next, 50, 350)
+        out.push([block, 1])
+        n++
+      }
+      const burst = between(next, 5, 60)
+      for (let i = 0; i < burst && n < rows; i++) {
+        block++
+        const k = Math.min(rows - n, between(next, 100, 1_500))
+        out.push([block, k])
+        n += k
+      }
+    }
+    return out
+  },
+  // Quiet (a row every ~100 blocks) but for one range of 40 rows a block holding 80 % of the rows.
+  hot: (rows, next) => {
+    const out: Array<readonly [number, number]> = []
+    let block = 1_000_000
+    const quietRows = Math.floor(rows * 0.2)
+    let n = 0
+    for (; n < quietRows / 2; n++) out.push([(block += between(next, 50, 150)), 1])
+    for (const end = Math.floor(rows * 0.8) + n; n < end;) {
+      const k = Math.min(end - n, between(next, 30, 50))
+      out.push([++block, k])
+      n += k
+    }
+    for (; n < rows; n++) out.push([(block += between(next, 50, 150)), 1])
+    return out
+  },
+  // Blocks of 900–1,500 rows one after another: every page ends inside a block (free: up to 999).
+  nearWindow: (rows, next) => {
+    const out: Array<readonly [number, number]> = []
+    let block = 1_000_000
+    for (let n = 0; n < rows;) {
+      const k = Math.min(rows - n, between(next, 900, 1_500))
+      out.push([block++, k])
+      n += k
+    }
+    return out
+  }
+}
+
+export const plans = { free: 3, standard: 10, professional: 30 } as const
+type PlanName = keyof typeof plans
+
+export interface EngineRow {
+  readonly shape: string
+  readonly plan: PlanName
+  /** Seconds of the plan's budget the rows are worth (rows ÷ (rate × 1,000)). */
+  readonly budgetSeconds: number
+  readonly rows: number
+  readonly calls: number
+  readonly idealCalls: number
+  /** Rows a call returned ÷ 1,000. */
+  readonly fill: number
+  readonly seconds: number
+  /** Rows/s ÷ (rate × 1,000). */
+  readonly ratio: number
+  readonly mostInFlight: number
+  readonly exact: boolean
+}
+
+const cap = 1_000
+
+/** One export of `shape` worth `budgetSeconds` of `plan`'s budget, in virtual time. */
+export const measure = (shape: string, plan: PlanName, budgetSeconds: number): Promise<EngineRow> => {
+  const rate = plans[plan]
+  const window = plan === "free" ? 1_000 : 10_000
+  const wanted = Math.round(budgetSeconds * rate * cap)
+  const next = random(budgetSeconds * 7919 + shape.length * 104729 + rate)
+  const blocks = (shapes[shape] as Shape)(wanted, next).map(([block, k]) =>
+    [block, plan === "free" ? Math.min(k, cap - 1) : k] as const
+  )
+  const all: Array<Row> = []
+  for (const [block, k] of blocks) for (let i = 0; i < k; i++) all.push({ block, id: all.length })
+  const blockIndex = all.map((row) => row.block)
+  const lowerBound = (block: number) => {
+    let lo = 0
+    let hi = blockIndex.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if ((blockIndex[mid] as number) < block) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+  const fromBlock = 1_000_000
+  const toBlock = (all.at(-1)?.block ?? fromBlock) + 10
+  const latency = random(rate * 31 + budgetSeconds)
+  const stats = { calls: 0, inFlight: 0, most: 0, nextSlot: 0, first: Number.POSITIVE_INFINITY, last: 0 }
+  const fetch = (r: BlockCursor.BlockPageRequest, onAnswer: (millis: number) => void) =>
+    Effect.gen(function*() {
+      // The limiter: a slot every 1/rate s, in the order asked.
+      const now = yield* TestClockNow
+      const slot = Math.max(now, stats.nextSlot)
+      if (trace && stats.calls > 0 && now > stats.nextSlot + 1) console.error(`idle ${Math.round(stats.nextSlot)}..${Math.round(now)} (${Math.round(now - stats.nextSlot)} ms)`)
+      stats.nextSlot = slot + 1_000 / rate
+      yield* Effect.sleep(slot - now)
+      stats.first = Math.min(stats.first, slot)
+      stats.last = Math.max(stats.last, slot)
+      stats.calls++
+      stats.inFlight++
+      stats.most = Math.max(stats.most, stats.inFlight)
+      // The latency the client measures: from its slot at the limiter to the answer.
+      const millis = 300 + Math.floor(latency() * 300)
+      yield* Effect.sleep(millis)
+      onAnswer(millis)
+      stats.inFlight--
+      if (r.page * r.offset > window) return yield* Effect.die(new Error("Result window is too large"))
+      const start = lowerBound(r.fromBlock) + (r.page - 1) * r.offset
+      const end = Math.min(lowerBound(r.toBlock + 1), start + Math.min(r.offset, cap))
+      const rows = all.slice(start, Math.max(start, end))
+      if (trace) console.error(`call ${r.fromBlock}-${r.toBlock} p${r.page} → ${rows.length}`)
+      return rows
+    })
+  // Virtual time: the CPU this simulation spends is no reader's.
+  const pool: Partitions.Pool = { ...Partitions.pool(), fixedCpuCap: true }
+  const stream = Scheduler.rowsInOrder<Row, never, never>({
+    range: { fromBlock, toBlock },
+    // An export's spools hold any number of rows; a Stream's memory is bounded (its default).
+    ...(process.env.READER === "export" ? { heldRows: Number.POSITIVE_INFINITY } : {}),
+    parallel: { callsPerSecond: rate, rowsPerCall: cap, pagesPerQuery: process.env.ONE_PAGE === "1" ? 1 : window / cap, pool },
+    read: (range, bound, onAnswer) =>
+      BlockCursor.batches({
+        chainId: 1,
+        module: "logs",
+        action: "getLogs",
+        fromBlock: range.fromBlock,
+        toBlock: range.toBlock,
+        rowsPerRequest: cap,
+        window,
+        blockOf: (row: Row) => row.block,
+        fetch: (r) => fetch(r, onAnswer),
+        bound
+      }).pipe(Stream.orDie)
+  })
+  const program = Effect.gen(function*() {
+    const fiber = yield* Effect.fork(Stream.runCollect(stream))
+    // Time moves in steps of 5 ms until the reader is done.
+    while (fiber.unsafePoll() === null) yield* TestClock.adjust(5)
+    const rows = Chunk.toReadonlyArray(yield* Fiber.join(fiber))
+    // As the server's windows count them: from the first call's slot to the last one's, plus a slot.
+    const seconds = (stats.last - stats.first + 1_000 / rate) / 1_000
+    const exact = rows.length === all.length && rows.every((row, i) => row.id === i)
+    const idealCalls = Math.max(1, Math.ceil(all.length / cap))
+    return {
+      shape,
+      plan,
+      budgetSeconds,
+      rows: all.length,
+      calls: stats.calls,
+      idealCalls,
+      fill: Math.round((all.length / (stats.calls * cap)) * 1000) / 1000,
+      seconds: Math.round(seconds * 10) / 10,
+      ratio: Math.round((all.length / seconds / (rate * cap)) * 1000) / 1000,
+      mostInFlight: stats.most,
+      exact
+    } satisfies EngineRow
+  })
+  return Effect.runPromise(program.pipe(Effect.provide(TestContext.TestContext)))
+}
+
+const TestClockNow = Effect.clockWith((clock) => clock.currentTimeMillis)
+
+const sizes = [2, 5, 30]
+
+const main = async () => {
+  const results: Array<EngineRow> = []
+  for (const shape of Object.keys(shapes)) {
+    for (const plan of Object.keys(plans) as Array<PlanName>) {
+      for (const size of sizes) {
+        if (only !== undefined && !only.some((o) => `${shape}:${plan}:${size}`.startsWith(o))) continue
+        const row = await measure(shape, plan, size)
+        results.push(row)
+        console.log(JSON.stringify(row))
+      }
+    }
+  }
+  const worst = results.reduce((a, b) => (b.ratio < a.ratio ? b : a))
+  const worstFill = results.reduce((a, b) => (b.fill < a.fill ? b : a))
+  console.log(`worst ratio: ${worst.ratio} (${worst.shape} ${worst.plan} ${worst.budgetSeconds}s); worst fill: ${worstFill.fill} (${worstFill.shape} ${worstFill.plan} ${worstFill.budgetSeconds}s); all exact: ${results.every((r) => r.exact)}`)
+  const json = flag("json")
+  if (json !== undefined) writeFileSync(json, JSON.stringify(results, null, 2))
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) void main()
