@@ -33,6 +33,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { createInterface } from "node:readline"
 import { createHash } from "node:crypto"
+import { shapesTable } from "./report.js"
 import { args, emit, logFingerprint, repoRoot, round, runChild, runCli, type ShapeSet, startServer } from "./lib.js"
 
 const a = args()
@@ -243,33 +244,11 @@ export const run = async (): Promise<ShapesResults> => {
   return { date: new Date().toISOString(), commit: gitCommit(), latency: latencySpec, cells, seconds: round((performance.now() - t0) / 1000) }
 }
 
-/** The matrix as a Markdown table, with the worst and best cell of each reader. */
-export const table = (r: ShapesResults): string => {
-  const row = (c: ShapeCell) =>
-    `| ${c.shape} | ${c.plan} | ${c.size} | ${c.reader} | ${c.rows} | ${c.calls} ÷ ${c.idealCalls} = ${c.callsOverIdeal} | ${c.callsPerSecond} (${c.planRate}) | **${c.ratio}** | ${c.wallRatio} | ${c.rateLimited} | ${c.exact ? "yes" : `**no**${c.error === undefined ? "" : ` (${c.error.slice(0, 80)})`}`} |`
-  const lines = [
-    `Latency ${r.latency} ms; commit ${r.commit}; ${r.date.slice(0, 16).replace("T", " ")} UTC; ${r.cells.length} cells in ${Math.round(r.seconds / 60)} min.`,
-    "",
-    "| shape | plan | size | reader | rows | calls ÷ ideal | calls/s (plan) | ratio to limit | wall ratio | refused | exact |",
-    "|---|---|---|---|---|---|---|---|---|---|---|",
-    ...r.cells.map(row)
-  ]
-  for (const reader of ["export", "stream"] as const) {
-    const mine = r.cells.filter((c) => c.reader === reader)
-    if (mine.length === 0) continue
-    const sorted = [...mine].sort((x, y) => x.ratio - y.ratio)
-    const worst = sorted[0] as ShapeCell
-    const best = sorted[sorted.length - 1] as ShapeCell
-    lines.push("", `${reader}: worst ${worst.set} ${worst.ratio} (${worst.callsOverIdeal}× the ideal calls), best ${best.set} ${best.ratio} (${best.callsOverIdeal}×); ${mine.filter((c) => !c.exact).length} not exact, ${mine.reduce((n, c) => n + c.rateLimited, 0)} refusals.`)
-  }
-  return lines.join("\n")
-}
-
 if (process.argv[1]?.endsWith("shapes.ts") || process.argv[1]?.endsWith("shapes.js")) {
   run().then((r) => {
     if (a.list === "true") return
     if (a.emit === "true") emit(r)
-    else process.stdout.write(`${table(r)}\n`)
+    else process.stdout.write(`${shapesTable(r)}\n`)
     if (a.json !== undefined) writeFileSync(a.json, JSON.stringify(r, null, 2))
   }, (error: unknown) => {
     process.stderr.write(`${String(error)}\n`)
