@@ -148,7 +148,8 @@ export const shapesTable = (r: ShapesResults): string => {
   const row = (c: ShapeCell) =>
     `| ${c.shape} | ${c.plan} | ${c.size} | ${c.reader} | ${c.rows.toLocaleString("en-US")} | ${c.calls} ÷ ${c.idealCalls} = ${c.callsOverIdeal} | ${c.callsPerSecond} (${c.planRate}) | **${c.ratio}** | ${c.wallRatio} | ${c.rateLimited} | ${c.exact ? "yes" : `**no**${c.error === undefined ? "" : ` (${c.error.slice(0, 80)})`}`} |`
   const lines = [
-    `Latency ${r.latency} ms; commit ${r.commit}; ${r.date.slice(0, 16).replace("T", " ")} UTC; ${r.cells.length} cells in ${Math.round(r.seconds / 60)} min.`,
+    `Latency ${r.latency} ms; commit ${r.commit}; ${r.date.slice(0, 16).replace("T", " ")} UTC; ${r.cells.length} cells in ${Math.round(r.seconds / 60)} min${r.loadAverage === undefined ? "" : `; load average (1/5/15 min) ${r.loadAverage.start.join("/")} at the start, ${r.loadAverage.end.join("/")} at the end, on 2 cores`}.`,
+    ...(r.note === undefined ? [] : ["", r.note]),
     "",
     "| shape | plan | size | reader | rows | calls ÷ ideal | calls/s (plan rate) | ratio to the limit | wall ratio | refused | exact |",
     "|---|---|---|---|---|---|---|---|---|---|---|",

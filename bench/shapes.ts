@@ -29,7 +29,7 @@
  */
 import { execFileSync } from "node:child_process"
 import { createReadStream, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { loadavg, tmpdir } from "node:os"
 import * as path from "node:path"
 import { createInterface } from "node:readline"
 import { createHash } from "node:crypto"
@@ -84,6 +84,13 @@ export interface ShapesResults {
   readonly latency: string
   readonly cells: ReadonlyArray<ShapeCell>
   readonly seconds: number
+  /**
+   * The machine's load average (1, 5, 15 min) at the start and at the end of the run: on 2 shared cores,
+   * a load far above 2 starves the readers' CPU (professional's 30,000 rows/s first).
+   */
+  readonly loadAverage?: { readonly start: ReadonlyArray<number>; readonly end: ReadonlyArray<number> }
+  /** What the figures need beside them (a run's conditions), written by whoever keeps the run. */
+  readonly note?: string
 }
 
 interface SimStats {
@@ -147,6 +154,7 @@ const log = (message: string) => process.stderr.write(`[shapes] ${message}\n`)
 
 export const run = async (): Promise<ShapesResults> => {
   const t0 = performance.now()
+  const loadStart = loadavg().map((x) => round(x, 2))
   if (a["no-build"] !== "true" && a.list !== "true") {
     // The CLI runs dist/: build it from the tree measured.
     log("npm run build (the CLI runs dist/)")
@@ -241,7 +249,14 @@ export const run = async (): Promise<ShapesResults> => {
     rmSync(dir, { recursive: true, force: true })
     await server.stop()
   }
-  return { date: new Date().toISOString(), commit: gitCommit(), latency: latencySpec, cells, seconds: round((performance.now() - t0) / 1000) }
+  return {
+    date: new Date().toISOString(),
+    commit: gitCommit(),
+    latency: latencySpec,
+    cells,
+    seconds: round((performance.now() - t0) / 1000),
+    loadAverage: { start: loadStart, end: loadavg().map((x) => round(x, 2)) }
+  }
 }
 
 if (process.argv[1]?.endsWith("shapes.ts") || process.argv[1]?.endsWith("shapes.js")) {
