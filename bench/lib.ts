@@ -175,7 +175,37 @@ export interface BenchDataset {
   readonly heavyContract: { readonly address: string; readonly logs: number; readonly denseBlock: number | undefined }
   /** A token and a holder of it, for the throttled balance-history calls. */
   readonly token: { readonly address: string; readonly holder: string }
+  /** The log sets of named density shapes (bench/shapes.ts); absent from older servers. */
+  readonly shapes?: ReadonlyArray<ShapeSet>
 }
+
+/** One log set of a named density shape (the simulator's `dataset.chain(1).shapes`). */
+export interface ShapeSet {
+  readonly name: string
+  readonly shape: string
+  readonly plan: "free" | "standard" | "professional"
+  readonly size: "2s" | "5s" | "30s" | "5m"
+  readonly address: string
+  readonly rows: number
+  readonly fromBlock: number
+  readonly toBlock: number
+}
+
+const intOf = (v: unknown): number => {
+  if (typeof v === "number") return v
+  const s = String(v)
+  // The wire form is hex, "0x" for zero; files and decoded records hold decimals.
+  return s.startsWith("0x") ? (s.length === 2 ? 0 : Number.parseInt(s, 16)) : Number(s)
+}
+
+/**
+ * What identifies a log and its place in the order, in every form it takes (the wire record, a JSONL
+ * line of the file, the decoded record of a Stream): block, log index, transaction hash, data. The
+ * sha256 of these lines in order says a reader returned exactly the oracle's rows in the one-cursor order,
+ * at a cost (about a microsecond a row) that does not weigh on the reader measured.
+ */
+export const logFingerprint = (r: Readonly<Record<string, unknown>>): string =>
+  `${intOf(r.blockNumber)}:${intOf(r.logIndex)}:${String(r.transactionHash)}:${String(r.data)}`
 
 /** The bench simulator's first line. */
 export interface ServerReady {

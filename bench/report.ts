@@ -5,6 +5,7 @@
 import { round } from "./lib.js"
 import type { ClusterResults } from "./cluster.js"
 import type { DistanceRow } from "./distance.js"
+import type { ShapeCell, ShapesResults } from "./shapes.js"
 import type { ArrivalFigures } from "./timing.js"
 
 /**
@@ -133,7 +134,45 @@ export interface Results {
   }
   /** Issue 18: runner processes of a cluster (bench/cluster.ts); absent in older results. */
   readonly cluster?: ClusterResults
+  /** The density-shape matrix (bench/shapes.ts); absent in older results. */
+  readonly shapes?: ShapesResults
+  /**
+   * The same matrix measured on the paging engine before its rewrite (a subset of cells), kept from run
+   * to run: what the new engine is compared with.
+   */
+  readonly shapesBaseline?: ShapesResults
 }
+
+/** The shape matrix as a Markdown table, then the worst and the best cell of each reader. */
+export const shapesTable = (r: ShapesResults): string => {
+  const row = (c: ShapeCell) =>
+    `| ${c.shape} | ${c.plan} | ${c.size} | ${c.reader} | ${c.rows.toLocaleString("en-US")} | ${c.calls} ÷ ${c.idealCalls} = ${c.callsOverIdeal} | ${c.callsPerSecond} (${c.planRate}) | **${c.ratio}** | ${c.wallRatio} | ${c.rateLimited} | ${c.exact ? "yes" : `**no**${c.error === undefined ? "" : ` (${c.error.slice(0, 80)})`}`} |`
+  const lines = [
+    `Latency ${r.latency} ms; commit ${r.commit}; ${r.date.slice(0, 16).replace("T", " ")} UTC; ${r.cells.length} cells in ${Math.round(r.seconds / 60)} min${r.loadAverage === undefined ? "" : `; load average (1/5/15 min) ${r.loadAverage.start.join("/")} at the start, ${r.loadAverage.end.join("/")} at the end, on 2 cores`}.`,
+    ...(r.note === undefined ? [] : ["", r.note]),
+    "",
+    "| shape | plan | size | reader | rows | calls ÷ ideal | calls/s (plan rate) | ratio to the limit | wall ratio | refused | exact |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
+    ...r.cells.map(row)
+  ]
+  for (const reader of ["export", "stream"] as const) {
+    const mine = r.cells.filter((c) => c.reader === reader)
+    if (mine.length === 0) continue
+    const sorted = [...mine].sort((x, y) => x.ratio - y.ratio)
+    const worst = sorted[0] as ShapeCell
+    const best = sorted[sorted.length - 1] as ShapeCell
+    lines.push(
+      "",
+      `${reader === "export" ? "Export (CLI)" : "Stream (`Streams.logs` drained)"}: worst cell ${worst.set} at ${worst.ratio} of the limit (${worst.callsOverIdeal}× the ideal calls), best ${best.set} at ${best.ratio} (${best.callsOverIdeal}×); ${mine.filter((c) => !c.exact).length} of ${mine.length} not exact, ${mine.reduce((k, c) => k + c.rateLimited, 0)} rate-limit answers.`
+    )
+  }
+  return lines.join("\n")
+}
+
+/** How the shape figures are measured (the text above both shape tables). */
+const SHAPES_METHOD =
+  "Log sets of the simulator's named density shapes (`dataset.chain(1).shapes`): sparse (about 1 log per 20 blocks), dense (every block 5–35 logs), bursty (quiet stretches, then runs of 1–12 consecutive blocks of 100–1,500 logs, about 1 log per 10 blocks overall, as a popular token), hot (90 % of the logs in one range of consecutive blocks of 50–150 inside a quiet one), window (blocks of 900–1,500 logs, 900–999 on free, next to the 1,000-row page); each sized to 2 s, 5 s, 30 s or 5 min of a plan's budget (rows ÷ (plan calls/s × 1,000 rows a getLogs call returns)) and read whole with that plan's demo key, against the bench simulator (a process of its own) answering after the latency shown with its per-key windows enforced. Readers, each a process of its own: `export`, the CLI (`node bin/explorer-etl.js export logs … --out x.jsonl`); `stream`, a script draining `Streams.logs(query)` (bench/stream.ts). Calls = every call that arrived at the simulator (refused ones too); ideal = ⌈rows ÷ 1,000⌉. Ratio to the limit = rows ÷ ((span of the arrivals + 1 ÷ plan rate) × plan rate × 1,000): a reader of full pages sent at exactly the plan's rate scores 1.0. Wall ratio: the same over the reader's own time from its start to its end (the first answer's wait and the last's included). Exact: the rows, in order, are the oracle's (sha256 of each row's block, log index, transaction hash and data). Measured by `bench/shapes.ts`."
+
 
 const TOP_PLAN_ROWS_PER_SECOND = 300_000
 
@@ -435,9 +474,25 @@ export const render = (r: Results): string => {
       line()
     }
   }
+  if (r.shapes !== undefined) {
+    line("## 8. Shapes: the densities and sizes users meet")
+    line()
+    line(SHAPES_METHOD)
+    line()
+    line(shapesTable(r.shapes))
+    line()
+  }
+  if (r.shapesBaseline !== undefined) {
+    line("## Shapes (baseline before the engine rewrite)")
+    line()
+    line(`The paging engine as it was before its rewrite (partitions inside the file sink, one cursor in a Stream), on a subset of the matrix: free, standard and professional × bursty, dense and sparse at 2 s and 5 s. Kept from run to run (results.json \`shapesBaseline\`): a change that makes a cell worse than this says so. ${SHAPES_METHOD}`)
+    line()
+    line(shapesTable(r.shapesBaseline))
+    line()
+  }
   line("## Reproduce")
   line()
-  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
+  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`; section 8 alone: \`npx tsx bench/shapes.ts\` (one cell: \`npx tsx bench/shapes.ts --only bursty-standard-5s --readers export\`). The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
   line()
   return out.join("\n")
 }

@@ -14,6 +14,9 @@
  * 5. The simulator's serving rate.
  * 6. Distance: one export against a server 300–600 ms away (bench/distance.ts).
  * 7. Runners of a cluster on a real PostgreSQL (bench/cluster.ts).
+ * 8. Shapes: logs exports and drained Streams on the simulator's density shapes at 2 s … 5 min of each
+ *    plan's budget, 300–600 ms away (bench/shapes.ts; its default matrix, or 2 s and 5 s with --quick).
+ *    The baseline measured on the engine before its rewrite (results.json `shapesBaseline`) is kept.
  *
  * Options: --quick (smaller sizes and shorter windows, to try the harness; the report says so);
  * --render (no measurement: RESULTS.md rendered again from results.json).
@@ -472,6 +475,15 @@ const main = async () => {
       timeoutMs: 900_000
     })).result
 
+    // ---- 8. shapes: the densities and sizes users meet --------------------------------------------------
+    log("shapes: logs export and Stream on every density shape, 300-600 ms away")
+    const shapes = (await runChild<NonNullable<Results["shapes"]>>("shapes", ["--emit", ...(quick ? ["--quick"] : [])], {
+      timeoutMs: 6 * 3_600_000
+    })).result
+    const previous = existsSync(path.join(repoRoot, "bench", "results.json"))
+      ? (JSON.parse(readFileSync(path.join(repoRoot, "bench", "results.json"), "utf8")) as Results).shapesBaseline
+      : undefined
+
     const results: Results & { readonly issue: number } = {
       issue: 7,
       date: started.toISOString(),
@@ -490,7 +502,9 @@ const main = async () => {
       naive,
       serving,
       distance,
-      cluster
+      cluster,
+      shapes,
+      ...(previous === undefined ? {} : { shapesBaseline: previous })
     }
     writeFileSync(path.join(repoRoot, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n")
     writeFileSync(path.join(repoRoot, "bench", "RESULTS.md"), render(results))

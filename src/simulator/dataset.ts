@@ -18,6 +18,7 @@ import {
   timestampOf
 } from "./profiles.js"
 import { proposerNames, STAKER, stakerValidators, withdrawnBy } from "./blocks.js"
+import { buildShape, planShapes, shapeRef, type ShapePlanned, type ShapeRef } from "./shapes.js"
 import { makeVerifications, noVerifications, type VerificationGuids, type Verifications } from "./verifications.js"
 import type { ChainView, InternalTx, Log, NormalTx, TokenMeta, TokenTransfer } from "./rows.js"
 import { arrayLogSource, arraySource, type LogSource, type RowSource, upperBound } from "./rowIndex.js"
@@ -148,6 +149,12 @@ export interface ChainDataset {
   readonly staker: EntityRef & { readonly validators: ReadonlyArray<number> }
   /** The tokens that scenario transfer rows name (tokentx/tokennfttx/token1155tx scenarios). */
   readonly scenarioTokens: { readonly erc20: string; readonly erc721: string; readonly erc1155: string }
+  /**
+   * Contracts whose Transfer logs have a named density shape (sparse, dense, bursty, hot, window) at
+   * sizes of 2 s, 5 s, 30 s and 5 min of the free, standard and professional plans' budgets, e.g.
+   * `bursty-standard-5s`: query getLogs with the set's address over its block range. Built on first query.
+   */
+  readonly shapes: ReadonlyArray<ShapeRef>
 }
 
 /** The whole data set's description. */
@@ -375,11 +382,35 @@ export class ChainData {
       tx += m
       if (s.scenario.kind === "logs" || s.scenario.kind === "mixedLogs" || s.scenario.kind === "tokentx" || s.scenario.kind === "tokennfttx" || s.scenario.kind === "token1155tx") log += m
     }
-    return { busy, heavyTx, heavyLog, scenario }
+    // The shape sets share one lane above all others: they are served by address only, never together.
+    return { busy, heavyTx, heavyLog, scenario, shape: [tx, log] as const }
   })
 
   private ctx() {
     return { root: this.root, profile: this.profile }
+  }
+
+  /** The density-shape sets of this chain, laid out (rows built on first query), by address. */
+  readonly shapePlans = lazy((): ReadonlyMap<string, ShapePlanned> =>
+    this.populated
+      ? new Map(
+        planShapes(this.profile.latestBlock, (name) => this.addr(name), (name) => mix32(hashString(`shape:${name}`) ^ this.root))
+          .map((p) => [p.address, p] as const)
+      )
+      : new Map()
+  )
+
+  private readonly shapeCache = new Map<string, LogSource>()
+  /** The log source of a density-shape set, built on its first query. */
+  shapeSource(address: string): LogSource | undefined {
+    const hit = this.shapeCache.get(address)
+    if (hit !== undefined) return hit
+    const p = this.shapePlans().get(address)
+    if (p === undefined) return undefined
+    const [txLane, logLane] = this.lanes().shape
+    const src = transferLogSource(this.ctx(), p.seed, p.address, buildShape(p), txLane, logLane)
+    this.shapeCache.set(address, src)
+    return src
   }
 
   /** The busy wallet's synthetic transactions (undefined when the knob is 0 or the chain is empty). */
@@ -659,6 +690,8 @@ export class ChainData {
       if (h !== undefined) out.push(h)
     }
     for (const [owner, src] of this.scenarioSources().logs) if (address === undefined || owner === address) out.push(src)
+    const shape = address === undefined ? undefined : this.shapeSource(address)
+    if (shape !== undefined) out.push(shape)
     return out
   }
 
@@ -826,7 +859,8 @@ export class ChainData {
         erc20: this.scenarioTokens.erc20.address,
         erc721: this.scenarioTokens.erc721.address,
         erc1155: this.scenarioTokens.erc1155.address
-      }
+      },
+      shapes: [...this.shapePlans().values()].map(shapeRef)
     }
   }
 }

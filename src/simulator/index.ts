@@ -37,6 +37,8 @@ export { DEFAULT_BUSY_WALLET_TRANSACTIONS, DEFAULT_HEAVY_CONTRACT_LOGS, DENSE_RO
 export { FaultSpecError, faultKinds, parseFaultSpec } from "./options.js"
 export type { DatasetOptions, FaultKind, FaultOptions, Scenario, ScenarioKind, SimulatorOptions } from "./options.js"
 export { SimulatorOracleError } from "./oracleError.js"
+export { shapeDescriptions, shapeNames, shapePlans, shapeSizes } from "./shapes.js"
+export type { ShapeName, ShapePlan, ShapeRef, ShapeSize } from "./shapes.js"
 export type { SimulatorService } from "./server.js"
 export { banner, make, serve } from "./server.js"
 export { APPROVAL_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC } from "./world.js"
