@@ -5,6 +5,7 @@
 import { round } from "./lib.js"
 import type { ClusterResults } from "./cluster.js"
 import type { DistanceRow } from "./distance.js"
+import type { StartupResults } from "./startup.js"
 import type { ArrivalFigures } from "./timing.js"
 
 /**
@@ -133,6 +134,8 @@ export interface Results {
   }
   /** Issue 18: runner processes of a cluster (bench/cluster.ts); absent in older results. */
   readonly cluster?: ClusterResults
+  /** Start-up of the command line (bench/startup.ts); absent in older results. */
+  readonly startup?: StartupResults
 }
 
 const TOP_PLAN_ROWS_PER_SECOND = 300_000
@@ -256,6 +259,9 @@ export const render = (r: Results): string => {
   const shared = budget?.table.find((x) => x.how === "2 runners")
   if (budget !== undefined && shared !== undefined) {
     line(`| 7 | Cluster, two runners on one key (${shared.planRate} calls/s, latency ${budget.latency} ms): calls/s as arrived ÷ plan rate | ${n(shared.callsPerSecond, 2)} ÷ ${shared.planRate} = ${n(shared.utilisation, 3)}; rate-limit answers: ${shared.rateLimited} | ≥ 0.9, 0 | ${mark(shared.utilisation >= 0.9 && shared.rateLimited === 0)} |`)
+  }
+  for (const x of (r.startup?.rows ?? []).filter((x) => !x.command.includes("("))) {
+    line(`| 8 | Start-up, warm: \`${x.command}\` (median of ${x.runs}) | ${n(x.medianMs)} ms (at most ${n(x.maxMs)} ms) | ≤ ${n(r.startup?.goalMs)} ms | ${mark(x.medianMs <= (r.startup?.goalMs ?? 0))} |`)
   }
   line()
 
@@ -435,9 +441,20 @@ export const render = (r: Results): string => {
       line()
     }
   }
+  if (r.startup !== undefined) {
+    const s = r.startup
+    line("## 8. Start-up of the command line")
+    line()
+    line(`Wall time of each command as a user runs it (\`node bin/explorer-etl.js …\`, stdout a pipe), warm: one run first, not counted, then ${s.rows[0]?.runs ?? 0} runs, median and slowest. A plain \`--help\` is answered from the help texts the build prerendered (dist/cli/help-texts.json) without loading Effect or a command; \`--log-level none\` on the line sends the same help through the whole command line, which loads every command. Measured by \`bench/startup.ts\`, ${s.date.slice(0, 16).replace("T", " ")} UTC, load average ${s.loadAverage} on this machine's cores${s.date.slice(0, 13) !== r.date.slice(0, 13) ? " (on its own: `npx tsx bench/startup.ts --merge`, merged into results.json)" : ""}.`)
+    line()
+    line("| Command | Median | Slowest |")
+    line("|---|---|---|")
+    for (const x of s.rows) line(`| \`${x.command.replace(/ \(.*$/, "")}\`${x.command.includes("(") ? ` ${x.command.slice(x.command.indexOf("("))}` : ""} | ${n(x.medianMs)} ms | ${n(x.maxMs)} ms |`)
+    line()
+  }
   line("## Reproduce")
   line()
-  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
+  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 8 alone: \`npx tsx bench/startup.ts --merge\`; section 6 alone: \`npx tsx bench/distance.ts\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
   line()
   return out.join("\n")
 }

@@ -14,6 +14,7 @@
  * 5. The simulator's serving rate.
  * 6. Distance: one export against a server 300–600 ms away (bench/distance.ts).
  * 7. Runners of a cluster on a real PostgreSQL (bench/cluster.ts).
+ * 8. Start-up of the command line: `--help` and `export --help`, warm (bench/startup.ts).
  *
  * Options: --quick (smaller sizes and shorter windows, to try the harness; the report says so);
  * --render (no measurement: RESULTS.md rendered again from results.json).
@@ -472,6 +473,9 @@ const main = async () => {
       timeoutMs: 900_000
     })).result
 
+    log("start-up: --help and export --help, warm")
+    const startup = (await runChild<NonNullable<Results["startup"]>>("startup", ["--emit", ...(quick ? ["--runs", "3"] : [])])).result
+
     const results: Results & { readonly issue: number } = {
       issue: 7,
       date: started.toISOString(),
@@ -490,7 +494,8 @@ const main = async () => {
       naive,
       serving,
       distance,
-      cluster
+      cluster,
+      startup
     }
     writeFileSync(path.join(repoRoot, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n")
     writeFileSync(path.join(repoRoot, "bench", "RESULTS.md"), render(results))

@@ -51,5 +51,10 @@ if (checkout) {
     // done, as of the build's start — a source saved while tsc ran may not be in dist/, and is newer.
     if (existsSync(build.info)) utimesSync(build.info, started, started)
   }
+  // The prerendered help (dist/cli/help-texts.json) is rendered from the commands dist/ now holds.
+  const texts = join(root, "dist", "cli", "help-texts.json")
+  if (!fresh(texts, statSync(buildInfo).mtimeMs)) {
+    spawnSync(process.execPath, [join(root, "dist", "cli", "writeHelpTexts.js")], { stdio: ["ignore", "ignore", "inherit"] })
+  }
 }
 await import(pathToFileURL(compiled).href)
