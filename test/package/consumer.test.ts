@@ -93,7 +93,8 @@ describe("the packed package in a consumer project", () => {
     files = (info?.files ?? []).map((f) => f.path)
     expect(fs.existsSync(tarball)).toBe(true)
     for (const file of ["dist/index.js", "dist/index.d.ts", "dist/index.js.map", "dist/simulator/index.js",
-      "dist/simulator/index.d.ts", "dist/Pipeline.js", "dist/cli/main.js", "bin/explorer-etl.js", "package.json"]) {
+      "dist/simulator/index.d.ts", "dist/Pipeline.js", "dist/cli/main.js", "dist/cli/help-texts.json", "bin/explorer-etl.js",
+      "package.json"]) {
       expect(files).toContain(file)
     }
     expect(files.filter((f) => /^(test|bench|\.ci)\//.test(f) || f.includes("fixtures") || f.endsWith(".tsbuildinfo")))
@@ -193,6 +194,13 @@ describe("the packed package in a consumer project", () => {
     expect(help.stderr).toBe("")
     expect(help.code).toBe(0)
     expect(help.stdout).toContain("explorer-etl")
+    // Answered from the shipped prerendered texts: the same text as through the whole command line.
+    const full = await run("npx", ["explorer-etl", "--help", "--log-level", "none"], fresh)
+    expect(help.stdout).toBe(full.stdout)
+    const traced = await run(process.execPath, ["--import", path.join(here, "loaded.mjs"),
+      path.join(fresh, "node_modules", "explorer-etl", "bin", "explorer-etl.js"), "--help"], fresh)
+    expect(traced.stdout).toBe(help.stdout)
+    expect(traced.stderr.split("\n").filter((l) => l.startsWith("loaded ") && /\/node_modules\/(effect|@effect)\//.test(l))).toEqual([])
     const pipeline = path.join(fresh, "node_modules", "explorer-etl", "pipelines", "chain-daily-stats.ts")
     const ts = await run("npx", ["explorer-etl", "run", pipeline, "--simulator", "--no-durable", "--quiet"], fresh)
     expect(ts.code).not.toBe(0)
