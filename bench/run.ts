@@ -17,6 +17,7 @@
  * 8. Shapes: logs exports and drained Streams on the simulator's density shapes at 2 s … 5 min of each
  *    plan's budget, 300–600 ms away (bench/shapes.ts; its default matrix, or 2 s and 5 s with --quick).
  *    The baseline measured on the engine before its rewrite (results.json `shapesBaseline`) is kept.
+ * 9. Start-up of the command line: `--help` and `export --help`, warm (bench/startup.ts).
  *
  * Options: --quick (smaller sizes and shorter windows, to try the harness; the report says so);
  * --render (no measurement: RESULTS.md rendered again from results.json).
@@ -483,6 +484,8 @@ const main = async () => {
     const previous = existsSync(path.join(repoRoot, "bench", "results.json"))
       ? (JSON.parse(readFileSync(path.join(repoRoot, "bench", "results.json"), "utf8")) as Results).shapesBaseline
       : undefined
+    log("start-up: --help and export --help, warm")
+    const startup = (await runChild<NonNullable<Results["startup"]>>("startup", ["--emit", ...(quick ? ["--runs", "3"] : [])])).result
 
     const results: Results & { readonly issue: number } = {
       issue: 7,
@@ -504,7 +507,8 @@ const main = async () => {
       distance,
       cluster,
       shapes,
-      ...(previous === undefined ? {} : { shapesBaseline: previous })
+      ...(previous === undefined ? {} : { shapesBaseline: previous }),
+      startup
     }
     writeFileSync(path.join(repoRoot, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n")
     writeFileSync(path.join(repoRoot, "bench", "RESULTS.md"), render(results))

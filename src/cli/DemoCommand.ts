@@ -14,10 +14,13 @@ import * as ExplorerConfig from "../Config.js"
 import { DemoData } from "../DemoData.js"
 import * as Pipeline from "../Pipeline.js"
 import * as Environment from "./Environment.js"
-import { importModule, printSummaries } from "./RunCommand.js"
+import { printSummaries } from "./RunCommand.js"
 
-/** The ready pipelines ship beside dist/ as TypeScript, importing "explorer-etl" as a user's own do. */
-const readyPipelines = new URL("../../pipelines/index.ts", import.meta.url)
+/**
+ * The ready pipelines, compiled (dist/pipelines, from pipelines/ by tsconfig.pipelines.json): the demo
+ * needs no TypeScript loader. They import "explorer-etl" as a user's own pipelines do.
+ */
+const readyPipelines = new URL("../pipelines/index.js", import.meta.url)
 
 const outDir = Options.text("out-dir").pipe(Options.withDefault("out"), Options.withDescription("output folder (default ./out)"))
 
@@ -26,7 +29,8 @@ export const demoCommand = Command.make("demo", { outDir }, (a) =>
   Effect.gen(function*() {
     const demo = yield* DemoData
     if (Option.isNone(demo)) return
-    const pipelines = (yield* Effect.promise(() => importModule(readyPipelines))).pipelines as ReadonlyArray<Pipeline.AnyPipeline>
+    const pipelines = (yield* Effect.promise(() => import(readyPipelines.href) as Promise<Record<string, unknown>>))
+      .pipelines as ReadonlyArray<Pipeline.AnyPipeline>
     yield* Console.log(`explorer-etl demo: ${pipelines.length} pipelines on the embedded simulator, writing to ${a.outDir}/`)
     for (const pipeline of pipelines) {
       yield* Console.log(`\n# ${pipeline.name}: ${pipeline.description}`)

@@ -28,7 +28,11 @@ export const badFlag = (command: string, parameter: string, detail: string, chai
 export const loadWithPostgres = <A>(command: string, parameter: string, load: () => Promise<A>): Effect.Effect<A, InvalidInputError> =>
   loadWithPeer("@effect/sql-pg", "0.53", command, parameter, load)
 
-const loadWithPeer = <A>(
+/**
+ * Loads modules that need the optional peer `peer` (installed as `npm install <peer>@<line>`): a user
+ * without it is told, in one line, what to install, as a bad `parameter` of `command`.
+ */
+export const loadWithPeer = <A>(
   peer: string,
   line: string,
   command: string,

@@ -384,7 +384,7 @@ const dailyStats = Command.make("daily-stats", { stat: statistic, ...dailyOption
 
 /** `explorer-etl export …` */
 export const exportCommand = Command.make("export").pipe(
-  Command.withDescription("export a data set to a CSV or JSONL file, with a manifest beside it"),
+  Command.withDescription("export a data set to a CSV, JSONL or Parquet file, with a manifest beside it"),
   Command.withSubcommands([
     logs,
     events,

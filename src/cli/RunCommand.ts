@@ -19,7 +19,7 @@ import { DemoData } from "../DemoData.js"
 import * as Pipeline from "../Pipeline.js"
 import type { ExportSummary } from "../Exports.js"
 import * as Environment from "./Environment.js"
-import { badFlag, loadWithPostgres, refusedFlag } from "./Errors.js"
+import { badFlag, loadWithPeer, loadWithPostgres, refusedFlag } from "./Errors.js"
 
 const file = Args.text({ name: "pipeline file" }).pipe(Args.withDescription("a pipeline module, e.g. pipelines/token-activity.ts"))
 const every = Options.text("every").pipe(
@@ -56,32 +56,44 @@ const isPipeline = (value: unknown): value is Pipeline.AnyPipeline =>
   typeof value === "object" && value !== null && "name" in value && "run" in value && "config" in value &&
   "demoConfig" in value && typeof (value as { run: unknown }).run === "function"
 
-/**
- * Imports a module that may be TypeScript (a pipeline file): the compiled CLI registers tsx on first
- * use, so `.ts` files run as `npx tsx` would run them, importing "explorer-etl" as users do.
- */
-export const importModule = async (url: URL): Promise<Record<string, unknown>> => {
-  const flag = globalThis as { __explorerEtlTsx?: boolean }
-  if (/\.[cm]?ts$/.test(url.pathname) && flag.__explorerEtlTsx !== true) {
+/** tsx, the optional peer that runs `.ts` pipeline files, registered on first use. */
+const registerTsx = (file: string) =>
+  loadWithPeer("tsx", "4", "run", "pipeline file", async () => {
+    const flag = globalThis as { __explorerEtlTsx?: boolean }
+    if (flag.__explorerEtlTsx === true) return
     const { register } = await import("tsx/esm/api")
     register()
     flag.__explorerEtlTsx = true
-  }
-  return import(url.href) as Promise<Record<string, unknown>>
-}
+  }).pipe(Effect.mapError((e) => badFlag("run", "pipeline file", `${file} is TypeScript: ${e.detail}`)))
 
-/** The durable runner, loaded on first use: the engine and its SQLite driver cost nothing to `--no-durable` runs. */
-const loadDurable = Effect.promise(() => import("../durable/PipelineRun.js"))
+/**
+ * Imports a pipeline module: a `.js`/`.mjs` file as it is, a `.ts`/`.mts` file through tsx (an optional
+ * peer, loaded on first use), so it runs as `npx tsx` would run it, importing "explorer-etl" as users do.
+ */
+const importPipeline = (path: string) =>
+  Effect.zipRight(
+    /\.[cm]?ts$/.test(path) ? registerTsx(path) : Effect.void,
+    Effect.tryPromise({
+      try: () => import(pathToFileURL(resolve(path)).href) as Promise<Record<string, unknown>>,
+      catch: (cause) => badFlag("run", "pipeline file", `cannot load ${path}: ${cause instanceof Error ? cause.message : String(cause)}`)
+    })
+  )
+
+/**
+ * The durable runner, loaded on first use: the engine and its SQLite driver (the optional peer
+ * @effect/sql-libsql) cost nothing to `--no-durable` runs.
+ */
+const loadDurable = Effect.mapError(
+  loadWithPeer("@effect/sql-libsql", "0.42", "run", "--no-durable", () => import("../durable/PipelineRun.js")),
+  (e) => badFlag("run", "--no-durable", `a durable run (the default; --no-durable runs without it) ${e.detail}`)
+)
 
 /** The cluster's modules, loaded on first use: PostgreSQL's driver is an optional peer dependency. */
 export const loadCluster = (command: string) => loadWithPostgres(command, "--cluster", () => import("../durable/Cluster.js"))
 
 /** Loads the default export of a pipeline module. */
 export const loadPipeline = (path: string) =>
-  Effect.tryPromise({
-    try: () => importModule(pathToFileURL(resolve(path))),
-    catch: (cause) => badFlag("run", "pipeline file", `cannot load ${path}: ${cause instanceof Error ? cause.message : String(cause)}`)
-  }).pipe(
+  importPipeline(path).pipe(
     Effect.flatMap((module) =>
       isPipeline(module.default)
         ? Effect.succeed(module.default)
@@ -116,6 +128,8 @@ export const runCommand = Command.make(
       if (a.noDurable && Option.isSome(a.cluster)) {
         return yield* Effect.fail(badFlag("run", "--no-durable", "a run on a cluster is always durable: drop --no-durable"))
       }
+      // The durable engine's modules first: a missing optional peer is said before anything runs.
+      const durableRun = !a.noDurable && Option.isNone(a.cluster) ? Option.some(yield* loadDurable) : Option.none()
       const pipeline = yield* loadPipeline(a.file)
       const cron = Option.isSome(a.every) ? Option.some(yield* Pipeline.parseCron(a.every.value)) : Option.none()
       const once = Effect.gen(function*() {
@@ -132,9 +146,9 @@ export const runCommand = Command.make(
               // The database unreachable: the flag's fault, said as the runner says it.
               Effect.catchTag("SqlError", (e) => Effect.fail(badFlag("run", "--cluster", `the cluster's database: ${e.message}`)))
             ))
-          : a.noDurable
+          : Option.isNone(durableRun)
           ? yield* Pipeline.run(pipeline, targets, runOptions)
-          : yield* Effect.flatMap(loadDurable, (durableRun) => durableRun.run(pipeline, targets, runOptions))
+          : yield* durableRun.value.run(pipeline, targets, runOptions)
         yield* printSummaries(summaries)
       })
       yield* Option.match(cron, { onNone: () => once, onSome: (c) => Pipeline.schedule(once, c) }).pipe(

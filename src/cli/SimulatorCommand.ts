@@ -43,6 +43,14 @@ export const samples = (service: Simulator.SimulatorService): string => {
     `    wallet    ${wallet}  (transactions, ERC-20 transfers)`,
     `    token     ${token.address}  (${token.symbol}, ERC-20: transfers)`,
     `    contract  ${contract}  (verified: source code and ABI)`,
+    "  notable addresses on chain 1 (the long examples use them):",
+    `    busy wallet     ${chain.busyWallet.address}  (${chain.busyWallet.transactions.toLocaleString("en-US")} transactions${chain.busyWallet.denseBlock === undefined ? "" : `; block ${chain.busyWallet.denseBlock.block} holds ${chain.busyWallet.denseBlock.rows.toLocaleString("en-US")} of them`})`,
+    `    heavy contract  ${chain.heavyContract.address}  (${chain.heavyContract.logs.toLocaleString("en-US")} Swap logs${chain.denseBlock === undefined ? "" : `; block ${chain.denseBlock} holds more than one page`})`,
+    `    airdrop token   ${chain.airdropToken.address}  (${chain.airdropToken.symbol}: a holder list of several pages)`,
+    ...[chain.erc721[0], chain.erc1155[0]].flatMap((t) =>
+      t === undefined ? [] : [`    ${`${t.standard.toUpperCase()} token`.padEnd(15)} ${t.address}  (${t.symbol})`]
+    ),
+    `    proxy           ${chain.proxyContract.address}  (verified proxy; its implementation is ${contract})`,
     "  verification GUIDs (call contract checkverifystatus guid=…):",
     `    passed    ${chain.verifications.verified}`,
     `    pending   ${chain.verifications.pending}`,

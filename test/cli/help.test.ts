@@ -2,14 +2,17 @@
  * Help a person reads (issue 17): `--help | cat` is plain text wrapped to 80 columns with the real
  * program name and no @effect/cli filler; `export` lists its data sets one line each; a typo of a
  * command or data set is refused with a "did you mean"; `--log-level` is taken before or after the
- * subcommand; in a terminal (tmux) the help is wrapped to its width.
+ * subcommand; in a terminal (tmux) the help is wrapped to its width. A plain `--help` is answered from
+ * the texts the build prerendered (dist/cli/help-texts.json) without loading Effect or any command, and
+ * those texts are the ones the command tree renders.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { execFileSync } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { execFile, execFileSync } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { help } from "../../src/cli/Tree.js"
 import { bin, failureOf, repoRoot, succeeded, Transcript } from "./helpers.js"
 
 const TIMEOUT = 240_000
@@ -18,7 +21,45 @@ const transcript = new Transcript()
 /** Every line of `text` fits in `width` columns. */
 const widest = (text: string): number => Math.max(...text.split("\n").map((line) => [...line].length))
 
+/** The module URLs node loads for `explorer-etl …args` (a resolve hook prints each), and its stdout. */
+const loadedBy = (args: ReadonlyArray<string>) =>
+  Effect.async<{ readonly loaded: ReadonlyArray<string>; readonly stdout: string }>((resume) => {
+    execFile(process.execPath, ["--import", join(repoRoot, "test", "package", "consumer", "loaded.mjs"), bin, ...args], {
+      cwd: repoRoot,
+      encoding: "utf8"
+    }, (_error, stdout, stderr) =>
+      resume(Effect.succeed({
+        loaded: stderr.split("\n").filter((l) => l.startsWith("loaded ")).map((l) => l.slice("loaded ".length)),
+        stdout
+      })))
+  })
+
 describe.concurrent("help", () => {
+  it.live("a plain --help loads no Effect module and no command: it prints the prerendered text", () =>
+    Effect.gen(function*() {
+      for (const args of [["--help"], ["export", "--help"], ["export", "txs", "-h"]]) {
+        const { loaded, stdout } = yield* loadedBy(args)
+        expect(stdout, args.join(" ")).toContain("USAGE")
+        expect(loaded.filter((url) => /node_modules\/(effect|@effect)\//.test(url) || /\/dist\/cli\/(Cli|Tree|ExportCommand)\.js$/.test(url)), args.join(" "))
+          .toEqual([])
+      }
+      // Another flag on the line: the full command line answers, with the same text.
+      const full = yield* loadedBy(["export", "txs", "--help", "--log-level", "none"])
+      expect(full.loaded.some((url) => url.endsWith("/dist/cli/Cli.js"))).toBe(true)
+      expect(full.stdout).toBe((yield* loadedBy(["export", "txs", "--help"])).stdout)
+    }), TIMEOUT)
+
+  it("the prerendered texts are the command tree's help at 80 columns, for every command and data set", () => {
+    const texts = JSON.parse(readFileSync(join(repoRoot, "dist", "cli", "help-texts.json"), "utf8")) as {
+      readonly width: number
+      readonly help: Readonly<Record<string, string>>
+    }
+    expect(texts.width).toBe(80)
+    const paths = [[], ...(help.namesAt([]) ?? []).flatMap((name) => [[name], ...(help.namesAt([name]) ?? []).map((c) => [name, c])])]
+    expect(Object.keys(texts.help).sort()).toEqual(paths.map((p) => p.join(" ")).sort())
+    for (const path of paths) expect(texts.help[path.join(" ")], path.join(" ")).toBe(help.render(path, 80))
+  })
+
   it.live("--help piped: plain text, ≤ 100 columns, the real program name, no @effect/cli filler", () =>
     Effect.gen(function*() {
       for (const args of [["--help"], ["export", "--help"], ["export", "txs", "--help"], ["call", "-h"], ["simulator", "--help"]]) {

@@ -69,6 +69,17 @@ describe.concurrent("newcomer", () => {
       expect(readCsv(readFileSync(tokenTransfers, "utf8")).rows.length).toBeGreaterThan(0)
       const abi = succeeded(yield* transcript.cli(["call", "contract", "getabi", `address=${contract}`, ...api]))
       expect(abi.stdout.length).toBeGreaterThan(10)
+
+      // The notable addresses the long examples use, as the simulator's data set has them.
+      const chain = (yield* Effect.scoped(Effect.flatMap(Simulator.make({ port: 0 }), (sim) => Effect.succeed(sim.dataset)))).chain(1)
+      const notable = (label: string) => new RegExp(`^ {4}${label} +(0x[0-9a-f]{40}) `, "m").exec(banner)?.[1]
+      expect(notable("busy wallet"), banner).toBe(chain.busyWallet.address)
+      expect(banner).toContain(`(${chain.busyWallet.transactions.toLocaleString("en-US")} transactions`)
+      expect(notable("heavy contract")).toBe(chain.heavyContract.address)
+      expect(notable("airdrop token")).toBe(chain.airdropToken.address)
+      expect(notable("ERC721 token")).toBe(chain.erc721[0]?.address)
+      expect(notable("ERC1155 token")).toBe(chain.erc1155[0]?.address)
+      expect(notable("proxy")).toBe(chain.proxyContract.address)
     }), TIMEOUT)
 
   it.scopedLive("--simulator runs a Pro Plus data set without --plan; --plan and EXPLORER_PLAN still choose", () =>

