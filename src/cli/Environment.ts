@@ -132,6 +132,9 @@ export const clientLayer = (
         defaultChainId: options.chain,
         requestTimeout: Duration.seconds(options.timeout),
         rate: { callsPerDay: Option.getOrUndefined(options.callsPerDay) },
+        // Every process of this machine on the key shares its rate and daily cap (the embedded
+        // simulator is this process's alone: nothing to share).
+        machineBudget: !options.simulator,
         // Each retry is a line of its own on stderr (erasing the progress line on a terminal), unless --quiet.
         retry: {
           times: options.retries,
