@@ -23,6 +23,7 @@ import * as Schedule from "effect/Schedule"
 import * as Intervals from "effect/ScheduleIntervals"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as CallCount from "../CallCount.js"
 import type * as Chain from "../Chain.js"
 import * as ExplorerConfig from "../Config.js"
 import * as Errors from "../ExplorerError.js"
@@ -351,6 +352,7 @@ export const make = (
         yield* acquire(call, throttled)
         const slot = yield* Clock.currentTimeMillis
         yield* Ref.update(counters, (s) => ({ ...s, requests: s.requests + 1 }))
+        yield* CallCount.record(attempt > 1)
         yield* Metric.increment(metrics.requests)
         const request = HttpClientRequest.get(ExplorerConfig.API_PATH).pipe(
           HttpClientRequest.setUrlParams({ chainid: String(call.chainId), module: call.module, action: call.action, ...call.wire }),
