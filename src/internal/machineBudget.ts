@@ -34,8 +34,12 @@ const DAY_MILLIS = 86_400_000
 
 /** As `durable/KeyBudget`: a slot reached this late is left unused and the call takes the next free one. */
 const MISSED_SLOT_MILLIS = 20
-/** Slots missed in a row before the call is sent anyway. */
-const MISSED_SLOT_RETRIES = 3
+/**
+ * Slots missed in a row before the call is sent anyway. More than a cluster's runners allow themselves:
+ * the processes of one machine share its cores, and on a busy machine a process wakes late several
+ * times in a row; a call sent that late would reach the server among the others' slots.
+ */
+const MISSED_SLOT_RETRIES = 10
 
 /**
  * The directory of the ledgers: `directory` when given, else `$XDG_STATE_HOME/explorer-etl`, else

@@ -3,7 +3,8 @@
  * machine's ledger (a SQLite file per key in the state directory), so the simulator — which enforces
  * the plan's rate per key — answers none of them with a rate limit, and every file is exact. The same
  * exports each with a ledger of its own (a state directory apiece, as without the shared budget) are
- * refused; the daily cap is counted across processes; a process killed mid-run stalls no one.
+ * refused; a library program with the option on shares it with them; the daily cap is counted across
+ * processes; a process killed mid-run stalls no one.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
@@ -11,6 +12,7 @@ import { spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import * as Simulator from "../../src/simulator/index.js"
 import {
   bin,
@@ -94,6 +96,26 @@ describe.sequential("a key's budget shared by the machine's processes", () => {
         new RegExp(`\\(${first + 2} calls today, UTC, counted by this machine's processes for this key; not sent\\)`)
       )
       expect((yield* requestsWith(capKey)) - first).toBe(2)
+    }), TIMEOUT)
+
+  const libraryKey = suite.key("library", PLAN)
+  it.live("a library program with machineBudget and a CLI export on one key share it: 0 rate-limit answers", () =>
+    Effect.gen(function*() {
+      const out = join(suite.dir, "library.csv")
+      const cli = Effect.runFork(run(libraryKey, out))
+      // A user's program in a process of its own (`import { ExplorerClient } from "explorer-etl"`), its
+      // calls flat out meanwhile.
+      const library = spawn(process.execPath, [
+        fileURLToPath(new URL("fixtures/budget-library.mjs", import.meta.url)),
+        suite.sim.baseUrl, PLAN, suite.sim.dataset.chain(1).wallets[0]?.address ?? "", "12"
+      ], { cwd: repoRoot, env: cliEnv({ EXPLORER_API_KEY: libraryKey }), stdio: ["ignore", "pipe", "inherit"] })
+      let printed = ""
+      library.stdout?.setEncoding("utf8").on("data", (d: string) => void (printed += d))
+      expect((yield* exited(library)).code).toBe(0)
+      succeeded(yield* Fiber.join(cli))
+      expect(Number(printed.trim())).toBeGreaterThan(10)
+      expect(yield* rateLimitedWith(libraryKey)).toBe(0)
+      expect(readCsv(readFileSync(out, "utf8")).rows.length).toBe(yield* expectedRows)
     }), TIMEOUT)
 
   const killKey = suite.key("kill", PLAN)
