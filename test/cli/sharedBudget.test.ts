@@ -30,7 +30,11 @@ import {
 const TIMEOUT = 240_000
 const LOGS = 30_000
 const PLAN = "lite" as const
-const suite = cliSuite("budget", { dataset: { heavyContractLogs: LOGS } })
+// The simulator runs in this test process and builds each 1,000-log page on its event loop: on a busy
+// 2-core machine an arrival during a page is stamped up to ~100 ms late, bunching it with the next
+// process's call in its windows. 100 ms of tolerance (the default is 50) keeps that jitter of the
+// instrument apart; the test of three exports keeping budgets apart shows it still sees an overrun.
+const suite = cliSuite("budget", { dataset: { heavyContractLogs: LOGS }, rateLimitToleranceMs: 100 })
 
 const rateLimitedWith = (key: string) =>
   Effect.map(suite.sim.stats, (s) => s.rateLimitedByKey[Simulator.keyFingerprint(key)] ?? 0)
