@@ -9,7 +9,7 @@ import { parse } from "csv-parse/sync"
 import { afterAll, beforeAll, expect } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { execFile, spawn, type ChildProcess } from "node:child_process"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -40,6 +40,7 @@ export interface CliResult {
  * between a machine's processes live there, so test files running in parallel never share one.
  */
 export const stateHome = mkdtempSync(join(tmpdir(), "explorer-etl-state-"))
+process.once("exit", () => rmSync(stateHome, { recursive: true, force: true }))
 
 /**
  * The environment of every CLI run: the test process's, without any API key, its state in
