@@ -2,6 +2,7 @@
  * Renders `bench/RESULTS.md` from the figures of one `npm run bench` run: each figure beside its goal,
  * met or not, and what bounds the ones that are not.
  */
+import { existsSync, readFileSync } from "node:fs"
 import { round } from "./lib.js"
 import type { ClusterResults } from "./cluster.js"
 import type { DistanceRow } from "./distance.js"
@@ -505,6 +506,12 @@ export const render = (r: Results): string => {
     line("| Command | Median | Slowest |")
     line("|---|---|---|")
     for (const x of s.rows) line(`| \`${x.command.replace(/ \(.*$/, "")}\`${x.command.includes("(") ? ` ${x.command.slice(x.command.indexOf("("))}` : ""} | ${n(x.medianMs)} ms | ${n(x.maxMs)} ms |`)
+    line()
+  }
+  // Section 10 is measured by bench/machineBudget.ts on its own and kept as it wrote it.
+  const machineBudget = new URL("./machine-budget.md", import.meta.url)
+  if (existsSync(machineBudget)) {
+    line(readFileSync(machineBudget, "utf8").trimEnd())
     line()
   }
   line("## Reproduce")

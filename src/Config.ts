@@ -94,7 +94,8 @@ export interface RateSettings {
   readonly rateLimitPause: Duration.Duration
   /**
    * Calls per UTC day for the key; default `Plan.limits[plan].callsPerDay`. Counted only where the
-   * key's budget is kept in storage (a cluster's runners, `durable/KeyBudget`): there a call past it
+   * key's budget is kept in storage (a cluster's runners, `durable/KeyBudget`, or this machine's
+   * processes, `machineBudget`): there a call past it
    * is refused before it is sent, with the `RateLimitError` (scope "day") the server would answer.
    */
   readonly callsPerDay: number
@@ -137,6 +138,17 @@ export interface Options {
     readonly callsPerDay?: number | undefined
   } | undefined
   /**
+   * Shares the key's budget with every other process of this machine that uses the key with this
+   * option on (the CLI and the pipelines turn it on): their calls together keep to the plan's rate and
+   * count against one daily cap. The budget is a small SQLite file per key in `directory`, default
+   * `$XDG_STATE_HOME/explorer-etl`, else `~/.local/state/explorer-etl`, named by a hash of the key
+   * (never the key). Off by default; the SQLite driver (`@effect/sql-libsql`) is loaded only when on.
+   *
+   * @example
+   * Client.layer({ apiKey, plan: "standard", machineBudget: true })
+   */
+  readonly machineBudget?: boolean | { readonly directory?: string | undefined } | undefined
+  /**
    * Transforms the HTTP client every request of the client goes through (API calls and download
    * links), as `@effect/ai-openai`'s option of the same name: e.g. a header for a proxy, or a count of
    * requests. It sees each attempt once, after the key's limiter and inside the request timeout (the
@@ -161,6 +173,8 @@ export interface ExplorerConfig {
   readonly requestTimeout: Duration.Duration
   readonly retry: RetryPolicy
   readonly rate: RateSettings
+  /** The `machineBudget` option: where the ledger is kept (`directory` undefined: the default), or off. */
+  readonly machineBudget: { readonly directory: string | undefined } | undefined
   /** The `transformClient` option, if any. */
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
@@ -238,6 +252,9 @@ export const resolve = (options: Options = {}): Either.Either<ExplorerConfig, st
       rateLimitPause: Duration.decode(options.rate?.rateLimitPause ?? DEFAULT_RATE_LIMIT_PAUSE),
       callsPerDay
     },
+    machineBudget: options.machineBudget === undefined || options.machineBudget === false
+      ? undefined
+      : { directory: options.machineBudget === true ? undefined : options.machineBudget.directory },
     transformClient: options.transformClient
   })
 }

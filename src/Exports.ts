@@ -14,6 +14,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as CallCount from "./CallCount.js"
 import * as Export from "./sinks/Export.js"
 import * as Format from "./sinks/Format.js"
 import * as Lock from "./sinks/Lock.js"
@@ -74,6 +75,12 @@ export interface ToFileOptions {
    * flight"). This caps the partitions read at once; 1 reads with one cursor. Default: no cap.
    */
   readonly concurrency?: number | undefined
+  /**
+   * Counts the export's requests (every attempt, retries included) in this counter, from what it holds
+   * already: requests made to prepare the export (an ABI fetched with `CallCount.tracking(counter)`)
+   * then count in its progress, summary and manifest too. Default: a counter of its own.
+   */
+  readonly counter?: CallCount.Counter | undefined
 }
 
 /**
@@ -138,7 +145,8 @@ const check = <A, I, E, R>(
       checkpointEvery: Duration.toMillis(
         Duration.decode(options.checkpointEvery ?? (format === "parquet" ? parquetCheckpointEvery : Duration.zero))
       ),
-      concurrency: options.concurrency
+      concurrency: options.concurrency,
+      counter: options.counter
     }
   })
 

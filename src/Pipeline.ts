@@ -318,13 +318,17 @@ export const explorerLayer = (
 /**
  * The client a pipeline or example script runs with when started by `tsx`: the real API when
  * EXPLORER_API_KEY (or ETHERSCAN_API_KEY) is set — every client option from the environment
- * (`Config.options`) — else the embedded simulator with its demo key (plan EXPLORER_PLAN, default
- * proplus so every operation is allowed).
+ * (`Config.options`), the key's budget shared with the machine's other processes on it (`machineBudget`)
+ * — else the embedded simulator with its demo key (plan EXPLORER_PLAN, default proplus so every
+ * operation is allowed).
  */
 export const scriptLayer = (): Layer.Layer<ExplorerClient | DemoData, unknown> =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
-      if (Option.isSome(yield* Config.option(ExplorerConfig.apiKey))) return explorerLayer(ExplorerConfig.options)
+      // The key's budget is shared with the machine's other processes on it (CLI exports, pipelines).
+      if (Option.isSome(yield* Config.option(ExplorerConfig.apiKey))) {
+        return explorerLayer(Config.map(ExplorerConfig.options, (options) => ({ ...options, machineBudget: true })))
+      }
       const plan = yield* Config.literal(...Plan.plans)("EXPLORER_PLAN").pipe(Config.withDefault("proplus" as const))
       return explorerLayer({ plan }, {})
     })

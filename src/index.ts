@@ -30,6 +30,8 @@ export * as ExplorerError from "./ExplorerError.js"
 export * as ExplorerClient from "./ExplorerClient.js"
 /** The per-key limiters shared by every client in the process. */
 export * as Throttle from "./Throttle.js"
+/** Counts every request (retries included) a piece of work sends, wherever it calls the client from. */
+export * as CallCount from "./CallCount.js"
 /** Every record schema (`Schemas.Log`, `Schemas.Erc20Transfer`, …) and the field codecs. */
 export * as Schemas from "./schemas/index.js"
 /** One exact-once `Stream` per data set (`Streams.logs`, `Streams.erc20Transfers`, …). */

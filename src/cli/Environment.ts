@@ -78,12 +78,12 @@ export const timeout = Options.float("timeout").pipe(
 
 /**
  * `--calls-per-day <n>`, else EXPLORER_CALLS_PER_DAY, else the plan's daily cap: the key's calls per UTC
- * day, counted where the key's budget is kept in storage (the runners of a cluster).
+ * day, counted where the key's budget is kept in storage (the machine's ledger, the runners of a cluster).
  */
 export const callsPerDay = Options.integer("calls-per-day").pipe(
   Options.withDescription(
-    "the key's calls per UTC day (default: env EXPLORER_CALLS_PER_DAY, else the plan's cap); a cluster's runners " +
-      "count them together and wait for 00:00 UTC once they are spent"
+    "the key's calls per UTC day (default: env EXPLORER_CALLS_PER_DAY, else the plan's cap), counted by every " +
+      "process of this machine on the key and by a cluster's runners (which wait for 00:00 UTC once they are spent)"
   ),
   Options.withFallbackConfig(Config.integer("EXPLORER_CALLS_PER_DAY")),
   Options.optional
@@ -132,6 +132,9 @@ export const clientLayer = (
         defaultChainId: options.chain,
         requestTimeout: Duration.seconds(options.timeout),
         rate: { callsPerDay: Option.getOrUndefined(options.callsPerDay) },
+        // Every process of this machine on the key shares its rate and daily cap (the embedded
+        // simulator is this process's alone: nothing to share).
+        machineBudget: !options.simulator,
         // Each retry is a line of its own on stderr (erasing the progress line on a terminal), unless --quiet.
         retry: {
           times: options.retries,

@@ -9,6 +9,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as CallCount from "../CallCount.js"
 import { InvalidInputError, type StreamError } from "../ExplorerError.js"
 import * as Params from "../internal/params.js"
 import * as Exports from "../Exports.js"
@@ -153,8 +154,11 @@ const runExport = <A, I>(
         return yield* badFlag("export", "--float-columns", `needs a Parquet output (--format parquet or an .parquet --out); this one is ${written.value}`, api.chain)
       }
     }
-    const source = yield* makeSource
+    // The requests made to prepare the export (an ABI fetched) count with its own.
+    const counter = CallCount.make()
+    const source = yield* CallCount.tracking(makeSource, counter)
     return yield* Exports.toFile(source, {
+      counter,
       checkpointEvery: seconds === undefined ? undefined : `${seconds} seconds`,
       out: flags.out,
       format: some(flags.format),

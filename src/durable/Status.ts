@@ -32,9 +32,14 @@ export interface ActivityStatus {
   readonly state: State
   /** Attempts started (more than one after a crash or an interruption while it ran, or a wait for the daily cap). */
   readonly attempts: number
-  /** An export that is done: rows in its file and calls made by the run that wrote it; a part: its rows and calls. */
+  /**
+   * An export that is done: rows in its file and the requests sent to write it (every attempt of the
+   * export, retries included, up to each interrupted attempt's last checkpoint); a part: its rows and calls.
+   */
   readonly rows?: number | undefined
   readonly calls?: number | undefined
+  /** Of those calls, the retries after a transient failure (absent: not counted). */
+  readonly retries?: number | undefined
   /** A failed one: `<ErrorTag>: <message>`; a waiting one: the error met (the daily cap). */
   readonly error?: string | undefined
   /** A waiting one: when its next attempt starts (epoch ms). */
@@ -182,6 +187,7 @@ const journalRuns = (sql: SqlClient.SqlClient): Effect.Effect<ReadonlyArray<Jour
         attempts,
         rows: Option.getOrUndefined(Option.map(counts, (c) => c.rows)),
         calls: Option.getOrUndefined(Option.map(counts, (c) => c.calls)),
+        retries: Option.getOrUndefined(Option.flatMap(counts, (c) => Option.fromNullable("retries" in c ? c.retries : undefined))),
         error: ended.error
       }
     })
@@ -304,12 +310,14 @@ export const describe = (run: RunStatus): ReadonlyArray<string> => {
   const done = exported.filter((a) => a.state === "done")
   const rows = done.reduce((n, a) => n + (a.rows ?? 0), 0)
   const callsMade = done.reduce((n, a) => n + (a.calls ?? 0), 0)
+  const retriesMade = done.reduce((n, a) => n + (a.retries ?? 0), 0)
+  const withRetries = (n: number) => n === 0 ? "" : ` (${Reporter.retries(n)})`
   return [
     `${run.key.pipeline}\trun ${run.key.runTime}\t${run.state}${run.error === undefined ? "" : `: ${run.error}`}\t` +
-    `${done.length}/${exported.length} exports done, ${Reporter.plural(rows, "row")}, ${calls(callsMade)}`,
+    `${done.length}/${exported.length} exports done, ${Reporter.plural(rows, "row")}, ${calls(callsMade)}${withRetries(retriesMade)}`,
     ...run.activities.map((a) =>
       `  ${a.name}\t${a.state}` +
-      (a.rows === undefined ? "" : `\t${Reporter.plural(a.rows, "row")}\t${calls(a.calls ?? 0)}`) +
+      (a.rows === undefined ? "" : `\t${Reporter.plural(a.rows, "row")}\t${calls(a.calls ?? 0)}${withRetries(a.retries ?? 0)}`) +
       (a.state !== "waiting" ? "" : a.until !== undefined
         ? ` for the daily cap until ${utcText(a.until)}`
         // Suspended with its run: it continues when the run does, unless the run has ended.

@@ -23,6 +23,7 @@ import * as Schedule from "effect/Schedule"
 import * as Intervals from "effect/ScheduleIntervals"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as CallCount from "../CallCount.js"
 import type * as Chain from "../Chain.js"
 import * as ExplorerConfig from "../Config.js"
 import * as Errors from "../ExplorerError.js"
@@ -259,11 +260,20 @@ export const make = (
       throttledPerSecond: config.rate.throttledPerSecond,
       safetyMargin: config.rate.safetyMargin
     })
-    // A budget shared with other processes (a cluster's runners), when the context has one: each
+    // A budget shared with other processes, when the context has one (a cluster's runners), else when
+    // the config asks for the machine's (`machineBudget`, its SQLite driver loaded only then): each
     // attempt takes this process's slot, then the key's shared one, and sends at the latter.
     // The shared lane also counts the key's calls of the UTC day: past `rate.callsPerDay` it refuses
     // the call, which then fails as the server's "Max daily rate limit reached" would, unsent.
-    const shared = yield* Effect.serviceOption(Throttle.SharedBudget)
+    const inContext = yield* Effect.serviceOption(Throttle.SharedBudget)
+    const machine = config.machineBudget
+    const shared = Option.isSome(inContext) || machine === undefined ? inContext : Option.fromNullable(
+      yield* Effect.flatMap(
+        Effect.promise(() => import("./machineBudget.js")),
+        (m) => m.make({ directory: machine.directory, keyFingerprint: Throttle.fingerprint(config.apiKey) })
+      )
+    )
+    const countedBy = Option.isSome(inContext) ? "the cluster" : "this machine's processes"
     const lane = Option.isNone(shared) ? undefined : yield* shared.value.lane({
       id: Throttle.sharedId(config),
       intervalMillis: local.intervalMillis,
@@ -279,7 +289,7 @@ export const make = (
               ...contextOf(call),
               scope: "day",
               detail: `Max daily rate limit reached (${e.callsPerDay.toLocaleString("en-US")} calls today, UTC, ` +
-                "counted by the cluster for this key; not sent)"
+                `counted by ${countedBy} for this key; not sent)`
             })
           ))
       )
@@ -342,6 +352,7 @@ export const make = (
         yield* acquire(call, throttled)
         const slot = yield* Clock.currentTimeMillis
         yield* Ref.update(counters, (s) => ({ ...s, requests: s.requests + 1 }))
+        yield* CallCount.record(attempt > 1)
         yield* Metric.increment(metrics.requests)
         const request = HttpClientRequest.get(ExplorerConfig.API_PATH).pipe(
           HttpClientRequest.setUrlParams({ chainid: String(call.chainId), module: call.module, action: call.action, ...call.wire }),

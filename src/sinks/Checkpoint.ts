@@ -75,6 +75,12 @@ export const State = Schema.Struct({
    * sets, and in a checkpoint written before it was counted (the manifest then leaves the counts out).
    */
   undecodedRows: Schema.optional(Schema.Number),
+  /**
+   * Requests sent for the export so far (every attempt; `retries` of them retries), by every run of it
+   * that wrote this checkpoint: a resumed run counts on from here. Absent in checkpoints written before.
+   */
+  calls: Schema.optional(Schema.Number),
+  retries: Schema.optional(Schema.Number),
   /** The first block the file covers. */
   fromBlock: Schema.Number,
   /** Every row of blocks `fromBlock..completeThrough` is in those bytes, and no other row. */

@@ -39,6 +39,7 @@ import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as CallCount from "../CallCount.js"
 import * as Plan from "../Plan.js"
 import * as Progress from "../streams/Progress.js"
 import type * as BlockCursor from "../streams/engine/BlockCursor.js"
@@ -84,6 +85,11 @@ export interface Settings {
   readonly checkpointEvery: number
   /** Block-ordered sources that read in parallel: at most this many partitions at once (default: by latency). */
   readonly concurrency: number | undefined
+  /**
+   * Where the export counts its requests (`ToFileOptions.counter`): given, the requests it already
+   * holds (made to prepare the export, as an ABI fetch) count in the manifest too.
+   */
+  readonly counter?: CallCount.Counter | undefined
   /**
    * A block-ordered export whose ranges were read elsewhere (a cluster's parts, see {@link plan} and
    * {@link writePart}): its goal is the plan's, and the parts' spools are merged as a checkpoint's
@@ -168,6 +174,10 @@ interface Run {
   /** Parquet: the file's columns (from the source's schema). */
   readonly parquet: ReadonlyArray<Parquet.Column> | undefined
   readonly progress: Progress.ProgressRef
+  /** Every request sent for the export (retries included): see `CallCount`. */
+  readonly counter: CallCount.Counter
+  /** Requests counted before this run started (a resumed export's earlier runs): the display's rate leaves them out. */
+  readonly callsBefore: { value: number }
   /** What the display shows: rows written by this run, and the block position. */
   readonly live: { rows: number; block: number | undefined; fraction: number | undefined; running: number }
   readonly started: number
@@ -190,7 +200,8 @@ const summaryLine = (out: string, m: Manifest.Manifest, mode: Manifest.RunMode, 
     : mode === "unchanged"
     ? `no new blocks for ${out}: ${plural(m.rows, "row")}`
     : `appended ${plural(rowsWritten, "row")} to ${out}, ${Reporter.count(m.rows)} in all`
-  return `${head} (${status}${range}) in ${Reporter.duration(m.durationMs)}, ${plural(m.calls, "call")}`
+  const retries = m.retries === undefined || m.retries === 0 ? "" : ` (${Reporter.retries(m.retries)})`
+  return `${head} (${status}${range}) in ${Reporter.duration(m.durationMs)}, ${plural(m.calls, "call")}${retries}`
 }
 
 /**
@@ -234,6 +245,7 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
       : undefined
     const columns = parquet === undefined ? encoder.columns : parquet.map((c) => c.name)
     const progress = yield* Progress.make(source.dataset, chainIds[0] ?? 0)
+    const counter = settings.counter ?? CallCount.make()
     const identity: Checkpoint.Identity = {
       dataset: source.dataset,
       chainIds,
@@ -247,6 +259,8 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
       Effect.mapError(fileSystemError(settings.folder, "creating the folder"))
     )
     const started = settings.assembly?.startedAt ?? (yield* Clock.currentTimeMillis)
+    // Set once a resumed export has added its earlier runs' requests to the counter.
+    const callsBefore = { value: 0 }
     // An assembly's parts were written by this run: their rows count as written.
     const live: Run["live"] = { rows: settings.assembly?.rowsWritten ?? 0, block: undefined, fraction: undefined, running: 0 }
     // The rate this export's calls get: its operation's (a throttled one's 2/s), else its plan's.
@@ -261,7 +275,9 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
       return {
         label: `${source.dataset} chain ${chainIds.join(",")}`,
         rows: live.rows,
-        calls: p.calls,
+        // This run's requests (retries included), so that the rate is this run's.
+        calls: counter.requests - callsBefore.value,
+        retries: counter.retries,
         elapsedMs: now - started,
         block: live.block,
         fraction: live.fraction ?? Progress.fraction(p),
@@ -296,7 +312,8 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
           bytes: outcome.bytes,
           blockRange: outcome.blockRange,
           completeness: outcome.completeness,
-          calls: (settings.assembly?.calls ?? 0) + (yield* SubscriptionRef.get(progress)).calls,
+          calls: (settings.assembly?.calls ?? 0) + counter.requests,
+          retries: counter.retries,
           durationMs: now - started,
           contentHash: outcome.contentHash,
           createdAt: new Date(now).toISOString(),
@@ -322,6 +339,8 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
       encoder,
       parquet,
       progress,
+      counter,
+      callsBefore,
       live,
       started,
       truncation: Effect.map(SubscriptionRef.get(progress), (p): string | undefined =>
@@ -723,6 +742,11 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
   Effect.gen(function*() {
     const { files, settings } = run
     const start = yield* Resume.decide(files, run.fingerprint, settings.resume)
+    if (start._tag === "Resume") {
+      // The interrupted runs' requests (up to their last checkpoint) count in this one's manifest.
+      yield* CallCount.add(run.counter, { requests: start.state.calls, retries: start.state.retries })
+      run.callsBefore.value = start.state.calls ?? 0
+    }
     const latestBlock = latestOf(source, run)
     const goalOf = (latest: number) => goalAt(source, settings, latest)
     const firstBlock = Resume.firstBlock(start, source.fromBlock)
@@ -804,7 +828,7 @@ const writeSpool = <A, I, E, R>(
     const { read, write } = ioOf(source, run)
     const tempName = `${range.spoolFile}.tmp`
     const temp = path.join(settings.folder, tempName)
-    const callsBefore = (yield* SubscriptionRef.get(run.progress)).calls
+    const callsBefore = run.counter.requests
     yield* Partitioned.removeSpools(settings.folder, tempName)
     const file = yield* openData(temp, 0)
     const position = yield* Partitioned.run({
@@ -845,7 +869,7 @@ const writeSpool = <A, I, E, R>(
     yield* Partitioned.removeSpools(settings.folder, tempName)
     const spool = path.join(settings.folder, range.spoolFile)
     yield* fs.rename(temp, spool).pipe(Effect.mapError(fileSystemError(spool, `renaming ${temp}`)))
-    const calls = (yield* SubscriptionRef.get(run.progress)).calls - callsBefore
+    const calls = run.counter.requests - callsBefore
     return {
       fromBlock: range.fromBlock,
       toBlock: position.completeThrough,
@@ -896,12 +920,22 @@ export const plan = <A, I, E, R>(
   Effect.gen(function*() {
     if (source._tag !== "Blocks" || source.parallel === undefined) return undefined
     const run = yield* begin(source, { ...settings, quiet: true })
+    return yield* planParts(source, settings, options, run)
+  }).pipe(Effect.scoped)
+
+const planParts = <A, I, E, R>(
+  source: BlockSource<A, I, E, R>,
+  settings: Settings,
+  options: { readonly maxParts: number; readonly partRows: number },
+  run: Run
+) =>
+  Effect.gen(function*() {
     const start = yield* Resume.decide(run.files, run.fingerprint, settings.resume)
     if (start._tag === "Resume") return undefined
     const goal = goalAt(source, settings, yield* latestOf(source, run))
     const firstBlock = Resume.firstBlock(start, source.fromBlock)
     const planned = (read: ReadonlyArray<Part>, rest: ReadonlyArray<BlockRange>) =>
-      Effect.map(SubscriptionRef.get(run.progress), (p): PartsPlan => ({ goal, startedAt: run.started, calls: p.calls, read, rest }))
+      Effect.sync((): PartsPlan => ({ goal, startedAt: run.started, calls: run.counter.requests, read, rest }))
     if (firstBlock > goal.target) return yield* planned([], [])
     const spoolFile = partSpool(run.files.tempName, 1)
     const first = yield* writeSpool(source, run, { fromBlock: firstBlock, toBlock: goal.target, spoolFile }, true)
@@ -915,7 +949,7 @@ export const plan = <A, I, E, R>(
       fromBlock: first.completeThrough + 1 + Math.floor((left * i) / parts),
       toBlock: first.completeThrough + Math.floor((left * (i + 1)) / parts)
     })))
-  }).pipe(Effect.scoped)
+  }).pipe(CallCount.tracking(run.counter))
 
 /**
  * Reads part `index` (after those the {@link plan} read) of an export, the blocks of `range`, into its spool
@@ -931,7 +965,9 @@ export const writePart = <A, I, E, R>(
       return yield* new SinkError({ reason: "InvalidInput", path: settings.out, detail: "a rows source is not read in parts" })
     }
     const run = yield* begin(source, { ...settings, quiet: true })
-    return yield* writeSpool(source, run, { ...range, spoolFile: partSpool(run.files.tempName, range.index) }, false)
+    return yield* writeSpool(source, run, { ...range, spoolFile: partSpool(run.files.tempName, range.index) }, false).pipe(
+      CallCount.tracking(run.counter)
+    )
   }).pipe(Effect.scoped)
 
 /**
@@ -944,5 +980,8 @@ export const run = <A, I, E, R>(
 ): Effect.Effect<ExportSummary, E | SinkError, R | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const started = yield* begin(source, settings)
-    return source._tag === "Rows" ? yield* writeRows(source, started) : yield* writeBlocks(source, started)
+    // Every request the source sends, wherever it calls the client from (retries included), counts.
+    return yield* (source._tag === "Rows" ? writeRows(source, started) : writeBlocks(source, started)).pipe(
+      CallCount.tracking(started.counter)
+    )
   }).pipe(Effect.scoped)

@@ -67,8 +67,13 @@ export const Manifest = Schema.Struct({
   /** Blocks the file covers, both ends included (block-ordered data sets; `to < from` when none). */
   blockRange: Schema.NullOr(Schema.Struct({ from: Schema.Number, to: Schema.Number })),
   completeness: Completeness,
-  /** Requests made by the run that wrote this manifest. */
+  /**
+   * Requests sent to write the file: every attempt, retries included, as the server counts them; an
+   * export resumed after an interruption counts the attempts before it too (up to its last checkpoint).
+   */
   calls: Schema.Number,
+  /** Of those, the retries of a call after a transient failure (absent in manifests written before). */
+  retries: Schema.optional(Schema.Number),
   /** Duration of that run. */
   durationMs: Schema.Number,
   /** `sha256:<hex>` of the whole file. */

@@ -48,7 +48,10 @@ export interface Snapshot {
   readonly label: string
   /** Rows written by this run. */
   readonly rows: number
+  /** Requests sent, retries included. */
   readonly calls: number
+  /** Of those, retries (shown apart when any). */
+  readonly retries?: number | undefined
   readonly elapsedMs: number
   /**
    * Rows per second now (e.g. over the last seconds); default: `rows` over `elapsedMs`, the run's
@@ -72,6 +75,9 @@ export const count = (n: number): string => Math.round(n).toLocaleString("en-US"
 
 /** A count and its noun: `1 row`, `1,234 rows`. */
 export const plural = (n: number, word: string): string => `${count(n)} ${word}${n === 1 ? "" : "s"}`
+
+/** A count of retries: `1 retry`, `3 retries`. */
+export const retries = (n: number): string => `${count(n)} ${n === 1 ? "retry" : "retries"}`
 
 /** A duration for people: `850 ms`, `4.2 s`, `3 min 05 s`, `2 h 07 min`. */
 export const duration = (ms: number): string => {
@@ -97,7 +103,7 @@ export const line = (s: Snapshot): string => {
   const parts = [s.label, `${count(s.rows)} rows`]
   const rowsPerSecond = s.rowsPerSecond ?? (s.elapsedMs > 0 ? (s.rows * 1000) / s.elapsedMs : undefined)
   if (rowsPerSecond !== undefined) parts.push(`${count(rowsPerSecond)} rows/s`)
-  parts.push(`${count(s.calls)} calls`)
+  parts.push(`${count(s.calls)} calls${s.retries === undefined || s.retries === 0 ? "" : ` (${retries(s.retries)})`}`)
   const callsPerSecond = s.callsPerSecond ?? (s.elapsedMs > 0 ? (s.calls * 1000) / s.elapsedMs : undefined)
   if (callsPerSecond !== undefined) {
     parts.push(

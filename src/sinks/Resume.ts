@@ -23,6 +23,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import * as CallCount from "../CallCount.js"
 import * as Checkpoint from "./Checkpoint.js"
 import { copyHashed, type DataFile, digest, hashFile, openData, removeQuietly, sizeOf } from "./Files.js"
 import * as Parquet from "./Parquet.js"
@@ -225,9 +226,11 @@ export const write = (
     readonly parquet?: Parquet.State | undefined
   }
 ): Effect.Effect<void, SinkError, FileSystem.FileSystem | Path.Path> =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+  Effect.flatMap(Effect.zip(Clock.currentTimeMillis, CallCount.innermost), ([now, counter]) =>
     Checkpoint.write(files.out, {
       ...base,
+      // The export's requests so far (its counter started from the checkpoint it resumed).
+      ...(counter === undefined ? {} : { calls: counter.requests, retries: counter.retries }),
       phase,
       bytes: at.bytes,
       rows: at.rows,

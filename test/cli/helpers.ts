@@ -9,6 +9,9 @@ import { parse } from "csv-parse/sync"
 import { afterAll, beforeAll, expect } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { execFile, spawn, type ChildProcess } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { Plan } from "../../src/Plan.js"
 import * as Simulator from "../../src/simulator/index.js"
@@ -32,9 +35,19 @@ export interface CliResult {
   readonly stderr: string
 }
 
-/** The environment of every CLI run: the test process's, without any API key, plus `extra`. */
+/**
+ * The state directory of this test file's CLI runs (`XDG_STATE_HOME`): the key budgets the CLI shares
+ * between a machine's processes live there, so test files running in parallel never share one.
+ */
+export const stateHome = mkdtempSync(join(tmpdir(), "explorer-etl-state-"))
+process.once("exit", () => rmSync(stateHome, { recursive: true, force: true }))
+
+/**
+ * The environment of every CLI run: the test process's, without any API key, its state in
+ * {@link stateHome}, plus `extra`.
+ */
 export const cliEnv = (extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", XDG_STATE_HOME: stateHome }
   delete env.EXPLORER_API_KEY
   delete env.ETHERSCAN_API_KEY
   for (const name of Object.keys(env)) if (name.startsWith("EXPLORER_")) delete env[name]

@@ -133,6 +133,11 @@ describe("explorer-etl run (durable by default)", () => {
       expect(killedRequests + resumedRequests).toBeLessThanOrEqual(plainRequests + 4)
       const after = yield* status(durableOut)
       expect(after[0]).toMatch(/^wallet-history\trun \S+\tdone\t14\/14 exports done, /)
+      // status adds up every attempt of every export: the requests the server received from both
+      // processes, but those the killed one sent after its exports' last checkpoints.
+      const shown = Number(/, ([\d,]+) calls?/.exec(after[0] ?? "")?.[1]?.replaceAll(",", ""))
+      expect(shown).toBeLessThanOrEqual(killedRequests + resumedRequests)
+      expect(shown).toBeGreaterThanOrEqual(killedRequests + resumedRequests - 4)
       expect(after.at(-1)).toBe("  commit\tdone")
       // Nothing of the run is left but its journal.
       expect(readdirSync(path.join(durableDir, ".durable")).sort()).toEqual(["journal.sqlite"])

@@ -241,7 +241,7 @@ describe("the packed package in a consumer project", () => {
     expect(manifest.rows).toBeGreaterThan(0)
   }, 300_000)
 
-  it("imports with plain node; the root entry loads no CLI, simulator or Node platform", async () => {
+  it("imports with plain node; the root entry loads no CLI, simulator, Node platform or SQLite driver", async () => {
     const root = await run(process.execPath, ["--import", "./loaded.mjs", "-e",
       "const m = await import('explorer-etl'); console.log(Object.keys(m).sort().join(','))",
       "--input-type=module"], project)
@@ -253,7 +253,8 @@ describe("the packed package in a consumer project", () => {
     expect(loaded.some((url) => url.includes("/node_modules/explorer-etl/dist/index.js"))).toBe(true)
     expect(loaded.filter((url) =>
       url.includes("@effect/cli") || url.includes("@effect/platform-node") || url.includes("/explorer-etl/dist/simulator/") ||
-      url.includes("/explorer-etl/dist/cli/") || url.includes("/explorer-etl/dist/Pipeline.js")
+      url.includes("/explorer-etl/dist/cli/") || url.includes("/explorer-etl/dist/Pipeline.js") ||
+      url.includes("@effect/sql-libsql") || url.includes("/explorer-etl/dist/internal/machineBudget.js")
     )).toEqual([])
     for (const subpath of ["explorer-etl/simulator", "explorer-etl/pipeline"]) {
       const sub = await run(process.execPath, ["-e", `const m = await import('${subpath}'); console.log(Object.keys(m).length)`,

@@ -91,6 +91,12 @@ describe("progress line", () => {
     expect(Reporter.line({ ...snapshot, block: -1 })).not.toContain("block")
   })
 
+  it("shows the retries among the calls apart", () => {
+    expect(Reporter.line({ ...snapshot, retries: 3 })).toContain(" · 17 calls (3 retries) · ")
+    expect(Reporter.line({ ...snapshot, retries: 1 })).toContain(" · 17 calls (1 retry) · ")
+    expect(Reporter.line({ ...snapshot, retries: 0 })).toContain(" · 17 calls · ")
+  })
+
   it("formats durations for people", () => {
     expect([850, 4_200, 185_000, 7_620_000].map(Reporter.duration)).toEqual(["850 ms", "4.2 s", "3 min 05 s", "2 h 07 min"])
   })
