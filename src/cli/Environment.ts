@@ -23,6 +23,7 @@ import * as Reporter from "../sinks/Reporter.js"
 import type * as Simulator from "../simulator/index.js"
 import * as Chains from "./Chains.js"
 import { badFlag } from "./Errors.js"
+import * as Flags from "./Flags.js"
 
 /** `--chain <id|name>` (default 1): a chain id or its name (`polygon`), see `explorer-etl chains`. */
 export const chain = Options.text("chain").pipe(
@@ -63,13 +64,13 @@ export const simulator = Options.boolean("simulator").pipe(
 export const quiet = Options.boolean("quiet").pipe(Options.withAlias("q"), Options.withDescription("no progress output"))
 
 /** `--retries <n>` (default 6): retries of a call that failed transiently; 0 = fail on the first error. */
-export const retries = Options.integer("retries").pipe(
+export const retries = Flags.wholeNumber("retries", { min: 0, expected: "a whole number ≥ 0" }).pipe(
   Options.withDefault(ExplorerConfig.DEFAULT_RETRY.times),
   Options.withDescription(`retries of a call after a transient failure (default ${ExplorerConfig.DEFAULT_RETRY.times}; 0 = none)`)
 )
 
 /** `--timeout <seconds>` (default 30): how long one attempt may wait for its answer. */
-export const timeout = Options.float("timeout").pipe(
+export const timeout = Flags.seconds("timeout").pipe(
   Options.withDefault(Duration.toSeconds(ExplorerConfig.DEFAULT_REQUEST_TIMEOUT)),
   Options.withDescription(
     `seconds one attempt may wait for the whole answer before it is retried (default ${Duration.toSeconds(ExplorerConfig.DEFAULT_REQUEST_TIMEOUT)})`
@@ -80,12 +81,16 @@ export const timeout = Options.float("timeout").pipe(
  * `--calls-per-day <n>`, else EXPLORER_CALLS_PER_DAY, else the plan's daily cap: the key's calls per UTC
  * day, counted where the key's budget is kept in storage (the runners of a cluster).
  */
-export const callsPerDay = Options.integer("calls-per-day").pipe(
+export const callsPerDay = Flags.wholeNumberOrEnv(
+  "calls-per-day",
+  "EXPLORER_CALLS_PER_DAY",
+  Config.string("EXPLORER_CALLS_PER_DAY"),
+  { min: 1, expected: "a whole number ≥ 1" }
+).pipe(
   Options.withDescription(
     "the key's calls per UTC day (default: env EXPLORER_CALLS_PER_DAY, else the plan's cap); a cluster's runners " +
       "count them together and wait for 00:00 UTC once they are spent"
   ),
-  Options.withFallbackConfig(Config.integer("EXPLORER_CALLS_PER_DAY")),
   Options.optional
 )
 

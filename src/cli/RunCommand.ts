@@ -13,12 +13,14 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { existsSync } from "node:fs"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { DemoData } from "../DemoData.js"
 import * as Pipeline from "../Pipeline.js"
 import type { ExportSummary } from "../Exports.js"
 import * as Environment from "./Environment.js"
+import * as Flags from "./Flags.js"
 import { badFlag, loadWithPostgres, refusedFlag } from "./Errors.js"
 
 const file = Args.text({ name: "pipeline file" }).pipe(Args.withDescription("a pipeline module, e.g. pipelines/token-activity.ts"))
@@ -28,7 +30,7 @@ const every = Options.text("every").pipe(
 )
 const config = Options.text("config").pipe(Options.optional, Options.withDescription("config file replacing the pipeline's own"))
 const outDir = Options.text("out-dir").pipe(Options.withDefault("out"), Options.withDescription("output folder (default ./out)"))
-const confirmations = Options.integer("confirmations").pipe(
+const confirmations = Flags.wholeNumber("confirmations", { min: 0, expected: "a number of blocks ≥ 0" }).pipe(
   Options.withDefault(0),
   Options.withDescription("keep the newest N blocks out until they are final")
 )
@@ -76,11 +78,21 @@ const loadDurable = Effect.promise(() => import("../durable/PipelineRun.js"))
 /** The cluster's modules, loaded on first use: PostgreSQL's driver is an optional peer dependency. */
 export const loadCluster = (command: string) => loadWithPostgres(command, "--cluster", () => import("../durable/Cluster.js"))
 
+/**
+ * Why a pipeline module did not load, in the user's terms: a missing file is said so; Node's own text
+ * loses the paths of this package (`… imported from …/dist/cli/RunCommand.js`) and keeps its first line.
+ */
+const loadFailure = (path: string, cause: unknown): string => {
+  if (!existsSync(resolve(path))) return "no such file"
+  const text = (cause instanceof Error ? cause.message : String(cause)).split("\n")[0] ?? ""
+  return text.replace(/ imported from \S+/g, "").replace(/\S*\/dist\/cli\/\S+/g, "explorer-etl")
+}
+
 /** Loads the default export of a pipeline module. */
 export const loadPipeline = (path: string) =>
   Effect.tryPromise({
     try: () => importModule(pathToFileURL(resolve(path))),
-    catch: (cause) => badFlag("run", "pipeline file", `cannot load ${path}: ${cause instanceof Error ? cause.message : String(cause)}`)
+    catch: (cause) => badFlag("run", "pipeline file", `cannot load ${path}: ${loadFailure(path, cause)}`)
   }).pipe(
     Effect.flatMap((module) =>
       isPipeline(module.default)

@@ -74,7 +74,8 @@ export interface Settings {
   readonly formulaGuard: boolean | undefined
   /** Parquet: whether each decimal-string column has a `<name>_float` companion; undefined for CSV and JSONL. */
   readonly floatColumns: boolean | undefined
-  readonly resume: boolean
+  /** `"unfinished"`: an unfinished checkpoint of the same export is continued (see `Resume.decide`). */
+  readonly resume: boolean | "unfinished"
   readonly confirmations: number
   readonly allowPartial: boolean | undefined
   readonly quiet: boolean | undefined
@@ -723,6 +724,9 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
   Effect.gen(function*() {
     const { files, settings } = run
     const start = yield* Resume.decide(files, run.fingerprint, settings.resume)
+    if (start._tag === "Resume" && start.implied === true && settings.quiet !== true) {
+      Reporter.notice(settings.progressOutput ?? Reporter.stderr, Resume.impliedLine(start.state))
+    }
     const latestBlock = latestOf(source, run)
     const goalOf = (latest: number) => goalAt(source, settings, latest)
     const firstBlock = Resume.firstBlock(start, source.fromBlock)

@@ -152,7 +152,7 @@ describe("explorer-etl run (durable by default)", () => {
       const meanwhile = spawnCli(runArgs(interruptedKey, config, out, true))
       const code = yield* closed(meanwhile)
       expect(failureOf({ args: [], code, signal: null, ...meanwhile.output }, "OutputLockedError")).toBe(
-        `another run of wallet-history (pid ${first.child.pid}) is using ${path.join(dir, ".durable", "journal.sqlite")}`
+        `another run of wallet-history (pid ${first.child.pid}) is using ${path.join(dir, ".durable", "journal.sqlite")} (lock file ${path.join(dir, ".durable", "journal.sqlite.lock")})`
       )
       expect(first.child.kill("SIGINT")).toBe(true)
       expect((yield* exited(first.child)).code).toBe(130)
