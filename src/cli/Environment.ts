@@ -46,12 +46,11 @@ export const baseUrl = Options.text("base-url").pipe(
 )
 
 /** `--plan <plan>`, else EXPLORER_PLAN, else free (proplus with `--simulator`: every data set runs). */
-export const plan = Options.choice("plan", Plan.plans).pipe(
+export const plan = Flags.choice("plan", Plan.plans, { pseudoName: "plan", env: ["EXPLORER_PLAN", Config.string("EXPLORER_PLAN")] }).pipe(
   Options.withDescription(
-    "your API plan: sets the rate, the PRO operations and the result window (default: env EXPLORER_PLAN, " +
-      "else free; proplus with --simulator)"
+    `your API plan (${Plan.plans.join(", ")}): sets the rate, the PRO operations and the result window ` +
+      "(default: env EXPLORER_PLAN, else free; proplus with --simulator)"
   ),
-  Options.withFallbackConfig(Config.literal(...Plan.plans)("EXPLORER_PLAN")),
   Options.optional
 )
 
@@ -183,7 +182,13 @@ export const check = (
     )
   }
   return Either.match(ExplorerConfig.normalizeBaseUrl(options.baseUrl), {
-    onLeft: (detail) => Effect.fail(badFlag("cli", "--base-url", detail, options.chain)),
+    onLeft: (detail) =>
+      Effect.fail(badFlag(
+        "cli",
+        "--base-url",
+        `expected a URL such as https://api.etherscan.io, got "${options.baseUrl}" (${detail.replace(/^baseUrl: /, "")})`,
+        options.chain
+      )),
     onRight: () => Effect.void
   })
 }

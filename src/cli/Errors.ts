@@ -64,7 +64,7 @@ export const refusedFlag = (command: string, chainId: number, flags: ReadonlyArr
   const option = flags.find((name) => name === error.option)
   return Effect.fail(
     error.reason === "InvalidInput" && option !== undefined
-      ? badFlag(command, optionFlags[option].flag, optionFlags[option].detail(error.detail), chainId)
+      ? badFlag(command, optionFlags[option].flag, optionFlags[option].detail(error.detail).replace(/\bpass format\b/, "pass --format"), chainId)
       : error
   )
 }
@@ -139,6 +139,8 @@ export const describe = (error: unknown): string => {
   }
   if (ValidationError.isValidationError(error)) {
     const text = HelpDoc.toAnsiText(error.error).replace(/\u001b\[[0-9;]*m/g, "").trim().replace(/\s*\n\s*/g, " ")
+      // @effect/cli's words for a required flag left out, told as the other refusals are.
+      .replace(/^Expected to find option: '(-[\w-]+)'$/, "$1: required, and not given")
     return `InvalidInputError: ${text.length > 0 ? text : error._tag}`
   }
   if (typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string") {

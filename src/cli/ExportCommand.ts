@@ -26,9 +26,9 @@ import { homedir } from "node:os"
 import { join } from "node:path"
 
 const out = Options.text("out").pipe(Options.withAlias("o"), Options.withDescription("output file (.csv, .jsonl, .ndjson or .parquet)"))
-const format = Options.choice("format", ["csv", "jsonl", "parquet"]).pipe(
+const format = Flags.choice("format", ["csv", "jsonl", "parquet"], { pseudoName: "csv|jsonl|parquet" }).pipe(
   Options.optional,
-  Options.withDescription("file format (default: from the extension of --out)")
+  Options.withDescription("file format: csv, jsonl or parquet (default: from the extension of --out)")
 )
 const resume = Options.boolean("resume").pipe(
   Options.withDescription("continue an interrupted export, or append the new blocks to a finished one")
@@ -94,7 +94,10 @@ const readable = <A, I>(
 
 const limit = Flags.wholeNumber("limit", { min: 1, max: 1000, expected: "a whole number from 1 to 1000" }).pipe(Options.withDefault(1000), Options.withDescription("number of holders, ≤ 1000"))
 const date = (name: string) => Options.text(name).pipe(Options.withDescription("yyyy-MM-dd"))
-const sort = Options.choice("sort", ["asc", "desc"]).pipe(Options.withDefault("asc" as const))
+const sort = Flags.choice("sort", ["asc", "desc"], { pseudoName: "asc|desc" }).pipe(
+  Options.withDefault("asc" as const),
+  Options.withDescription("order of the days: asc or desc (default asc)")
+)
 const label = Options.text("label").pipe(Options.withDescription("label slug from the label master list, or all"))
 
 type FileFlags = {
@@ -147,6 +150,46 @@ const parseTopicOps = (chainId: number, specs: ReadonlyArray<string>) =>
     return ops
   })
 
+/** The query fields the library checks (`Sources.*`) and the flags, and parsed options, they come from. */
+const queryFlags: Readonly<Record<string, readonly [flag: string, option: string]>> = {
+  fromBlock: ["--from-block", "fromBlock"],
+  toBlock: ["--to-block", "toBlock"],
+  address: ["--address", "address"],
+  contractAddress: ["--contract", "contract"],
+  contractaddress: ["--contract", "contract"],
+  topic0: ["--topic0", "topic0"],
+  topic1: ["--topic1", "topic1"],
+  topic2: ["--topic2", "topic2"],
+  topic3: ["--topic3", "topic3"],
+  startDate: ["--start-date", "startDate"],
+  endDate: ["--end-date", "endDate"],
+  limit: ["--limit", "limit"],
+  label: ["--label", "label"],
+  event: ["--event", "event"],
+  abi: ["--abi", "abi"]
+}
+
+/**
+ * A value the library refused while the source was made (its query is checked before any request) told
+ * as the flag the user typed, with the value they gave: `--address: expected an address: 0x followed by
+ * 40 hex digits, got "0x123"` (exit code 2). Errors of other parameters stay as they are.
+ */
+const inFlagTerms = (options: Readonly<Record<string, unknown>>) => (error: InvalidInputError): Effect.Effect<never, InvalidInputError> => {
+  const known = error.module === "cli" || error.parameter === undefined ? undefined : queryFlags[error.parameter]
+  if (known === undefined) return Effect.fail(error)
+  const [flag, option] = known
+  const raw = options[option]
+  const value = Option.isOption(raw) ? Option.getOrUndefined(raw) : raw
+  const detail = error.detail.replace(/^must be /, "expected ")
+    .replace("give address, at least one topic, or both", "give --address, at least one of --topic0..--topic3, or both")
+  return Effect.fail(badFlag(
+    "export",
+    flag,
+    value === undefined || detail.includes(`"${String(value)}"`) ? detail : `${detail}, got "${String(value)}"`,
+    error.chainId
+  ))
+}
+
 /** Runs one export with the API options' client: the layer is built once for it. */
 const runExport = <A, I>(
   api: Environment.ApiOptions,
@@ -165,7 +208,7 @@ const runExport = <A, I>(
         return yield* badFlag("export", "--float-columns", `needs a Parquet output (--format parquet or an .parquet --out); this one is ${written.value}`, api.chain)
       }
     }
-    const source = yield* makeSource
+    const source = yield* makeSource.pipe(Effect.catchTag("InvalidInputError", inFlagTerms(flags as unknown as Readonly<Record<string, unknown>>)))
     return yield* Exports.toFile(source, {
       checkpointEvery: seconds === undefined ? undefined : `${seconds} seconds`,
       out: flags.out,
@@ -387,8 +430,9 @@ const beaconWithdrawals = Command.make("beacon-withdrawals", { address, ...range
   runExport(a, a, Effect.flatMap(parseRange("beacon-withdrawals", a), (r) => Sources.beaconWithdrawals({ ...r, address: a.address })))
 ).pipe(Command.withDescription("consensus-layer withdrawals to an address, amounts in gwei (txsBeaconWithdrawal)"))
 
-const statistic = Options.choice("stat", Object.keys(Sources.dailyStatistics) as [Sources.DailyStatistic, ...Array<Sources.DailyStatistic>]).pipe(
-  Options.withDescription("the daily statistic, by its API action")
+const statistics = Object.keys(Sources.dailyStatistics) as ReadonlyArray<Sources.DailyStatistic>
+const statistic = Flags.choice("stat", statistics, { pseudoName: "action" }).pipe(
+  Options.withDescription(`the daily statistic, by its API action: ${statistics.join(", ")}`)
 )
 
 const dailyStats = Command.make("daily-stats", { stat: statistic, ...dailyOptions }, (a) =>

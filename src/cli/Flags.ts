@@ -9,6 +9,9 @@ import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import type * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
+import { suggest } from "../internal/suggest.js"
+import * as Pipeline from "../Pipeline.js"
+import { badFlag } from "./Errors.js"
 
 /** The refusal of `flag`'s value `text`: `<flag>: expected <expected>, got "<text>"`. */
 export const refused = (flag: string, expected: string, text: string): ValidationError.ValidationError =>
@@ -62,4 +65,38 @@ export const seconds = (name: string): Options.Options<number> =>
         ? Effect.succeed(n)
         : Effect.fail(refused(`--${name}`, "a number of seconds > 0 (e.g. 30 or 2.5)", text))
     })
+  )
+
+/**
+ * `--<name> <pseudo>`: one of `values` (its description should list them); a refusal names the flag,
+ * the values and the closest one: `--format: expected one of csv, jsonl, parquet, got "xml"`.
+ * `env`: the environment variable that may give it instead (named in the refusal too).
+ */
+export const choice = <const A extends string>(
+  name: string,
+  values: ReadonlyArray<A>,
+  options: { readonly pseudoName: string; readonly env?: readonly [name: string, config: Config.Config<string>] }
+): Options.Options<A> => {
+  const flag = options.env === undefined ? `--${name}` : `--${name} (or ${options.env[0]})`
+  const text = Options.text(name).pipe(Options.withPseudoName(options.pseudoName))
+  return (options.env === undefined ? text : text.pipe(Options.withFallbackConfig(options.env[1]))).pipe(
+    Options.mapEffect((given) => {
+      const found = values.find((v) => v === given.trim())
+      if (found !== undefined) return Effect.succeed(found)
+      const close = suggest(given.trim(), values)
+      return Effect.fail(refused(flag, `one of ${values.join(", ")}${close === undefined ? "" : ` (did you mean ${close}?)`}`, given))
+    })
+  )
+}
+
+/** `--every`'s cron expression, checked before anything starts: a refusal names the flag and the form expected. */
+export const cron = (command: string, expression: string) =>
+  Pipeline.parseCron(expression).pipe(
+    Effect.mapError((e) =>
+      badFlag(
+        command,
+        "--every",
+        `expected a cron expression (UTC) such as "0 * * * *", got "${expression}" (${e.detail.replace(/^not a cron expression "[^"]*": /, "")})`
+      )
+    )
   )

@@ -128,8 +128,9 @@ export const runCommand = Command.make(
       if (a.noDurable && Option.isSome(a.cluster)) {
         return yield* Effect.fail(badFlag("run", "--no-durable", "a run on a cluster is always durable: drop --no-durable"))
       }
+      // The schedule is checked before the pipeline is loaded: a typo costs nothing.
+      const cron = Option.isSome(a.every) ? Option.some(yield* Flags.cron("run", a.every.value)) : Option.none()
       const pipeline = yield* loadPipeline(a.file)
-      const cron = Option.isSome(a.every) ? Option.some(yield* Pipeline.parseCron(a.every.value)) : Option.none()
       const once = Effect.gen(function*() {
         const demo = yield* DemoData
         const targets = Option.isSome(demo) && Option.isNone(a.config)

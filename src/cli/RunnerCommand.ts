@@ -73,7 +73,7 @@ export const runnerCommand = Command.make(
   (a) =>
     Effect.gen(function*() {
       // The schedule is checked before anything, as `run --every` checks it.
-      if (Option.isSome(a.every)) yield* Pipeline.parseCron(a.every.value)
+      if (Option.isSome(a.every)) yield* Flags.cron("runner", a.every.value)
       const pipeline = yield* loadPipeline(a.file)
       const configFile = Option.getOrUndefined(a.config)
       // Runs submitted with run --cluster bring their config; only a schedule's runs take this one.

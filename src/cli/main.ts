@@ -107,6 +107,16 @@ const program = Effect.suspend(() => {
           ` (${noun}s: ${request.names.join(", ")}; \`${[Help.programName, ...request.path].join(" ")} --help\` describes them)`
       )
     }
+    case "unknownFlag": {
+      const command = [Help.programName, ...request.path].join(" ")
+      const where = request.path.length === 0 ? "" : `${request.path.join(" ")}: `
+      return refused(
+        `${where}unknown flag ${request.flag}` +
+          (request.suggestion === undefined ? "" : `; did you mean ${request.suggestion}?`) +
+          (request.takenBy.length === 0 ? "" : ` (${request.flag} is a flag of ${request.takenBy.join(", ")})`) +
+          ` (\`${command} --help\` lists the flags)`
+      )
+    }
     case "missing": {
       const noun = help.nounAt(request.path)
       const command = [Help.programName, ...request.path].join(" ")
