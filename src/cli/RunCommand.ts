@@ -149,7 +149,17 @@ export const runCommand = Command.make(
           ? yield* Pipeline.run(pipeline, targets, runOptions)
           : yield* Effect.flatMap(loadDurable, (durableRun) => durableRun.run(pipeline, targets, runOptions))
         yield* printSummaries(summaries)
-      })
+      }).pipe(
+        // Interrupted while a run was under way: how to continue it (a cluster's run goes on on its runners).
+        Effect.onInterrupt(() =>
+          Option.isSome(a.cluster) ? Effect.void : Effect.sync(() =>
+            void process.stderr.write(
+              a.noDurable
+                ? "interrupted: run the same command to continue (each export resumes from its checkpoint)\n"
+                : "interrupted: run the same command to continue this run (finished exports are not repeated)\n"
+            ))
+        )
+      )
       yield* Option.match(cron, { onNone: () => once, onSome: (c) => Pipeline.schedule(once, c) }).pipe(
         Effect.catchTag("SinkError", refusedFlag("run", a.chain, ["confirmations"])),
         Effect.provide(Environment.clientLayer(a)),

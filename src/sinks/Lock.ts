@@ -226,6 +226,29 @@ export const acquire = (
     return yield* lockedBy(parseHolder(text) ?? { pid: 0, host: self.host })
   })
 
+/** Who holds the lock of `out`, as this host sees it. */
+export interface LockHolder {
+  readonly pid: number
+  readonly host: string
+  /** Whether that process still holds it: false for a lock its process left (see the module header). */
+  readonly alive: boolean
+}
+
+/**
+ * The holder of `out`'s lock, without taking it: none when there is no lock (or no readable one). A lock
+ * of another host is taken as alive (it cannot be asked).
+ */
+export const inspect = (out: string): Effect.Effect<Option.Option<LockHolder>, never, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = lockPath(out)
+    const text = yield* fs.readFileString(path).pipe(Effect.orElseSucceed(() => undefined))
+    const holder = text === undefined ? undefined : parseHolder(text)
+    if (holder === undefined) return Option.none()
+    const alive = holder.host === hostname() ? holdsHere(holder, path) : true
+    return Option.some({ pid: holder.pid, host: holder.host, alive })
+  })
+
 /** A file at the output that this tool did not write (no manifest describes it): kept unless forced. */
 export class OutputExistsError extends Schema.TaggedError<OutputExistsError>()("OutputExistsError", {
   /** The output file. */

@@ -57,6 +57,40 @@ describe("HTTP details", () => {
       expect(list.result[0]).toMatchObject({ chainname: "Ethereum Mainnet", chainid: "1", status: 1 })
     }))
 
+  it.scoped("a POST body over 1 MB is answered 413, with or without its length announced; one under it is read", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.make({ seed: 2 })
+      const form = `module=stats&action=ethsupply&apikey=${sim.demoKeys.free}&pad=`
+      const send = (body: string, announced: boolean) =>
+        Effect.promise(async () => {
+          const bytes = new TextEncoder().encode(body)
+          const response = await fetch(`${sim.baseUrl}/v2/api?chainid=1`, {
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            ...(announced
+              ? { body: bytes }
+              // A stream: sent chunked, its length known only once it has all arrived.
+              : {
+                body: new ReadableStream<Uint8Array>({
+                  start(controller) {
+                    for (let i = 0; i < bytes.length; i += 64 * 1024) controller.enqueue(bytes.subarray(i, i + 64 * 1024))
+                    controller.close()
+                  }
+                }),
+                duplex: "half"
+              })
+          } as RequestInit)
+          return { status: response.status, text: await response.text() }
+        })
+      const under = yield* send(form + "x".repeat(1024 * 1024 - form.length - 16), true)
+      expect(under.status).toBe(200)
+      expect(JSON.parse(under.text).status).toBe("1")
+      for (const announced of [true, false]) {
+        const over = yield* send(form + "x".repeat(2 * 1024 * 1024), announced)
+        expect(over.status, `announced: ${announced}`).toBe(413)
+      }
+    }))
+
   it("download URLs expire after five minutes", () => {
     const core = new Core({ seed: 2 })
     core.baseUrl = "http://sim.test"
