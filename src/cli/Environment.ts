@@ -166,8 +166,8 @@ export const check = (
         chainId: options.chain,
         module: "cli",
         action: "--api-key",
-        detail: "no API key: pass --api-key <key>, or set EXPLORER_API_KEY (or ETHERSCAN_API_KEY); " +
-          "--simulator runs without one"
+        detail: "no API key: set EXPLORER_API_KEY (or ETHERSCAN_API_KEY), or pass --api-key <key> (visible to " +
+          "other users in ps); --simulator runs without one"
       })
     )
   }

@@ -48,8 +48,10 @@ export const samples = (service: Simulator.SimulatorService): string => {
     `    passed    ${chain.verifications.verified}`,
     `    pending   ${chain.verifications.pending}`,
     `    failed    ${chain.verifications.failed}`,
-    "  try (free demo key; --simulator instead of --base-url/--api-key runs its own simulator in-process):",
-    `    npx explorer-etl export txs --address ${wallet} --base-url ${service.baseUrl} --api-key ${service.demoKeys.free} --out txs.csv`
+    "  try (the free demo key, given as keys are best given: in EXPLORER_API_KEY, never on the command line;",
+    "  --simulator instead of --base-url runs its own simulator in-process):",
+    `    export EXPLORER_API_KEY=${service.demoKeys.free}`,
+    `    npx explorer-etl export txs --address ${wallet} --base-url ${service.baseUrl} --out txs.csv`
   ].join("\n")
 }
 

@@ -121,7 +121,7 @@ describe.concurrent("errors", () => {
         yield* transcript.cli(["export", "txs", "--address", wallet, "--out", out, "--base-url", sim.baseUrl]),
         "InvalidApiKeyError"
       )
-      expect(message).toMatch(/no API key: pass --api-key <key>, or set EXPLORER_API_KEY \(or ETHERSCAN_API_KEY\)/)
+      expect(message).toMatch(/no API key: set EXPLORER_API_KEY \(or ETHERSCAN_API_KEY\), or pass --api-key <key> \(visible to other users in ps\)/)
       expect(message).not.toMatch(/getblocknobytime|txlist/)
       expect(existsSync(out)).toBe(false)
       expect((yield* sim.stats).byKey["(none)"] ?? 0).toBe(before)
