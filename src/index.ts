@@ -43,9 +43,9 @@ export * as Readable from "./streams/Readable.js"
 /** Progress of a stream (pages, calls, rows, block position) as a SubscriptionRef. */
 export * as Progress from "./streams/Progress.js"
 /** The block-cursor paging engine, for data sets the library does not name. */
-export * as BlockCursor from "./streams/BlockCursor.js"
+export * as BlockCursor from "./streams/engine/BlockCursor.js"
 /** The page-number paging engine, for paged lists the library does not name. */
-export * as PageNumbers from "./streams/PageNumbers.js"
+export * as PageNumbers from "./streams/engine/PageNumbers.js"
 /** `Exports.toFile(source, { out, resume, confirmations })`: the one way a data set goes into a file. */
 export * as Exports from "./Exports.js"
 /** The file formats, checkpoints, manifests, lock and progress display behind `Exports.toFile`. */

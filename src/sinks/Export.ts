@@ -41,8 +41,8 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Plan from "../Plan.js"
 import * as Progress from "../streams/Progress.js"
-import type * as BlockCursor from "../streams/BlockCursor.js"
-import type { BlockBatch } from "../streams/BlockCursor.js"
+import type * as BlockCursor from "../streams/engine/BlockCursor.js"
+import type { BlockBatch } from "../streams/engine/BlockCursor.js"
 import {
   type BlockRange,
   type BlockSource,

@@ -15,9 +15,9 @@ import * as CallChecks from "../internal/callChecks.js"
 import * as Params from "../internal/params.js"
 import * as Plan from "../Plan.js"
 import * as Schemas from "../schemas/index.js"
-import * as BlockCursor from "./BlockCursor.js"
-import * as PageNumbers from "./PageNumbers.js"
-import * as Partitions from "./Partitions.js"
+import * as BlockCursor from "./engine/BlockCursor.js"
+import * as PageNumbers from "./engine/PageNumbers.js"
+import * as Partitions from "./engine/Partitions.js"
 import * as Progress from "./Progress.js"
 import type { BlockRange, BlockSource, RowSource, StreamOptions } from "./Sources.js"
 
@@ -185,6 +185,7 @@ const blockSource = <K extends ListOperationName, I extends { readonly blockNumb
     parallel: {
       callsPerSecond: operation.throttled ? Plan.THROTTLED_CALLS_PER_SECOND : limits.callsPerSecond,
       rowsPerCall: Plan.rowsPerRequest(client.plan, operation),
+      pagesPerQuery: Math.floor(Plan.resultWindow(client.plan, operation) / Plan.rowsPerRequest(client.plan, operation)),
       pool: poolOf(client)
     },
     latestBlock: (options) =>

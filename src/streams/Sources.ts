@@ -21,8 +21,8 @@ import type * as Either from "effect/Either"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { StreamError } from "../ExplorerError.js"
-import type { BlockBatch, Bound } from "./BlockCursor.js"
-import type { Pool } from "./Partitions.js"
+import type { BlockBatch, Bound } from "./engine/BlockCursor.js"
+import type { Pool } from "./engine/Partitions.js"
 import type * as Progress from "./Progress.js"
 
 export {
@@ -109,6 +109,11 @@ export interface BlockSource<A, I = unknown, E = StreamError, R = never> extends
   readonly parallel?: {
     readonly callsPerSecond: number
     readonly rowsPerCall: number
+    /**
+     * Pages one query may have (the result window over `rowsPerCall`; default 1): pages of one query are
+     * asked together when there are several (`BlockCursor.Bound.ahead`), before ranges are cut.
+     */
+    readonly pagesPerQuery?: number | undefined
     /** Shared by the sources of one key (the library's: one per client), see `Partitions.Pool`. */
     readonly pool?: Pool | undefined
   } | undefined

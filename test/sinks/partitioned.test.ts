@@ -10,7 +10,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, FastCheck as fc, Fiber, Option, Schedule, Schema, Stream } from "effect"
 import { BlockCursor, Exports, ExplorerError, Sources } from "explorer-etl"
 import * as Checkpoint from "../../src/sinks/Checkpoint.js"
-import * as Partitions from "../../src/streams/Partitions.js"
+import * as Partitions from "../../src/streams/engine/Partitions.js"
 
 const Row = Schema.Struct({ blockNumber: Schema.Number, id: Schema.Number, data: Schema.String })
 type Row = typeof Row.Type
@@ -54,7 +54,9 @@ const source = (
   toBlock: number,
   cap: number,
   window: number,
-  parallel: { readonly callsPerSecond: number; readonly pool?: Partitions.Pool } = { callsPerSecond: 1_000 },
+  parallel: { readonly callsPerSecond: number; readonly pool?: Partitions.Pool; readonly pagesPerQuery?: number } = {
+    callsPerSecond: 1_000
+  },
   /** Counts the partitions being read (streams running), across every source given it. */
   partitions: { now: number; most: number } = { now: 0, most: 0 },
   latestBlock: Effect.Effect<number, ExplorerError.ExplorerError> = Effect.succeed(toBlock + 10)
@@ -112,8 +114,8 @@ const exportTo = <E>(folder: string, name: string, src: Sources.Source<Row, Row,
 describe("partitioned exports", () => {
   it.live.prop(
     "write the same bytes as one cursor, for any rows-per-block shape and any number of partitions",
-    [shape, fc.integer({ min: 2, max: 8 }), fc.constantFrom("csv", "jsonl")],
-    ([dist, concurrency, format]) =>
+    [shape, fc.integer({ min: 2, max: 8 }), fc.constantFrom("csv", "jsonl"), fc.constantFrom(1, 10)],
+    ([dist, concurrency, format, pagesPerQuery]) =>
       Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem
         const folder = yield* fs.makeTempDirectory({ prefix: "partitioned-" })
@@ -121,11 +123,13 @@ describe("partitioned exports", () => {
         const toBlock = (all.at(-1)?.blockNumber ?? 100) + 50
         const one = yield* exportTo(folder, `one.${format}`, source(model(all, 10, 100, 0), toBlock, 10, 100), { concurrency: 1 })
         const api = model(all, 10, 100, 3)
-        const many = yield* exportTo(folder, `many.${format}`, source(api, toBlock, 10, 100), { concurrency })
+        // pagesPerQuery 10: the window (100) holds ten pages of a query, asked together (Bound.ahead).
+        const many = yield* exportTo(folder, `many.${format}`,
+          source(api, toBlock, 10, 100, { callsPerSecond: 1_000, pagesPerQuery }), { concurrency })
         expect(many.text).toBe(one.text)
         expect(many.summary.manifest.rows).toBe(all.length)
         expect(many.summary.manifest.contentHash).toBe(one.summary.manifest.contentHash)
-        expect(api.stats.maxInFlight).toBeLessThanOrEqual(concurrency * 2)
+        expect(api.stats.maxInFlight).toBeLessThanOrEqual(pagesPerQuery === 1 ? concurrency * 2 : concurrency * 11)
         // Nothing is left beside the file: no spool, no partial.
         expect((yield* fs.readDirectory(folder)).filter((n) => n.startsWith("."))).toEqual([])
         yield* fs.remove(folder, { recursive: true })
@@ -154,8 +158,8 @@ describe("partitioned exports", () => {
 
   it.live.prop(
     "interrupted at any moment, resume ends with the same bytes",
-    [shape, fc.integer({ min: 2, max: 6 }), fc.integer({ min: 0, max: 60 })],
-    ([dist, concurrency, afterMs]) =>
+    [shape, fc.integer({ min: 2, max: 6 }), fc.integer({ min: 0, max: 60 }), fc.constantFrom(1, 10)],
+    ([dist, concurrency, afterMs, pagesPerQuery]) =>
       Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem
         const path = yield* Path.Path
@@ -164,10 +168,11 @@ describe("partitioned exports", () => {
         const toBlock = (all.at(-1)?.blockNumber ?? 100) + 50
         const one = yield* exportTo(folder, "one.csv", source(model(all, 10, 100, 0), toBlock, 10, 100), { concurrency: 1 })
         const out = path.join(folder, "cut.csv")
-        const fiber = yield* Effect.fork(Exports.toFile(source(model(all, 10, 100, 3), toBlock, 10, 100), { out, concurrency, ...quiet }))
+        const parallel = { callsPerSecond: 1_000, pagesPerQuery }
+        const fiber = yield* Effect.fork(Exports.toFile(source(model(all, 10, 100, 3), toBlock, 10, 100, parallel), { out, concurrency, ...quiet }))
         yield* Effect.sleep(afterMs)
         yield* Fiber.interrupt(fiber)
-        const resumed = yield* exportTo(folder, "cut.csv", source(model(all, 10, 100, 3), toBlock, 10, 100), {
+        const resumed = yield* exportTo(folder, "cut.csv", source(model(all, 10, 100, 3), toBlock, 10, 100, parallel), {
           concurrency,
           resume: true
         })

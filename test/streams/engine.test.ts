@@ -7,8 +7,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Either, FastCheck as fc, Stream } from "effect"
 import { QueryTimeoutError, ResultWindowError } from "../../src/ExplorerError.js"
-import * as BlockCursor from "../../src/streams/BlockCursor.js"
-import * as PageNumbers from "../../src/streams/PageNumbers.js"
+import * as BlockCursor from "../../src/streams/engine/BlockCursor.js"
+import * as PageNumbers from "../../src/streams/engine/PageNumbers.js"
 import * as Progress from "../../src/streams/Progress.js"
 import { type Row, rowsOf, where } from "./rows.js"
 
@@ -104,6 +104,63 @@ describe("block cursor engine", () => {
       }),
     { fastCheck: { numRuns: 100 } }
   )
+
+  it.effect.prop(
+    "pages asked ahead (Bound.ahead) give the one-cursor rows, with several requests on the wire, lowered ends and timeouts too",
+    [distribution(10, 40), fc.integer({ min: 1, max: 9 }), fc.option(fc.integer({ min: 0, max: 3_000 })),
+      fc.option(fc.integer({ min: 0, max: 4_000 })), fc.boolean()],
+    ([dist, depth, expected, lowerTo, timeouts]) =>
+      Effect.gen(function*() {
+        const all = rowsOf(dist)
+        const api = model(all, 10, 100, timeouts ? 60 : Infinity)
+        const toBlock = (dist.at(-1)?.[0] ?? 100) + 5
+        const stats = { inFlight: 0, most: 0 }
+        const fetch = (r: BlockCursor.BlockPageRequest) =>
+          Effect.gen(function*() {
+            stats.inFlight++
+            stats.most = Math.max(stats.most, stats.inFlight)
+            // Answers in any order (the test clock does not move: yields stand for the network).
+            for (let i = Math.floor(Math.random() * 6); i > 0; i--) yield* Effect.yieldNow()
+            return yield* api.fetch(r)
+          }).pipe(Effect.ensuring(Effect.sync(() => void stats.inFlight--)))
+        const limit: BlockCursor.Bound = {
+          ...BlockCursor.bound(0, toBlock),
+          ahead: depth,
+          ...(expected === null ? {} : { expected })
+        }
+        // A cut, as a partitioned export makes one: the end lowered while pages are on the wire.
+        const end = lowerTo === null ? toBlock : Math.min(toBlock, 100 + lowerTo)
+        const result = yield* run(BlockCursor.rows({
+          ...where,
+          fromBlock: 0,
+          toBlock,
+          rowsPerRequest: 10,
+          window: 100,
+          blockOf: (r: Row) => r.block,
+          fetch: (r) => Effect.tap(fetch(r), () => Effect.sync(() => void BlockCursor.lower(limit, Math.max(limit.claimed, end)))),
+          bound: limit
+        }))
+        const rows = Either.getOrThrow(result)
+        expect(rows).toEqual(all.filter((row) => row.block <= limit.end))
+        expect(limit.inFlight ?? 0).toBe(0)
+        if (!timeouts && lowerTo === null && all.length > 40) expect(stats.most).toBeGreaterThan(1)
+      }),
+    { fastCheck: { numRuns: 120 } }
+  )
+
+  it.effect("pages asked ahead cost no more calls than one cursor on a query that fills its window", () =>
+    Effect.gen(function*() {
+      // 1 to 9 rows a block up to the range's end: pages ahead are asked only while the rows seen say the
+      // query goes on, so they are the pages one cursor asks for.
+      const all = rowsOf(Array.from({ length: 400 }, (_, i) => [100 + i, 1 + (i % 9)] as const))
+      const serial = model(all, 10, 100)
+      const parallel = model(all, 10, 100)
+      const options = { ...where, fromBlock: 100, toBlock: 499, rowsPerRequest: 10, window: 100, blockOf: (r: Row) => r.block }
+      expect(Either.getOrThrow(yield* run(BlockCursor.rows({ ...options, fetch: serial.fetch })))).toEqual(all)
+      const limit: BlockCursor.Bound = { ...BlockCursor.bound(100, 499), ahead: 9 }
+      expect(Either.getOrThrow(yield* run(BlockCursor.rows({ ...options, fetch: parallel.fetch, bound: limit })))).toEqual(all)
+      expect(parallel.requests()).toBeLessThanOrEqual(serial.requests() + 1)
+    }))
 
   // cap = window = 10 stands for the free plan's lists (1,000 / 1,000).
   it.effect.prop(

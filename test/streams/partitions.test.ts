@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import * as Partitions from "../../src/streams/Partitions.js"
+import * as Partitions from "../../src/streams/engine/Partitions.js"
 
 describe("Partitions.split", () => {
   it("covers the range exactly with disjoint ascending parts of near-equal width", () => {

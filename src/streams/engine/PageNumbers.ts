@@ -8,8 +8,8 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { type ExplorerError, ResultWindowError } from "../ExplorerError.js"
-import * as Progress from "./Progress.js"
+import { type ExplorerError, ResultWindowError } from "../../ExplorerError.js"
+import * as Progress from "../Progress.js"
 
 /** What the engine needs to page one page-numbered query. */
 export interface PageNumberOptions<A, E> {

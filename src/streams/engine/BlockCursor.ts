@@ -22,10 +22,12 @@
  */
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { DecodeError, DenseBlockError, type QueryTimeoutError, type StreamError } from "../ExplorerError.js"
-import * as Progress from "./Progress.js"
+import { DecodeError, DenseBlockError, type QueryTimeoutError, type StreamError } from "../../ExplorerError.js"
+import * as Progress from "../Progress.js"
 
 /** One request of the engine: an ascending block range and a page of it. */
 export interface BlockPageRequest {
@@ -63,10 +65,43 @@ export interface BlockBatch<A> {
 export interface Bound {
   end: number
   claimed: number
+  /**
+   * Pages of the query being read that may be on the wire beyond the one the cursor waits for (default
+   * 0: one page after another). Pages 1..window/offset of one query are independent requests: once a
+   * full page says the query goes on, the cursor asks the next ones at once, as many as this allows and
+   * the rows expected in the rest of the range call for (see {@link pagesExpected}). Whoever runs the
+   * cursor may change it while it runs.
+   */
+  ahead?: number
+  /** Rows expected in the range before anything is read (the density of the range it was cut from). */
+  expected?: number
+  /** Requests of this cursor sent or waiting at the limiter, not yet answered. */
+  inFlight?: number
 }
 
 /** A bound for a range ending at `end`, nothing claimed before `fromBlock`. */
 export const bound = (fromBlock: number, end: number): Bound => ({ end, claimed: fromBlock - 1 })
+
+/**
+ * Pages of a query still expected after its page `page`, when every page so far was full (`cap` rows),
+ * its first row was in block `first` and the last one in block `last`: the rows read over the blocks
+ * they spanned, times the blocks left to `end`, in pages (rounded up: the last page of a query may be
+ * short), at least one (the rows of `last` may go on).
+ *
+ * @example
+ * BlockCursor.pagesExpected({ first: 100, last: 199, page: 1, cap: 1_000, end: 399 }) // 1,000 rows a 100 blocks → 2 more pages
+ */
+export const pagesExpected = (q: {
+  readonly first: number
+  readonly last: number
+  readonly page: number
+  readonly cap: number
+  readonly end: number
+}): number => {
+  const spanned = Math.max(1, q.last - q.first + 1)
+  const density = (q.page * q.cap) / spanned
+  return Math.max(1, Math.ceil((density * Math.max(0, q.end - q.last)) / q.cap))
+}
 
 /**
  * Lowers a bound to `end` if the engine has not taken rows past it: true when lowered. Synchronous:
@@ -113,6 +148,8 @@ interface State<A> {
   readonly page: number
   /** Rows of block `cursor` read by earlier pages of the current request (dense-block mode). */
   readonly carry: ReadonlyArray<A>
+  /** The block of the query's first row, once a page of it is read (its density is measured from there). */
+  readonly firstRow?: number | undefined
 }
 
 const isQueryTimeout = (e: unknown): e is QueryTimeoutError =>
@@ -132,17 +169,37 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
 
   // Fetch one page, halving the sub-range on query timeouts down to a single block, whose request
   // asks the fetch to retry a timeout instead (splitting cannot help there).
-  const fetchPage = (state: State<A>): Effect.Effect<readonly [ReadonlyArray<A>, State<A>], E | StreamError> =>
+  const request = (state: State<A>): BlockPageRequest => ({
+    fromBlock: state.cursor,
+    toBlock: state.subEnd,
+    page: state.page,
+    offset: cap,
+    retryQueryTimeout: !splitOnTimeout || state.subEnd <= state.cursor
+  })
+  // One request, counted when it is sent and while it is out (`Bound.inFlight`).
+  const send = (state: State<A>): Effect.Effect<ReadonlyArray<A>, E> =>
     tick((p) => ({ ...p, calls: p.calls + 1 })).pipe(
-      Effect.zipRight(
-        options.fetch({
-          fromBlock: state.cursor,
-          toBlock: state.subEnd,
-          page: state.page,
-          offset: cap,
-          retryQueryTimeout: !splitOnTimeout || state.subEnd <= state.cursor
-        })
-      ),
+      Effect.zipRight(Effect.sync(() => void (limit.inFlight = (limit.inFlight ?? 0) + 1))),
+      Effect.zipRight(options.fetch(request(state))),
+      Effect.ensuring(Effect.sync(() => void (limit.inFlight = (limit.inFlight ?? 1) - 1)))
+    )
+  const fetchPage = (state: State<A>): Effect.Effect<readonly [ReadonlyArray<A>, State<A>], E | StreamError> =>
+    Effect.suspend(() => {
+      // A page asked ahead (same query start, same page) is that page: a narrower end since (a cut, a
+      // query timeout) only drops rows past it, and the page keeps the end it was asked with.
+      const early = ahead.get(state.page)
+      if (early !== undefined && early.cursor === state.cursor) {
+        ahead.delete(state.page)
+        return Effect.map(Fiber.join(early.fiber), (rows) => [rows, { ...state, subEnd: Math.max(state.subEnd, early.subEnd) }] as const).pipe(
+          // A page asked ahead that timed out is asked again as the engine splits it.
+          Effect.catchIf((e): e is E & QueryTimeoutError => splitOnTimeout && isQueryTimeout(e) && state.subEnd > state.cursor,
+            () => fetchFresh(state))
+        )
+      }
+      return fetchFresh(state)
+    })
+  const fetchFresh = (state: State<A>): Effect.Effect<readonly [ReadonlyArray<A>, State<A>], E | StreamError> =>
+    send(state).pipe(
       Effect.map((rows) => [rows, state] as const),
       Effect.catchIf(
         (e): e is E & QueryTimeoutError => splitOnTimeout && isQueryTimeout(e) && state.subEnd > state.cursor,
@@ -150,9 +207,9 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
           // Paging on past the cursor's block (a later block's rows carried): a narrower range is
           // another query whose pages do not continue these, so start again at the carried block.
           const carried = state.carry.length === 0 ? state.cursor : blockOf(state.carry[0] as A)
-          if (carried > state.cursor) return fetchPage({ ...state, cursor: carried, page: 1, carry: [] })
+          if (carried > state.cursor) return fetchFresh({ ...state, cursor: carried, page: 1, carry: [] })
           const half = Math.max(1, Math.floor((state.subEnd - state.cursor + 1) / 2))
-          return fetchPage({ ...state, subEnd: state.cursor + half - 1, span: half })
+          return fetchFresh({ ...state, subEnd: state.cursor + half - 1, span: half })
         }
       )
     )
@@ -174,6 +231,32 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
   }
 
   const limit = options.bound ?? bound(options.fromBlock, options.toBlock)
+  // Pages asked ahead (see `Bound.ahead`), by page number, with the query start and end they were asked
+  // with; forked in the stream's scope, so they end with it.
+  const ahead = new Map<number, { readonly cursor: number; readonly subEnd: number; readonly fiber: Fiber.RuntimeFiber<ReadonlyArray<A>, E> }>()
+  let aheadScope: Scope.Scope | undefined
+  const pagesInWindow = Math.max(1, Math.floor(window / cap))
+  /** Pages `state.page`..`lastPage` of the state's query on the wire (those not there yet). */
+  const askAhead = (state: State<A>, lastPage: number): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const scope = aheadScope
+      if (scope === undefined) return Effect.void
+      const pages: Array<number> = []
+      for (let page = state.page; page <= Math.min(lastPage, pagesInWindow); page++) {
+        const held = ahead.get(page)
+        if (held === undefined || held.cursor !== state.cursor) pages.push(page)
+      }
+      return Effect.forEach(pages, (page) =>
+        Effect.map(Effect.forkIn(send({ ...state, page }), scope), (fiber) =>
+          void ahead.set(page, { cursor: state.cursor, subEnd: state.subEnd, fiber })), { discard: true })
+    })
+  /** The query ended (or started again elsewhere): pages asked ahead for it are given up. */
+  const dropAhead = Effect.suspend(() => {
+    if (ahead.size === 0) return Effect.void
+    const fibers = [...ahead.values()].map((held) => held.fiber)
+    ahead.clear()
+    return Fiber.interruptAll(fibers)
+  })
   // A bounded engine is one partition of an export: the export keeps the block position of the whole.
   const blockFields = options.bound === undefined
   const done: readonly [Chunk.Chunk<BlockBatch<A>>, Option.Option<State<A>>] = [Chunk.empty(), Option.none()]
@@ -184,6 +267,12 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
     Effect.gen(function*() {
       // The end may have been lowered since the last page: ask no further than it.
       if (state.cursor > limit.end) return done
+      // A range expected to hold several pages (the density of the range it was cut from) asks them
+      // together from the start, as many as `ahead` allows.
+      if (state.page === 1 && state.cursor === options.fromBlock && ahead.size === 0 && (limit.ahead ?? 0) > 0 &&
+        limit.expected !== undefined && limit.expected > cap) {
+        yield* askAhead(state, Math.min(1 + (limit.ahead ?? 0), Math.ceil(limit.expected / cap)))
+      }
       const [rows, at] = yield* fetchPage(state.subEnd > limit.end ? { ...state, subEnd: limit.end } : state)
       yield* checkOrder(rows, at)
       // From here to the batch nothing yields: the end read now is the one the rows are cut at, and
@@ -222,14 +311,22 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
           // are carried, and that block is claimed (a cut may not take it from this cursor).
           completeThrough = last - 1
           emit = upTo(completeThrough)
-          next = Option.some({
+          const following: State<A> = {
             cursor: at.cursor,
             subEnd: Math.min(at.subEnd, end),
             span: at.span,
             page: at.page + 1,
-            carry: emit.length === read.length ? [] : read.slice(emit.length)
-          })
+            carry: emit.length === read.length ? [] : read.slice(emit.length),
+            firstRow: at.firstRow ?? blockOf(read[0] as A)
+          }
+          next = Option.some(following)
           limit.claimed = Math.max(limit.claimed, last)
+          // The next pages of this query, while it is expected to go on (see `Bound.ahead`).
+          const depth = limit.ahead ?? 0
+          if (depth > 0) {
+            const expected = pagesExpected({ first: following.firstRow ?? at.cursor, last, page: at.page, cap, end: Math.min(at.subEnd, end) })
+            yield* askAhead(following, at.page + Math.min(depth + 1, expected))
+          }
         } else if (last > at.cursor) {
           // The window is used up: start again at the last block, whose rows are dropped and read
           // whole by the next request.
@@ -248,6 +345,7 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
         }
       }
       limit.claimed = Math.max(limit.claimed, completeThrough)
+      if (Option.isNone(next) || next.value.cursor !== at.cursor) yield* dropAhead
       yield* tick((p) => ({
         ...p,
         pages: p.pages + 1,
@@ -279,7 +377,10 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
     page: 1,
     carry: []
   }
-  const pages = Stream.paginateChunkEffect(initial, step)
+  const pages = Stream.unwrapScoped(Effect.map(Effect.scope, (scope) => {
+    aheadScope = scope
+    return Stream.paginateChunkEffect(initial, step)
+  }))
   return blockFields
     ? Stream.fromEffect(
       tick((p) => ({ ...p, fromBlock: options.fromBlock, targetBlock: options.toBlock, completeThrough: options.fromBlock - 1 }))

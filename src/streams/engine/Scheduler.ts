@@ -1,0 +1,677 @@
+/**
+ * The parallel scheduler of the paging engine: one block range read by several cursors at once and
+ * handed over in block order, for every reader alike (a file export, a `Stream`). It knows no files:
+ * rows read ahead of their turn wait in a {@link Spill} the reader gives it (an export: spool files
+ * beside its `.partial`; a Stream: memory, bounded), and rows in their turn go to the reader's
+ * {@link Main}.
+ *
+ * The range is cut into partitions, disjoint and contiguous. The first one (the head) writes into the
+ * main; every later one writes into a spill of its own. When the head has read its last block, the
+ * next partition's spill is appended to the main and that partition writes there from then on: the
+ * main receives every row in block order, exactly the rows one cursor reads.
+ *
+ * - **How many requests at once.** Enough to keep the key's limiter busy, and no more: Little's law,
+ *   in flight ≈ rate × latency × 1.5 (`Partitions.concurrencyFor`), the latency measured from the
+ *   limiter's slot to the answer's last byte. Until the first answer, one request: a range that one
+ *   short page answers costs one call. Requests come from two places:
+ *   - **pages of one query** (`BlockCursor.Bound.ahead`): pages 1..window/offset of a query are
+ *     independent requests, asked together while the rows seen say the query goes on. They cost no
+ *     short page and no cut: where the result window holds several pages (getLogs on paid plans: ten),
+ *     a few partitions keep the limiter busy;
+ *   - **partitions**, cut where one query's pages are not enough (a window of one page: transaction
+ *     lists, the free plan).
+ *   `concurrency` caps the partitions (1 = one cursor), and so does memory: pages in flight or held hold
+ *   at most 70,000 rows in all. While the event loop is saturated, a fifth fewer partitions ask for
+ *   pages every half second, never fewer than keep the CPU busy across a latency
+ *   (`Partitions.busyFloor`). Readers of one key running at once (a source's `parallel.pool`) count their
+ *   partitions together.
+ * - **Where to cut.** A partition is cut only once it has returned a full page and when both halves can
+ *   expect a full page; the range with the most rows expected is halved beyond the pages its cursor has
+ *   on the wire, and the upper half becomes a new partition that asks, from its start, the pages its
+ *   expected rows fill (work stealing: a cursor that finishes takes half of the busiest one left). A cut
+ *   lowers the running cursor's end (`BlockCursor.Bound`): it never emits a row past it, so no row is
+ *   read twice or lost.
+ * - **Checkpoints.** A group commit: the spills and the main are synced, then `commit` records the main's
+ *   position and every partition's range, position and spill length, at most once per
+ *   `checkpointEvery`. A merged spill is removed once a committed state no longer names it. Resumed,
+ *   every partition continues from its own position.
+ */
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as BlockCursor from "./BlockCursor.js"
+import type { BlockBatch } from "./BlockCursor.js"
+import * as Partitions from "./Partitions.js"
+
+/** An inclusive block range. */
+export type BlockRange = Partitions.BlockRange
+
+/** Where the main stands: its durable length, its rows, its last complete block. */
+export interface Position {
+  readonly bytes: number
+  readonly rows: number
+  readonly completeThrough: number
+  /** Of those rows, the ones batches said were kept undecoded (`BlockBatch.undecodedRows`). */
+  readonly undecodedRows: number
+}
+
+/** What a checkpoint records of one partition that is not the head (an export's `Checkpoint.Partition`). */
+export interface Lane {
+  readonly fromBlock: number
+  readonly toBlock: number
+  readonly completeThrough: number
+  /** The name of its spill. */
+  readonly spoolFile: string
+  /** The length of its spill (bytes of a spool file). */
+  readonly spoolBytes: number
+  readonly rows: number
+  readonly undecodedRows?: number | undefined
+}
+
+/** What a checkpoint records of a partitioned read. */
+export interface Snapshot {
+  readonly main: Position
+  readonly partitions: ReadonlyArray<Lane>
+}
+
+/** What a reader's display shows. */
+export interface View {
+  /** Rows read by this run (in the main or waiting in spills). */
+  readonly rows: number
+  /** Every row up to this block is in the main. */
+  readonly completeThrough: number
+  /** Share of the blocks from the first one with data to the end that are read, when known. */
+  readonly fraction: number | undefined
+  /** Partitions being read. */
+  readonly running: number
+}
+
+/** Where one partition's rows wait for their turn. Used by one fiber at a time. */
+export interface SpillHandle<ES> {
+  readonly name: string
+  /** Appends a batch's rows. */
+  readonly write: (rows: ReadonlyArray<unknown>) => Effect.Effect<void, ES>
+  /** Its length so far (what a checkpoint records and a resume continues from). */
+  readonly length: () => number
+  /** Rows held in memory (a spill in memory: all of them; a spool file: none). */
+  readonly held: () => number
+  /** Writes out what is buffered (before the main reads it). */
+  readonly flush: Effect.Effect<void, ES>
+  /** Makes it durable (before a checkpoint counts it). */
+  readonly sync: Effect.Effect<void, ES>
+  /** Gives it up once merged (or at the end). */
+  readonly close: Effect.Effect<void>
+}
+
+/** Makes and removes spills. */
+export interface Spill<H extends SpillHandle<ES>, ES, RS> {
+  /** A new, empty one. */
+  readonly create: Effect.Effect<H, ES, RS>
+  /** The spill of a checkpoint's partition, at `length` when it is still there whole (`intact`), else empty. */
+  readonly reopen: (name: string, length: number) => Effect.Effect<{ readonly handle: H; readonly intact: boolean }, ES, RS>
+  /** Removes a spill merged or given up. */
+  readonly remove: (name: string) => Effect.Effect<void, never, RS>
+}
+
+/**
+ * Where rows in their turn go, in block order: an export's temporary file, or a Stream's queue. Used
+ * under one lock, by one fiber at a time.
+ */
+export interface Main<H, ES, M, RS> {
+  /** Its length so far (for the position). */
+  readonly bytes: () => number
+  /** Appends the rows of a batch. */
+  readonly write: (rows: ReadonlyArray<unknown>) => Effect.Effect<void, ES>
+  /** Appends the content of a spill, once the main has reached its range. */
+  readonly appendSpill: (spill: H) => Effect.Effect<void, ES, RS>
+  /**
+   * Marks where the checkpoint being taken stands, with nothing yielding between the snapshot and the
+   * mark: every row written so far, and none after.
+   */
+  readonly mark: () => void
+  /** Makes the main durable at least up to the last mark; what it returns goes to `commit`. */
+  readonly sync: Effect.Effect<M, ES>
+}
+
+/** What `run` needs. */
+export interface Options<E, R, H extends SpillHandle<ES>, ES, M, RS> {
+  readonly main: Main<H, ES, M, RS>
+  readonly spill: Spill<H, ES, RS>
+  /** What the main holds already. */
+  readonly at: { readonly rows: number; readonly completeThrough: number; readonly undecodedRows?: number | undefined }
+  /** The last block to read. */
+  readonly toBlock: number
+  /**
+   * When present, the last block is only known once this completes (the chain's head, asked while the
+   * first page is on the wire): the head reads toward `toBlock` meanwhile and its first write waits for
+   * it; a lower value lowers the head's end, or fails with `EndMoved` when the head already claimed blocks
+   * past it (nothing has been written then: run again with the known end). Only without `resumed`.
+   */
+  readonly until?: Effect.Effect<number, E> | undefined
+  /** The partitions of the checkpoint being resumed (none for a fresh or extended run). */
+  readonly resumed: ReadonlyArray<Lane>
+  /** The batches of a range; `bound` and `onAnswer` are honoured when the source reads in parallel. */
+  readonly read: (
+    range: BlockRange,
+    bound: BlockCursor.Bound,
+    onAnswer: (millis: number) => void
+  ) => Stream.Stream<BlockBatch<unknown>, E, R>
+  /**
+   * Present when the source reads in parallel: the rate its requests get, the rows one returns at most,
+   * and the pages one query may have (the result window over the rows of a page; default 1).
+   */
+  readonly parallel: {
+    readonly callsPerSecond: number
+    readonly rowsPerCall: number
+    readonly pagesPerQuery?: number | undefined
+    readonly pool?: Partitions.Pool | undefined
+  } | undefined
+  /** At most this many partitions at once (default: as many as the latency calls for). */
+  readonly concurrency: number | undefined
+  /** Rows the spills may hold in memory before the partitions ahead of the head wait (default: no bound). */
+  readonly heldRows?: number | undefined
+  /** Minimum interval between two checkpoints, in ms. */
+  readonly checkpointEvery: number
+  /** Commits a checkpoint (the spills and the main are synced by then; `marked`: what the main's `sync` returned). */
+  readonly commit: (snapshot: Snapshot, marked: M) => Effect.Effect<void, ES, RS>
+  /** Told after every batch written. */
+  readonly onProgress: (view: View) => void
+}
+
+interface Part<H> {
+  readonly fromBlock: number
+  readonly bound: BlockCursor.Bound
+  /** Rows of `fromBlock..completeThrough` are written (counted at batch boundaries). */
+  completeThrough: number
+  rows: number
+  /** Of `rows`, the ones kept undecoded. */
+  undecoded: number
+  spillLength: number
+  /** The spill; undefined once the partition writes into the main (the head). */
+  spill: H | undefined
+  /** A full page was seen in (or before) this range: worth cutting. */
+  dense: boolean
+  /** Rows this partition has read (into its spill or the main), for its density. */
+  read: number
+  /** Rows per block where nothing is read yet: the density of the range it was cut from. */
+  readonly inherited: number
+  state: "waiting" | "running" | "done"
+  readonly lock: Effect.Semaphore
+}
+
+/**
+ * The last block of a run turned out lower than the blocks its head had already claimed (see
+ * `Options.until`): nothing was written; run again with the known end.
+ */
+export class EndMoved extends Data.TaggedError("EndMoved")<{ readonly toBlock: number }> {}
+
+/** Rows the partitions of one reader may hold in memory at once (pages being read or written). */
+const rowsHeld = 70_000
+
+/** How often a paused partition looks whether it may go on (ms). */
+const pauseStep = 50
+
+/** Blocks a range must have left to be cut in two. */
+const minCut = 2
+
+/**
+ * Pages beyond the one it waits for that each running partition may have on the wire: the requests
+ * the limiter wants in flight (`target`) shared by the partitions, no more than one query's window.
+ *
+ * @example
+ * Scheduler.aheadFor({ target: 7, partitions: 2, pagesPerQuery: 10 }) // 3: four requests each
+ * Scheduler.aheadFor({ target: 7, partitions: 2, pagesPerQuery: 1 })  // 0: one page per query
+ */
+export const aheadFor = (p: { readonly target: number; readonly partitions: number; readonly pagesPerQuery: number }): number =>
+  Math.max(0, Math.min(p.pagesPerQuery - 1, Math.ceil(p.target / Math.max(1, p.partitions)) - 1))
+
+/**
+ * Partitions wanted for `target` requests in flight when each may have `pagesPerQuery` pages of its
+ * query on the wire: one more than the pages need, for the round trip in which a partition whose
+ * window is used up learns where its next query starts.
+ *
+ * @example
+ * Scheduler.partitionsFor({ target: 21, pagesPerQuery: 10 }) // 4
+ * Scheduler.partitionsFor({ target: 21, pagesPerQuery: 1 })  // 21
+ */
+export const partitionsFor = (p: { readonly target: number; readonly pagesPerQuery: number }): number =>
+  p.pagesPerQuery <= 1 ? p.target : Math.min(p.target, Math.ceil(p.target / p.pagesPerQuery) + 1)
+
+/**
+ * Reads `toBlock` − `at.completeThrough` blocks into `main` in partitions (see the module header).
+ * Returns when every row is in `main` (not yet synced). Spills live as long as `Scope`.
+ */
+export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
+  options: Options<E, R, H, ES, M, RS>
+): Effect.Effect<Position, E | ES | EndMoved, R | RS | Scope.Scope> =>
+  Effect.gen(function*() {
+    const { main, spill } = options
+    // The last block: `options.toBlock`, or lower once `until` says so (resumed partitions wait for it).
+    let toBlock = options.toBlock
+    let until = options.until === undefined ? undefined : yield* Effect.cached(options.until)
+    if (until !== undefined && options.resumed.length > 0) {
+      toBlock = Math.min(toBlock, yield* until)
+      until = undefined
+    }
+    const mainLock = yield* Effect.makeSemaphore(1)
+    const at = {
+      rows: options.at.rows,
+      completeThrough: options.at.completeThrough,
+      bytes: main.bytes(),
+      undecodedRows: options.at.undecodedRows ?? 0
+    }
+    // Each partition holds a page, and one more while it reads ahead (see `readPart`): at most
+    // `rowsHeld` rows in memory in all (one page more for the first partition, which always reads
+    // ahead), so 10,000-row pages allow 7 partitions and 1,000-row pages 70.
+    const pagesHeld = options.parallel === undefined ? 1 : Math.max(1, Math.floor(rowsHeld / options.parallel.rowsPerCall))
+    // Pages of that budget free for reading ahead: those the running partitions do not hold.
+    const budget = { free: pagesHeld }
+    const cap = Math.min(options.concurrency ?? Number.POSITIVE_INFINITY, pagesHeld)
+    const pagesPerQuery = Math.max(1, Math.floor(options.parallel?.pagesPerQuery ?? 1))
+    // Shared with the other readers of the source's key running at once, if it has a pool.
+    const shared = options.parallel?.pool ?? Partitions.pool()
+    let firstData: number | undefined
+    let rowsWritten = 0
+    const runStart = at.completeThrough + 1
+    /** Spills merged into `main` since the last snapshot, removed after the next commit. */
+    const retired: Array<string> = []
+    const wake = yield* Queue.sliding<void>(1)
+    const dirty = yield* Queue.sliding<void>(1)
+    const failed = yield* Deferred.make<never, E | ES | EndMoved>()
+
+    const makePart = (
+      fromBlock: number,
+      end: number,
+      handle: H | undefined,
+      dense: boolean,
+      inherited = 0
+    ): Part<H> => ({
+      fromBlock,
+      bound: BlockCursor.bound(fromBlock, end),
+      completeThrough: fromBlock - 1,
+      rows: 0,
+      undecoded: 0,
+      spillLength: handle?.length() ?? 0,
+      spill: handle,
+      dense,
+      read: 0,
+      inherited,
+      state: fromBlock > end ? "done" : "waiting",
+      lock: Effect.unsafeMakeSemaphore(1)
+    })
+
+    // The head continues the main; the checkpoint's partitions continue their spills (a spill gone or
+    // shorter than its record is read again from its first block).
+    const parts: Array<Part<H>> = []
+    const firstResumed = options.resumed[0]
+    parts.push(makePart(runStart, firstResumed === undefined ? toBlock : firstResumed.fromBlock - 1, undefined, false))
+    for (const [i, p] of options.resumed.entries()) {
+      const end = i === options.resumed.length - 1 ? Math.max(p.toBlock, toBlock) : p.toBlock
+      const { handle, intact } = yield* spill.reopen(p.spoolFile, p.spoolBytes)
+      const part = makePart(p.fromBlock, end, handle, false)
+      if (intact) {
+        part.completeThrough = p.completeThrough
+        part.rows = p.rows
+        part.undecoded = p.undecodedRows ?? 0
+        part.spillLength = p.spoolBytes
+        part.bound.claimed = p.completeThrough
+        if (p.completeThrough >= end) part.state = "done"
+      }
+      parts.push(part)
+    }
+
+    /** Rows the spills hold in memory. */
+    const heldNow = () => {
+      let n = 0
+      for (const p of parts) if (p.spill !== undefined) n += p.spill.held()
+      return n
+    }
+
+    const view = (): View => {
+      let fraction: number | undefined
+      if (parts.length === 0) fraction = 1
+      else if (firstData !== undefined) {
+        const lo = Math.max(runStart, firstData)
+        const span = toBlock - lo + 1
+        let covered = Math.max(0, at.completeThrough - lo + 1)
+        for (const p of parts) {
+          if (p.spill !== undefined) covered += Math.max(0, p.completeThrough - Math.max(p.fromBlock, lo) + 1)
+        }
+        fraction = span <= 0 ? 1 : Math.max(0, Math.min(1, covered / span))
+      }
+      return {
+        rows: rowsWritten,
+        completeThrough: at.completeThrough,
+        fraction,
+        running: parts.filter((p) => p.state === "running").length
+      }
+    }
+
+    /** Before the first write: waits for the last block (`until`) and lowers the head's end to it. */
+    const settle = (part: Part<H>) =>
+      Effect.gen(function*() {
+        if (until === undefined) return
+        const last = yield* until
+        until = undefined
+        if (last >= toBlock) return
+        if (!BlockCursor.lower(part.bound, last)) return yield* new EndMoved({ toBlock: last })
+        toBlock = last
+      })
+
+    const writeBatch = (part: Part<H>, batch: BlockBatch<unknown>) =>
+      part.lock.withPermits(1)(Effect.gen(function*() {
+        yield* settle(part)
+        const completeThrough = Math.min(batch.completeThrough, part.bound.end)
+        const n = batch.rows.length
+        const undecoded = batch.undecodedRows ?? 0
+        const handle = part.spill
+        if (handle === undefined) {
+          // Written and counted together (a checkpoint's mark falls before or after both).
+          yield* mainLock.withPermits(1)(Effect.uninterruptible(Effect.gen(function*() {
+            if (n > 0) yield* main.write(batch.rows)
+            at.rows += n
+            at.undecodedRows += undecoded
+            at.bytes = main.bytes()
+            at.completeThrough = Math.max(at.completeThrough, completeThrough)
+          })))
+        } else {
+          if (n > 0) yield* handle.write(batch.rows)
+          part.rows += n
+          part.undecoded += undecoded
+          part.spillLength = handle.length()
+        }
+        part.completeThrough = Math.max(part.completeThrough, completeThrough)
+        part.read += n
+        if (completeThrough < part.bound.end) part.dense = true
+        // A source that does not say where its rows start is measured from the run's first block.
+        const first = batch.firstBlock ?? (n > 0 ? runStart : undefined)
+        if (first !== undefined && (firstData === undefined || first < firstData)) firstData = first
+        rowsWritten += n
+        shared.pages++
+        options.onProgress(view())
+      })).pipe(Effect.zipRight(Queue.offer(dirty, undefined)), Effect.zipRight(Queue.offer(wake, undefined)))
+
+    /**
+     * The rest of a partition's range, from beyond what its cursor has claimed or has on the wire (pages
+     * asked ahead cover about a page of rows each) to its end, and the rows expected there.
+     */
+    const remaining = (p: Part<H>) => {
+      const covered = p.completeThrough - p.fromBlock + 1
+      const density = covered > 0 && p.read > 0 ? p.read / covered : p.inherited
+      const onTheWire = density > 0 ? Math.ceil(((p.bound.inFlight ?? 0) * rowsPerCall) / density) : 0
+      const from = Math.max(p.bound.claimed, p.completeThrough) + 1 + onTheWire
+      const width = p.bound.end - from + 1
+      return { from, width, density, rows: density * width }
+    }
+    // A range is cut when both halves can expect at least a full page: a cut costs a short last page.
+    const rowsPerCall = options.parallel?.rowsPerCall ?? 1
+
+    const readPart = (part: Part<H>) =>
+      Effect.gen(function*() {
+        const onAnswer = (millis: number) => {
+          shared.latency = Partitions.ewma(shared.latency, millis)
+          shared.fastest = Math.min(shared.fastest ?? millis, millis)
+        }
+        const range = { fromBlock: part.completeThrough + 1, toBlock: part.bound.end }
+        const batches = options.read(range, part.bound, onAnswer)
+        // Every partition reads a page ahead while the budget of pages held allows it and the server
+        // is distant (`Partitions.readAheadPays`): its next request is on the wire while it writes this
+        // page. Without it, answers that arrived together were all processed before any partition
+        // asked again, and the CPU idled a latency after every round (partitions in lock step).
+        // Otherwise it writes its page, pauses if the CPU is saturated, then asks again with the page
+        // it held. The first partition always reads ahead.
+        yield* forEachPaced(batches, (batch) => writeBatch(part, batch), {
+          takeAhead: () => {
+            if (part.spill !== undefined && (budget.free <= 0 || shared.active > Partitions.cpuCapOf(shared) || !Partitions.readAheadPays(shared))) return false
+            budget.free--
+            return true
+          },
+          release: Effect.sync(() => void budget.free++),
+          beforeNext: pause(part)
+        })
+        // Ended: every row up to its (possibly lowered) end is written.
+        yield* part.lock.withPermits(1)(settle(part))
+        yield* part.lock.withPermits(1)(Effect.sync(() => {
+          part.completeThrough = part.bound.end
+          part.state = "done"
+          if (part.spill === undefined) at.completeThrough = Math.max(at.completeThrough, part.bound.end)
+        }))
+        options.onProgress(view())
+        yield* Queue.offer(dirty, undefined)
+        yield* Queue.offer(wake, undefined)
+      })
+
+    /** Whether a partition ahead of the head must wait before its next page: its spill is over the memory bound. */
+    const spillFull = (part: Part<H>) => part.spill !== undefined && options.heldRows !== undefined && heldNow() >= options.heldRows
+
+    /**
+     * Before a partition that is not the head asks for its next page: while the key's partitions asking
+     * for pages are more than the process's CPU keeps up with, or the spills hold as many rows as memory
+     * allows, it waits (its range stays its own), until there is room again or it has become the head.
+     */
+    const pause = (part: Part<H>) =>
+      Effect.suspend(() => {
+        if (shared.active <= Partitions.cpuCapOf(shared) && !spillFull(part)) return Effect.void
+        shared.active--
+        return Effect.sleep(pauseStep).pipe(
+          Effect.repeat({
+            until: () => part.spill === undefined || (shared.active < Partitions.cpuCapOf(shared) && !spillFull(part))
+          }),
+          Effect.ensuring(Effect.sync(() => void shared.active++))
+        )
+      })
+
+    /**
+     * Cuts in two the range left with the most rows expected (a range that has returned a full page:
+     * the rows it read so far over the blocks it covered, times the blocks left); the upper half is a
+     * new partition (not started), which asks the pages it is expected to hold together from its start.
+     */
+    const cut = Effect.gen(function*() {
+      const widest = () => {
+        let best: Part<H> | undefined
+        let bestRows = 0
+        for (const p of parts) {
+          if (p.state === "done" || !p.dense) continue
+          const left = remaining(p)
+          if (left.width >= minCut && left.rows >= 2 * rowsPerCall && left.rows > bestRows) {
+            best = p
+            bestRows = left.rows
+          }
+        }
+        return best
+      }
+      if (widest() === undefined) return undefined
+      const handle = yield* spill.create
+      // Chosen again after the spill is made: the cursors moved meanwhile. From here nothing yields.
+      const best = widest()
+      const left = best === undefined ? undefined : remaining(best)
+      const oldEnd = best?.bound.end ?? 0
+      const mid = left === undefined ? 0 : left.from + Math.floor(left.width / 2) - 1
+      if (best === undefined || left === undefined || !BlockCursor.lower(best.bound, mid)) {
+        yield* handle.close
+        yield* spill.remove(handle.name)
+        return undefined
+      }
+      const part = makePart(mid + 1, oldEnd, handle, true, left.density)
+      part.bound.expected = left.density * (oldEnd - mid)
+      part.bound.ahead = best.bound.ahead ?? 0
+      parts.splice(parts.indexOf(best) + 1, 0, part)
+      return part
+    })
+
+    /** Appends the spills of the partitions after a finished head, in order; the next one becomes the head. */
+    const advance = Effect.gen(function*() {
+      while (parts.length > 0 && parts[0]?.state === "done") {
+        parts.shift()
+        const next = parts[0]
+        if (next === undefined) break
+        // Merged and counted together, as a batch is.
+        yield* next.lock.withPermits(1)(mainLock.withPermits(1)(Effect.uninterruptible(Effect.gen(function*() {
+          const handle = next.spill
+          if (handle !== undefined) {
+            yield* handle.flush
+            yield* main.appendSpill(handle)
+            at.rows += next.rows
+            at.undecodedRows += next.undecoded
+            at.bytes = main.bytes()
+            // A checkpoint whose snapshot was taken before this merge still counts these rows in the
+            // spill (removed only after the next checkpoint): synced here, as that checkpoint would
+            // have, since it finds the spill closed (`commitOnce`).
+            yield* handle.sync
+            next.spill = undefined
+            yield* handle.close
+            retired.push(handle.name)
+          }
+          at.completeThrough = Math.max(at.completeThrough, next.completeThrough)
+        }))))
+        options.onProgress(view())
+        yield* Queue.offer(dirty, undefined)
+      }
+    })
+
+    const commitOnce = Effect.gen(function*() {
+      // Taken at once, between two writes to the main (its lock held), and marked there: every position
+      // was counted at a batch boundary.
+      const snapshot: Snapshot = yield* mainLock.withPermits(1)(Effect.sync(() => takeSnapshot()))
+      const spills = parts.flatMap((p) => (p.spill === undefined ? [] : [[p, p.spill] as const]))
+      const gone = retired.splice(0)
+      // A spill merged (and closed) since the snapshot was synced by the merge (`advance`).
+      for (const [p, handle] of spills) yield* p.lock.withPermits(1)(Effect.suspend(() => (p.spill === handle ? handle.sync : Effect.void)))
+      const marked = yield* mainLock.withPermits(1)(main.sync)
+      yield* options.commit(snapshot, marked)
+      for (const name of gone) yield* spill.remove(name)
+    })
+
+    const takeSnapshot = (): Snapshot => {
+      main.mark()
+      return {
+        main: { ...at },
+        partitions: parts.flatMap((p) =>
+          p.spill === undefined ? [] : [{
+            fromBlock: p.fromBlock,
+            toBlock: p.bound.end,
+            completeThrough: p.completeThrough,
+            spoolFile: p.spill.name,
+            spoolBytes: p.spillLength,
+            rows: p.rows,
+            // Only where there are some: the checkpoints of other data sets stay as they were.
+            ...(p.undecoded === 0 ? {} : { undecodedRows: p.undecoded })
+          }]
+        )
+      }
+    }
+
+    const committer = Effect.gen(function*() {
+      while (true) {
+        yield* Queue.take(dirty)
+        yield* commitOnce
+        if (options.checkpointEvery > 0) yield* Effect.sleep(options.checkpointEvery)
+      }
+    })
+
+    /** Requests the key's readers should have in flight, all of them together. */
+    const requests = () =>
+      shared.latency === undefined || options.parallel === undefined
+        ? 1
+        : Partitions.concurrencyFor({ callsPerSecond: options.parallel.callsPerSecond, latencyMs: shared.latency })
+    /** Partitions the key's readers should read at once. */
+    const target = () => partitionsFor({ target: requests(), pagesPerQuery })
+    /** Pages of its query each running partition may ask ahead (see `BlockCursor.Bound.ahead`). */
+    const pace = () => {
+      const running = parts.filter((p) => p.state === "running")
+      const ahead = shared.latency === undefined
+        ? 0
+        : aheadFor({ target: requests(), partitions: Math.max(running.length, Math.min(target(), cap)), pagesPerQuery })
+      for (const p of parts) p.bound.ahead = ahead
+    }
+
+    yield* Effect.scoped(Effect.gen(function*() {
+      yield* Effect.forkScoped(Effect.catchAll(committer, (e) => Deferred.fail(failed, e)))
+      const start = (part: Part<H>) => {
+        part.state = "running"
+        shared.running++
+        shared.active++
+        budget.free--
+        return Effect.forkScoped(
+          readPart(part).pipe(
+            Effect.catchAllCause((cause) => Deferred.failCause(failed, cause)),
+            Effect.ensuring(Effect.sync(() => {
+              shared.running--
+              shared.active--
+              budget.free++
+            }))
+          )
+        )
+      }
+      while (true) {
+        yield* advance
+        if (parts.length === 0) break
+        let running = parts.filter((p) => p.state === "running").length
+        // Every reader reads at least one partition; more while the key's readers together read fewer
+        // than the target and than the process's CPU keeps up with, and this one fewer than its cap (the
+        // user's, or what its memory allows).
+        while (running === 0 || (shared.running < Math.min(target(), Partitions.cpuCapOf(shared)) && running < cap)) {
+          const waiting = parts.find((p) => p.state === "waiting")
+          const next = waiting ?? (cap === 1 ? undefined : yield* cut)
+          if (next === undefined) break
+          yield* start(next)
+          running++
+        }
+        pace()
+        yield* Effect.raceFirst(Queue.take(wake), Deferred.await(failed))
+      }
+    })).pipe(
+      // Failed or interrupted: once every cursor has stopped, a last checkpoint of what was written, so
+      // a resume continues from there.
+      Effect.onError(() => Effect.ignore(commitOnce))
+    )
+    return { bytes: at.bytes, rows: at.rows, completeThrough: at.completeThrough, undecodedRows: at.undecodedRows }
+  })
+
+/** How `forEachPaced` paces its reads. */
+export interface Pacing {
+  /** As a batch arrives: whether the next one may be asked for now (then a page of the budget is taken). */
+  readonly takeAhead: () => boolean
+  /** Gives back a page of the budget taken by `takeAhead`, once its batch is written. */
+  readonly release: Effect.Effect<void>
+  /** Before the next batch is asked for, when it was not asked for ahead: a pause, if need be. */
+  readonly beforeNext: Effect.Effect<void>
+}
+
+/**
+ * Runs `f` on every element of `stream`, reading one element ahead when `pacing.takeAhead` allows it:
+ * then the next batch is read (its request on the wire, its answer parsed) while `f` writes this one,
+ * and the budget's page is released after. Otherwise `f` writes the batch, `pacing.beforeNext` runs,
+ * and only then is the next batch asked for (with the page this batch held). The limiter still spaces
+ * every request.
+ */
+export const forEachPaced = <A, E, R, E2, R2>(
+  stream: Stream.Stream<A, E, R>,
+  f: (a: A) => Effect.Effect<void, E2, R2>,
+  pacing: Pacing
+): Effect.Effect<void, E | E2, R | R2> =>
+  Effect.scoped(Effect.gen(function*() {
+    const pull = yield* Stream.toPull(stream)
+    const next = Effect.forkScoped(Effect.catchAll(pull, Option.match({
+      onNone: () => Effect.succeed(undefined),
+      onSome: (e: E) => Effect.fail(e)
+    })))
+    let ahead = yield* next
+    while (true) {
+      const chunk = yield* Fiber.join(ahead)
+      if (chunk === undefined) return
+      if (pacing.takeAhead()) {
+        ahead = yield* next
+        yield* Effect.ensuring(Effect.forEach(chunk, f, { discard: true }), pacing.release)
+      } else {
+        for (const a of chunk) yield* f(a)
+        yield* pacing.beforeNext
+        ahead = yield* next
+      }
+    }
+  }))
