@@ -34,8 +34,12 @@ export interface ToFileOptions {
   readonly out: string
   /** Default: from the extension (`.csv`; `.jsonl`, `.ndjson`; `.parquet`). */
   readonly format?: Format.FileFormat | undefined
-  /** Continue an unfinished export, or extend a finished one (block-ordered sources). */
-  readonly resume?: boolean | undefined
+  /**
+   * `true`: continue an unfinished export, or extend a finished one (block-ordered sources).
+   * `"unfinished"`: continue an unfinished export of the same query (saying so on the progress output),
+   * else start over, as the CLI does without `--resume`. Default `false`: start over.
+   */
+  readonly resume?: boolean | "unfinished" | undefined
   /** Keep the last N blocks out until they are final: target = latest − N (default 0). */
   readonly confirmations?: number | undefined
   /** Page-numbered data sets: accept a list cut by the result window (the manifest says truncated). */
@@ -136,7 +140,7 @@ const check = <A, I, E, R>(
       format,
       formulaGuard: format === "csv" ? options.formulaGuard ?? true : undefined,
       floatColumns: format === "parquet" ? options.floatColumns === true : undefined,
-      resume: options.resume === true,
+      resume: options.resume === true || options.resume === "unfinished" ? options.resume : false,
       confirmations,
       allowPartial: options.allowPartial,
       quiet: options.quiet,

@@ -88,13 +88,27 @@ const program = Effect.suspend(() => {
           ` (${noun}s: ${request.names.join(", ")}; \`${[Help.programName, ...request.path].join(" ")} --help\` describes them)`
       )
     }
+    case "unknownFlag": {
+      const command = [Help.programName, ...request.path].join(" ")
+      const where = request.path.length === 0 ? "" : `${request.path.join(" ")}: `
+      return refused(
+        `${where}unknown flag ${request.flag}` +
+          (request.suggestion === undefined ? "" : `; did you mean ${request.suggestion}?`) +
+          (request.takenBy.length === 0 ? "" : ` (${request.flag} is a flag of ${request.takenBy.join(", ")})`) +
+          ` (\`${command} --help\` lists the flags)`
+      )
+    }
     case "missing": {
       const noun = help.nounAt(request.path)
       const command = [Help.programName, ...request.path].join(" ")
       return refused(`${command}: name the ${noun} first, e.g. \`${command} ${request.names[0]} …\` (${noun}s: ${request.names.join(", ")})`)
     }
     case "run": {
-      const run = withoutCliErrorText(cli([runtime, script, ...rest])).pipe(Effect.mapError(inUserTerms(commandOf(rest))))
+      const run = withoutCliErrorText(cli([runtime, script, ...rest])).pipe(
+        Effect.mapError(inUserTerms(commandOf(rest))),
+        // Log lines go to stderr, at every level: stdout is the command's output (`call`'s JSON, `run`'s files).
+        Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true })))
+      )
       return level === undefined ? run : run.pipe(Logger.withMinimumLogLevel(logLevelOf[level as (typeof Help.logLevels)[number]]))
     }
   }
@@ -116,6 +130,8 @@ NodeRuntime.runMain(
   report(program.pipe(Effect.provide(NodeContext.layer))),
   {
     disableErrorReporting: true,
+    // The runtime's pretty logger writes to stdout: the program's own (above) writes to stderr.
+    disablePrettyLogger: true,
     teardown: (exit, onExit) => {
       if (signal !== undefined || (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause))) {
         return onExit(signalExitCode(signal))

@@ -23,6 +23,7 @@ import * as Reporter from "../sinks/Reporter.js"
 import type * as Simulator from "../simulator/index.js"
 import * as Chains from "./Chains.js"
 import { badFlag } from "./Errors.js"
+import * as Flags from "./Flags.js"
 
 /** `--chain <id|name>` (default 1): a chain id or its name (`polygon`), see `explorer-etl chains`. */
 export const chain = Options.text("chain").pipe(
@@ -45,12 +46,11 @@ export const baseUrl = Options.text("base-url").pipe(
 )
 
 /** `--plan <plan>`, else EXPLORER_PLAN, else free (proplus with `--simulator`: every data set runs). */
-export const plan = Options.choice("plan", Plan.plans).pipe(
+export const plan = Flags.choice("plan", Plan.plans, { pseudoName: "plan", env: ["EXPLORER_PLAN", Config.string("EXPLORER_PLAN")] }).pipe(
   Options.withDescription(
-    "your API plan: sets the rate, the PRO operations and the result window (default: env EXPLORER_PLAN, " +
-      "else free; proplus with --simulator)"
+    `your API plan (${Plan.plans.join(", ")}): sets the rate, the PRO operations and the result window ` +
+      "(default: env EXPLORER_PLAN, else free; proplus with --simulator)"
   ),
-  Options.withFallbackConfig(Config.literal(...Plan.plans)("EXPLORER_PLAN")),
   Options.optional
 )
 
@@ -63,13 +63,13 @@ export const simulator = Options.boolean("simulator").pipe(
 export const quiet = Options.boolean("quiet").pipe(Options.withAlias("q"), Options.withDescription("no progress output"))
 
 /** `--retries <n>` (default 6): retries of a call that failed transiently; 0 = fail on the first error. */
-export const retries = Options.integer("retries").pipe(
+export const retries = Flags.wholeNumber("retries", { min: 0, expected: "a whole number ≥ 0" }).pipe(
   Options.withDefault(ExplorerConfig.DEFAULT_RETRY.times),
   Options.withDescription(`retries of a call after a transient failure (default ${ExplorerConfig.DEFAULT_RETRY.times}; 0 = none)`)
 )
 
 /** `--timeout <seconds>` (default 30): how long one attempt may wait for its answer. */
-export const timeout = Options.float("timeout").pipe(
+export const timeout = Flags.seconds("timeout").pipe(
   Options.withDefault(Duration.toSeconds(ExplorerConfig.DEFAULT_REQUEST_TIMEOUT)),
   Options.withDescription(
     `seconds one attempt may wait for the whole answer before it is retried (default ${Duration.toSeconds(ExplorerConfig.DEFAULT_REQUEST_TIMEOUT)})`
@@ -80,12 +80,16 @@ export const timeout = Options.float("timeout").pipe(
  * `--calls-per-day <n>`, else EXPLORER_CALLS_PER_DAY, else the plan's daily cap: the key's calls per UTC
  * day, counted where the key's budget is kept in storage (the machine's ledger, the runners of a cluster).
  */
-export const callsPerDay = Options.integer("calls-per-day").pipe(
+export const callsPerDay = Flags.wholeNumberOrEnv(
+  "calls-per-day",
+  "EXPLORER_CALLS_PER_DAY",
+  Config.string("EXPLORER_CALLS_PER_DAY"),
+  { min: 1, expected: "a whole number ≥ 1" }
+).pipe(
   Options.withDescription(
     "the key's calls per UTC day (default: env EXPLORER_CALLS_PER_DAY, else the plan's cap), counted by every " +
       "process of this machine on the key and by a cluster's runners (which wait for 00:00 UTC once they are spent)"
   ),
-  Options.withFallbackConfig(Config.integer("EXPLORER_CALLS_PER_DAY")),
   Options.optional
 )
 
@@ -165,8 +169,8 @@ export const check = (
         chainId: options.chain,
         module: "cli",
         action: "--api-key",
-        detail: "no API key: pass --api-key <key>, or set EXPLORER_API_KEY (or ETHERSCAN_API_KEY); " +
-          "--simulator runs without one"
+        detail: "no API key: set EXPLORER_API_KEY (or ETHERSCAN_API_KEY), or pass --api-key <key> (visible to " +
+          "other users in ps); --simulator runs without one"
       })
     )
   }
@@ -181,7 +185,13 @@ export const check = (
     )
   }
   return Either.match(ExplorerConfig.normalizeBaseUrl(options.baseUrl), {
-    onLeft: (detail) => Effect.fail(badFlag("cli", "--base-url", detail, options.chain)),
+    onLeft: (detail) =>
+      Effect.fail(badFlag(
+        "cli",
+        "--base-url",
+        `expected a URL such as https://api.etherscan.io, got "${options.baseUrl}" (${detail.replace(/^baseUrl: /, "")})`,
+        options.chain
+      )),
     onRight: () => Effect.void
   })
 }

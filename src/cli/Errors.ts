@@ -12,7 +12,8 @@ import {
   InvalidApiKeyError,
   InvalidInputError,
   isExplorerError,
-  PlanTierError
+  PlanTierError,
+  UnsupportedChainError
 } from "../ExplorerError.js"
 import * as Plan from "../Plan.js"
 import type { SinkError } from "../sinks/SinkError.js"
@@ -54,8 +55,8 @@ export const loadWithPeer = <A>(
 /** The export options the CLI takes from flags, and how it words their refusal (as it always has). */
 const optionFlags = {
   out: { flag: "--out", detail: (detail: string) => detail },
-  confirmations: { flag: "--confirmations", detail: () => "must be ≥ 0" },
-  concurrency: { flag: "--concurrency", detail: () => "must be ≥ 1" }
+  confirmations: { flag: "--confirmations", detail: () => "expected a number of blocks ≥ 0" },
+  concurrency: { flag: "--concurrency", detail: () => "expected a whole number ≥ 1" }
 } as const
 
 /**
@@ -67,7 +68,7 @@ export const refusedFlag = (command: string, chainId: number, flags: ReadonlyArr
   const option = flags.find((name) => name === error.option)
   return Effect.fail(
     error.reason === "InvalidInput" && option !== undefined
-      ? badFlag(command, optionFlags[option].flag, optionFlags[option].detail(error.detail), chainId)
+      ? badFlag(command, optionFlags[option].flag, optionFlags[option].detail(error.detail).replace(/\bpass format\b/, "pass --format"), chainId)
       : error
   )
 }
@@ -86,7 +87,7 @@ const relabelled = <E extends ExplorerError>(
  * balance`):
  * - a failure of an export while it resolved `--to-block latest` (block/getblocknobytime, a call the user
  *   never named) is told as the export's (`export/txs on chain 1: while resolving 'latest' …`), a
- *   rejected key there as `API key rejected by the server (plan check while resolving 'latest')`;
+ *   rejected key there as `API key rejected by the server (checked while asking for the latest block)`;
  * - a PRO operation the server refused although `--plan` allows it says which plan the key seems to
  *   have, and one the client refused for `--plan` says how to set the plan (`--plan`, `EXPLORER_PLAN`).
  * Any other error is returned as it is.
@@ -98,8 +99,8 @@ export const inUserTerms = (command: string) => (error: unknown): unknown => {
       module,
       action: rest.join(" "),
       detail: error instanceof InvalidApiKeyError
-        ? `API key rejected by the server (plan check while resolving 'latest'): ${error.detail}`
-        : `while resolving 'latest' (block/getblocknobytime): ${error.detail}`
+        ? `API key rejected by the server (checked while asking for the latest block): ${error.detail}`
+        : `while asking for the latest block (block/getblocknobytime): ${error.detail}`
     })
   }
   if (error instanceof PlanTierError && error.requiredPlan !== undefined && error.plan !== undefined) {
@@ -125,10 +126,25 @@ export const inUserTerms = (command: string) => (error: unknown): unknown => {
   return error
 }
 
+/**
+ * Whether a failure is a flag or value the CLI refused (exit code 2): @effect/cli's parse errors, and
+ * the CLI's own refusals (`badFlag`, an unknown `--chain`), all before any request.
+ */
+export const isRefusedFlag = (error: unknown): boolean =>
+  ValidationError.isValidationError(error) ||
+  ((error instanceof InvalidInputError || error instanceof UnsupportedChainError) && error.module === "cli")
+
 /** The `<ErrorTag>: <message>` of any failure. */
 export const describe = (error: unknown): string => {
+  // The CLI's own refusals name the flag as typed, not a `cli/<command> on chain N:` context.
+  if (isExplorerError(error) && error.module === "cli") {
+    const flag = error instanceof InvalidInputError && error.parameter !== undefined ? error.parameter : error.action
+    return `${error._tag}: ${flag}: ${error.detail}`
+  }
   if (ValidationError.isValidationError(error)) {
     const text = HelpDoc.toAnsiText(error.error).replace(/\u001b\[[0-9;]*m/g, "").trim().replace(/\s*\n\s*/g, " ")
+      // @effect/cli's words for a required flag left out, told as the other refusals are.
+      .replace(/^Expected to find option: '(-[\w-]+)'$/, "$1: required, and not given")
     return `InvalidInputError: ${text.length > 0 ? text : error._tag}`
   }
   if (typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string") {
@@ -169,7 +185,7 @@ export const report = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<
         const error = Option.isSome(failure) ? failure.value : Cause.squash(cause)
         // One line, always: a message of several lines (a parse error's tree) is joined.
         process.stderr.write(`error ${describe(error).replace(/\s*\n\s*/g, " ").trim()}\n`)
-        process.exitCode = ValidationError.isValidationError(error) ? 2 : 1
+        process.exitCode = isRefusedFlag(error) ? 2 : 1
       })
     )
   )

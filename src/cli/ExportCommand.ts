@@ -17,22 +17,27 @@ import type { ExplorerClient } from "../ExplorerClient.js"
 import * as Checkpoint from "../sinks/Checkpoint.js"
 import * as Format from "../sinks/Format.js"
 import * as Reporter from "../sinks/Reporter.js"
+import * as Resume from "../sinks/Resume.js"
 import * as Events from "../streams/Events.js"
 import * as Sources from "../streams/Sources.js"
 import * as Environment from "./Environment.js"
+import * as Flags from "./Flags.js"
 import { badFlag, refusedFlag } from "./Errors.js"
 import { homedir } from "node:os"
 import { join } from "node:path"
 
 const out = Options.text("out").pipe(Options.withAlias("o"), Options.withDescription("output file (.csv, .jsonl, .ndjson or .parquet)"))
-const format = Options.choice("format", ["csv", "jsonl", "parquet"]).pipe(
+const format = Flags.choice("format", ["csv", "jsonl", "parquet"], { pseudoName: "csv|jsonl|parquet" }).pipe(
   Options.optional,
-  Options.withDescription("file format (default: from the extension of --out)")
+  Options.withDescription("file format: csv, jsonl or parquet (default: from the extension of --out)")
 )
 const resume = Options.boolean("resume").pipe(
   Options.withDescription("continue an interrupted export, or append the new blocks to a finished one")
 )
-const confirmations = Options.integer("confirmations").pipe(
+const restart = Options.boolean("restart").pipe(
+  Options.withDescription("start over: an interrupted export of the same query at --out is otherwise continued")
+)
+const confirmations = Flags.wholeNumber("confirmations", { min: 0, expected: "a number of blocks ≥ 0" }).pipe(
   Options.withDefault(0),
   Options.withDescription("keep the newest N blocks out until they are final")
 )
@@ -51,22 +56,22 @@ const floatColumns = Options.boolean("float-columns").pipe(
   Options.withDescription("Parquet: a float64 <name>_float column after each exact decimal amount (approximate, for charts)")
 )
 
-const fileOptions = { out, format, resume, confirmations, allowPartial, noFormulaGuard, floatColumns, force }
+const fileOptions = { out, format, resume, restart, confirmations, allowPartial, noFormulaGuard, floatColumns, force }
 
 const address = Options.text("address").pipe(Options.withDescription("0x address"))
 const optionalAddress = address.pipe(Options.optional)
 const contract = Options.text("contract").pipe(Options.withDescription("token contract address"))
 const optionalContract = contract.pipe(Options.optional)
-const fromBlock = Options.integer("from-block").pipe(Options.withDefault(0), Options.withDescription("first block (default 0)"))
+const fromBlock = Flags.wholeNumber("from-block", { min: 0, expected: "a block number ≥ 0" }).pipe(Options.withDefault(0), Options.withDescription("first block (default 0)"))
 const toBlock = Options.text("to-block").pipe(
   Options.withDefault("latest"),
   Options.withDescription("last block: a number or latest (default latest)")
 )
-const concurrency = Options.integer("concurrency").pipe(
+const concurrency = Flags.wholeNumber("concurrency", { min: 1, expected: "a whole number ≥ 1" }).pipe(
   Options.optional,
   Options.withDescription("at most N block ranges read at once (default: as many as the latency calls for; 1 = one cursor)")
 )
-const checkpointEvery = Options.integer("checkpoint-every").pipe(
+const checkpointEvery = Flags.wholeNumber("checkpoint-every", { min: 0, expected: "a whole number of seconds ≥ 0" }).pipe(
   Options.optional,
   Options.withDescription("at most one checkpoint every N seconds (default: 0, as soon as the previous one ends; Parquet 10)")
 )
@@ -88,15 +93,19 @@ const readable = <A, I>(
   // The rows gain columns; the runner writes what the source's schema says, so the row type can stay.
   on ? Effect.flatMap(make, (source) => Sources.withDecimals(source) as unknown as Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>) : make
 
-const limit = Options.integer("limit").pipe(Options.withDefault(1000), Options.withDescription("number of holders, ≤ 1000"))
+const limit = Flags.wholeNumber("limit", { min: 1, max: 1000, expected: "a whole number from 1 to 1000" }).pipe(Options.withDefault(1000), Options.withDescription("number of holders, ≤ 1000"))
 const date = (name: string) => Options.text(name).pipe(Options.withDescription("yyyy-MM-dd"))
-const sort = Options.choice("sort", ["asc", "desc"]).pipe(Options.withDefault("asc" as const))
+const sort = Flags.choice("sort", ["asc", "desc"], { pseudoName: "asc|desc" }).pipe(
+  Options.withDefault("asc" as const),
+  Options.withDescription("order of the days: asc or desc (default asc)")
+)
 const label = Options.text("label").pipe(Options.withDescription("label slug from the label master list, or all"))
 
 type FileFlags = {
   readonly out: string
   readonly format: Option.Option<"csv" | "jsonl" | "parquet">
   readonly resume: boolean
+  readonly restart: boolean
   readonly confirmations: number
   readonly allowPartial: boolean
   readonly noFormulaGuard: boolean
@@ -111,13 +120,19 @@ const some = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
 const parseToBlock = (
   command: string,
   chainId: number,
+  fromBlock: number,
   text: string
 ): Effect.Effect<number | "latest", InvalidInputError> => {
   if (text === "latest") return Effect.succeed("latest")
-  const n = Number(text)
-  return /^\d+$/.test(text) && Number.isSafeInteger(n)
+  const n = Flags.wholeNumberOf(text, fromBlock)
+  return n !== undefined
     ? Effect.succeed(n)
-    : Effect.fail(badFlag(command, "--to-block", `must be a block number or latest, got "${text}"`, chainId))
+    : Effect.fail(badFlag(
+      command,
+      "--to-block",
+      `expected latest or a block number ≥ ${fromBlock === 0 ? "0" : `--from-block (${fromBlock})`}, got "${text}"`,
+      chainId
+    ))
 }
 
 const topicOperatorKeys: ReadonlyArray<string> = Object.keys(Params.TopicOperators.fields)
@@ -136,6 +151,46 @@ const parseTopicOps = (chainId: number, specs: ReadonlyArray<string>) =>
     return ops
   })
 
+/** The query fields the library checks (`Sources.*`) and the flags, and parsed options, they come from. */
+const queryFlags: Readonly<Record<string, readonly [flag: string, option: string]>> = {
+  fromBlock: ["--from-block", "fromBlock"],
+  toBlock: ["--to-block", "toBlock"],
+  address: ["--address", "address"],
+  contractAddress: ["--contract", "contract"],
+  contractaddress: ["--contract", "contract"],
+  topic0: ["--topic0", "topic0"],
+  topic1: ["--topic1", "topic1"],
+  topic2: ["--topic2", "topic2"],
+  topic3: ["--topic3", "topic3"],
+  startDate: ["--start-date", "startDate"],
+  endDate: ["--end-date", "endDate"],
+  limit: ["--limit", "limit"],
+  label: ["--label", "label"],
+  event: ["--event", "event"],
+  abi: ["--abi", "abi"]
+}
+
+/**
+ * A value the library refused while the source was made (its query is checked before any request) told
+ * as the flag the user typed, with the value they gave: `--address: expected an address: 0x followed by
+ * 40 hex digits, got "0x123"` (exit code 2). Errors of other parameters stay as they are.
+ */
+const inFlagTerms = (options: Readonly<Record<string, unknown>>) => (error: InvalidInputError): Effect.Effect<never, InvalidInputError> => {
+  const known = error.module === "cli" || error.parameter === undefined ? undefined : queryFlags[error.parameter]
+  if (known === undefined) return Effect.fail(error)
+  const [flag, option] = known
+  const raw = options[option]
+  const value = Option.isOption(raw) ? Option.getOrUndefined(raw) : raw
+  const detail = error.detail.replace(/^must be /, "expected ")
+    .replace("give address, at least one topic, or both", "give --address, at least one of --topic0..--topic3, or both")
+  return Effect.fail(badFlag(
+    "export",
+    flag,
+    value === undefined || detail.includes(`"${String(value)}"`) ? detail : `${detail}, got "${String(value)}"`,
+    error.chainId
+  ))
+}
+
 /** Runs one export with the API options' client: the layer is built once for it. */
 const runExport = <A, I>(
   api: Environment.ApiOptions,
@@ -143,10 +198,10 @@ const runExport = <A, I>(
   makeSource: Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>
 ) =>
   Effect.gen(function*() {
-    const seconds = flags.checkpointEvery === undefined ? undefined : some(flags.checkpointEvery)
-    if (seconds !== undefined && seconds < 0) {
-      return yield* badFlag("export", "--checkpoint-every", `must be ≥ 0, got ${seconds}`, api.chain)
+    if (flags.resume && flags.restart) {
+      return yield* badFlag("export", "--restart", "starts over, --resume continues: give one of them", api.chain)
     }
+    const seconds = flags.checkpointEvery === undefined ? undefined : some(flags.checkpointEvery)
     if (flags.floatColumns) {
       // Refused before the source is made: making it may already ask the server (an ABI, decimals).
       const written = yield* Effect.option(Format.formatOf(flags.out, some(flags.format)))
@@ -156,13 +211,16 @@ const runExport = <A, I>(
     }
     // The requests made to prepare the export (an ABI fetched) count with its own.
     const counter = CallCount.make()
-    const source = yield* CallCount.tracking(makeSource, counter)
+    const source = yield* CallCount.tracking(makeSource, counter).pipe(
+      Effect.catchTag("InvalidInputError", inFlagTerms(flags as unknown as Readonly<Record<string, unknown>>))
+    )
     return yield* Exports.toFile(source, {
       counter,
       checkpointEvery: seconds === undefined ? undefined : `${seconds} seconds`,
       out: flags.out,
       format: some(flags.format),
-      resume: flags.resume,
+      // Without either flag an interrupted export of the same query is continued, never thrown away.
+      resume: flags.resume ? true : flags.restart ? false : "unfinished",
       confirmations: flags.confirmations,
       allowPartial: flags.allowPartial,
       formulaGuard: !flags.noFormulaGuard,
@@ -184,16 +242,16 @@ const interrupted = (out: string) =>
   Checkpoint.read(out).pipe(
     Effect.map((state) =>
       Option.isSome(state) && !("unreadable" in state.value) && state.value.phase !== "published"
-        ? `interrupted: ${Reporter.count(state.value.rows)} rows kept; run the same command with --resume to continue`
+        ? `interrupted: ${Reporter.count(Resume.keptRows(state.value))} rows kept; run the same command to continue`
         : `interrupted: nothing kept; run the same command to start again`
     ),
-    Effect.orElseSucceed(() => `interrupted: run the same command with --resume to continue`),
+    Effect.orElseSucceed(() => `interrupted: run the same command to continue`),
     Effect.flatMap((line) => Effect.sync(() => void process.stderr.write(`${line}\n`))),
     Effect.provide(NodeContext.layer)
   )
 
 const parseRange = (command: string, a: { readonly chain: number; readonly fromBlock: number; readonly toBlock: string }) =>
-  Effect.map(parseToBlock(command, a.chain, a.toBlock), (to) => ({ chainId: a.chain, fromBlock: a.fromBlock, toBlock: to }))
+  Effect.map(parseToBlock(command, a.chain, a.fromBlock, a.toBlock), (to) => ({ chainId: a.chain, fromBlock: a.fromBlock, toBlock: to }))
 
 const logs = Command.make(
   "logs",
@@ -378,8 +436,9 @@ const beaconWithdrawals = Command.make("beacon-withdrawals", { address, ...range
   runExport(a, a, Effect.flatMap(parseRange("beacon-withdrawals", a), (r) => Sources.beaconWithdrawals({ ...r, address: a.address })))
 ).pipe(Command.withDescription("consensus-layer withdrawals to an address, amounts in gwei (txsBeaconWithdrawal)"))
 
-const statistic = Options.choice("stat", Object.keys(Sources.dailyStatistics) as [Sources.DailyStatistic, ...Array<Sources.DailyStatistic>]).pipe(
-  Options.withDescription("the daily statistic, by its API action")
+const statistics = Object.keys(Sources.dailyStatistics) as ReadonlyArray<Sources.DailyStatistic>
+const statistic = Flags.choice("stat", statistics, { pseudoName: "action" }).pipe(
+  Options.withDescription(`the daily statistic, by its API action: ${statistics.join(", ")}`)
 )
 
 const dailyStats = Command.make("daily-stats", { stat: statistic, ...dailyOptions }, (a) =>

@@ -31,6 +31,12 @@ const globalOptions: ReadonlyArray<readonly [string, string]> = [
   ["--version", "the version of explorer-etl"]
 ]
 
+/** The flags every command takes (`--log-level` is taken out of the line before it is read). */
+const globalFlags = ["--help", "-h", "--version", "--log-level"]
+
+/** The flags the program takes before a command: the global ones, and @effect/cli's own. */
+const rootFlags = ["--help", "--version", "--log-level", "--wizard", "--completions"]
+
 const config = CliConfig.make({ showBuiltIns: false, showAllNames: true, showTypes: true })
 
 /** The plain text of a span (no colours). */
@@ -241,6 +247,17 @@ export type Request =
     readonly names: ReadonlyArray<string>
     readonly suggestion: string | undefined
   }
+  /**
+   * A flag the command at `path` does not take (`--hepl`): the closest one it takes, and the sibling
+   * commands that take it (`--abi-cache` given to `export logs`: `events`).
+   */
+  | {
+    readonly _tag: "unknownFlag"
+    readonly path: ReadonlyArray<string>
+    readonly flag: string
+    readonly suggestion: string | undefined
+    readonly takenBy: ReadonlyArray<string>
+  }
   /** A flag where a subcommand of `path` should come first (`export --out x.csv`). */
   | { readonly _tag: "missing"; readonly path: ReadonlyArray<string>; readonly names: ReadonlyArray<string> }
   /** A command line for @effect/cli to parse and run. */
@@ -262,6 +279,52 @@ export const make = (tree: HelpTree) => {
     if (path.length === 1) return childrenOf(tree.root).find(([name]) => name === path[0])?.[1]
     const parent = tree.nested[path[0] as string]
     return parent === undefined ? undefined : childrenOf(parent).find(([name]) => name === path[1])?.[1]
+  }
+
+  /** The flags of the command at `path` (a leaf), each with whether it takes a value; undefined elsewhere. */
+  const flagsAt = (path: ReadonlyArray<string>): Map<string, boolean> | undefined => {
+    const descriptor = descriptorAt(path)
+    if (descriptor === undefined || namesAt(path) !== undefined) return undefined
+    const flags = new Map<string, boolean>()
+    const visit = (u: Usage.Usage): void => {
+      switch (u._tag) {
+        case "Named":
+          for (const name of u.names) if (name.startsWith("-")) flags.set(name, Option.isSome(u.acceptedValues))
+          return
+        case "Optional":
+        case "Repeated":
+          return visit(u.usage)
+        case "Concat":
+        case "Alternation":
+          visit(u.left)
+          return visit(u.right)
+        default:
+          return
+      }
+    }
+    visit(Descriptor.getUsage(descriptor))
+    for (const name of globalFlags) flags.set(name, false)
+    return flags
+  }
+
+  /** The first flag of `words` (after the command at `path`) that the command does not take. */
+  const unknownFlagIn = (path: ReadonlyArray<string>, words: ReadonlyArray<string>): Request | undefined => {
+    const flags = flagsAt(path)
+    if (flags === undefined) return undefined
+    for (let i = 0; i < words.length; i++) {
+      const word = words[i] as string
+      if (!word.startsWith("--")) continue
+      const name = word.split("=")[0] as string
+      const takesValue = flags.get(name)
+      if (takesValue === undefined) {
+        const siblings = path.length === 0 ? [] : namesAt(path.slice(0, -1)) ?? []
+        const takenBy = siblings.filter((other) => other !== path[path.length - 1] && flagsAt([...path.slice(0, -1), other])?.has(name) === true)
+        return { _tag: "unknownFlag", path, flag: name, suggestion: suggest(name, [...flags.keys()].filter((f) => f.startsWith("--"))), takenBy }
+      }
+      // A value may look like a flag (`--event --x` is the event "--x"): the word after a flag that takes one is its value.
+      if (takesValue && !word.includes("=")) i++
+    }
+    return undefined
   }
 
   /** What the subcommands at `path` are called: `command`, `data set` under export. */
@@ -330,6 +393,9 @@ export const make = (tree: HelpTree) => {
       if (word.startsWith("-")) {
         // A flag before the (sub)command: the help is the deepest command named so far.
         if (wantsHelp) break
+        if (path.length === 0 && word.startsWith("--") && !rootFlags.includes(word.split("=")[0] as string)) {
+          return { _tag: "unknownFlag", path, flag: word, suggestion: suggest(word, rootFlags), takenBy: [] }
+        }
         return path.length === 0 ? { _tag: "run" } : { _tag: "missing", path, names }
       }
       if (!names.includes(word)) {
@@ -340,7 +406,7 @@ export const make = (tree: HelpTree) => {
     if (wantsHelp) return { _tag: "help", path }
     // A command with subcommands named without one (`explorer-etl export`): its help.
     if (namesAt(path) !== undefined) return path.length === 0 && words.length > 0 ? { _tag: "run" } : { _tag: "help", path }
-    return { _tag: "run" }
+    return unknownFlagIn(path, words.slice(path.length)) ?? { _tag: "run" }
   }
 
   return { render, classify, namesAt, nounAt }

@@ -13,6 +13,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { existsSync } from "node:fs"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { DemoData } from "../DemoData.js"
@@ -20,6 +21,7 @@ import * as Pipeline from "../Pipeline.js"
 import type { ExportSummary } from "../Exports.js"
 import * as Environment from "./Environment.js"
 import { badFlag, loadWithPeer, loadWithPostgres, refusedFlag } from "./Errors.js"
+import * as Flags from "./Flags.js"
 
 const file = Args.text({ name: "pipeline file" }).pipe(Args.withDescription("a pipeline module, e.g. pipelines/token-activity.ts"))
 const every = Options.text("every").pipe(
@@ -28,7 +30,7 @@ const every = Options.text("every").pipe(
 )
 const config = Options.text("config").pipe(Options.optional, Options.withDescription("config file replacing the pipeline's own"))
 const outDir = Options.text("out-dir").pipe(Options.withDefault("out"), Options.withDescription("output folder (default ./out)"))
-const confirmations = Options.integer("confirmations").pipe(
+const confirmations = Flags.wholeNumber("confirmations", { min: 0, expected: "a number of blocks ≥ 0" }).pipe(
   Options.withDefault(0),
   Options.withDescription("keep the newest N blocks out until they are final")
 )
@@ -75,7 +77,7 @@ const importPipeline = (path: string) =>
     /\.[cm]?ts$/.test(path) ? registerTsx(path) : Effect.void,
     Effect.tryPromise({
       try: () => import(pathToFileURL(resolve(path)).href) as Promise<Record<string, unknown>>,
-      catch: (cause) => badFlag("run", "pipeline file", `cannot load ${path}: ${cause instanceof Error ? cause.message : String(cause)}`)
+      catch: (cause) => badFlag("run", "pipeline file", `cannot load ${path}: ${loadFailure(path, cause)}`)
     })
   )
 
@@ -90,6 +92,16 @@ const loadDurable = Effect.mapError(
 
 /** The cluster's modules, loaded on first use: PostgreSQL's driver is an optional peer dependency. */
 export const loadCluster = (command: string) => loadWithPostgres(command, "--cluster", () => import("../durable/Cluster.js"))
+
+/**
+ * Why a pipeline module did not load, in the user's terms: a missing file is said so; Node's own text
+ * loses the paths of this package (`… imported from …/dist/cli/RunCommand.js`) and keeps its first line.
+ */
+const loadFailure = (path: string, cause: unknown): string => {
+  if (!existsSync(resolve(path))) return "no such file"
+  const text = (cause instanceof Error ? cause.message : String(cause)).split("\n")[0] ?? ""
+  return text.replace(/ imported from \S+/g, "").replace(/\S*\/dist\/cli\/\S+/g, "explorer-etl")
+}
 
 /** Loads the default export of a pipeline module. */
 export const loadPipeline = (path: string) =>
@@ -128,10 +140,11 @@ export const runCommand = Command.make(
       if (a.noDurable && Option.isSome(a.cluster)) {
         return yield* Effect.fail(badFlag("run", "--no-durable", "a run on a cluster is always durable: drop --no-durable"))
       }
+      // The schedule is checked before the pipeline is loaded: a typo costs nothing.
+      const cron = Option.isSome(a.every) ? Option.some(yield* Flags.cron("run", a.every.value)) : Option.none()
       // The durable engine's modules first: a missing optional peer is said before anything runs.
       const durableRun = !a.noDurable && Option.isNone(a.cluster) ? Option.some(yield* loadDurable) : Option.none()
       const pipeline = yield* loadPipeline(a.file)
-      const cron = Option.isSome(a.every) ? Option.some(yield* Pipeline.parseCron(a.every.value)) : Option.none()
       const once = Effect.gen(function*() {
         const demo = yield* DemoData
         const targets = Option.isSome(demo) && Option.isNone(a.config)
@@ -150,7 +163,17 @@ export const runCommand = Command.make(
           ? yield* Pipeline.run(pipeline, targets, runOptions)
           : yield* durableRun.value.run(pipeline, targets, runOptions)
         yield* printSummaries(summaries)
-      })
+      }).pipe(
+        // Interrupted while a run was under way: how to continue it (a cluster's run goes on on its runners).
+        Effect.onInterrupt(() =>
+          Option.isSome(a.cluster) ? Effect.void : Effect.sync(() =>
+            void process.stderr.write(
+              a.noDurable
+                ? "interrupted: run the same command to continue (each export resumes from its checkpoint)\n"
+                : "interrupted: run the same command to continue this run (finished exports are not repeated)\n"
+            ))
+        )
+      )
       yield* Option.match(cron, { onNone: () => once, onSome: (c) => Pipeline.schedule(once, c) }).pipe(
         Effect.catchTag("SinkError", refusedFlag("run", a.chain, ["confirmations"])),
         Effect.provide(Environment.clientLayer(a)),

@@ -20,6 +20,7 @@ import { DemoData } from "../DemoData.js"
 import * as Pipeline from "../Pipeline.js"
 import * as Environment from "./Environment.js"
 import { badFlag } from "./Errors.js"
+import * as Flags from "./Flags.js"
 import { cluster, loadCluster, loadPipeline } from "./RunCommand.js"
 
 const file = Args.text({ name: "pipeline file" }).pipe(Args.withDescription("the pipeline module whose runs this runner runs"))
@@ -27,12 +28,12 @@ const host = Options.text("host").pipe(
   Options.withDefault("127.0.0.1"),
   Options.withDescription("the address other runners reach this one at, and it listens on (default 127.0.0.1)")
 )
-const port = Options.integer("port").pipe(
+const port = Flags.wholeNumber("port", { min: 1, max: 65535, expected: "a port from 1 to 65535" }).pipe(
   Options.withDefault(34431),
   Options.withDescription("the port this runner listens on for the other runners (default 34431)")
 )
 
-const partRows = Options.integer("part-rows").pipe(
+const partRows = Flags.wholeNumber("part-rows", { min: 1, expected: "a whole number of rows ≥ 1" }).pipe(
   Options.withDefault(100_000),
   Options.withDescription(
     "rows of a part when one export is cut into parts the runners share (default 100,000): exports with fewer than " +
@@ -54,7 +55,7 @@ const outDir = Options.text("out-dir").pipe(
   Options.withDefault("out"),
   Options.withDescription("with --every: output folder of the scheduled runs (default ./out), the same path on every runner")
 )
-const confirmations = Options.integer("confirmations").pipe(
+const confirmations = Flags.wholeNumber("confirmations", { min: 0, expected: "a number of blocks ≥ 0" }).pipe(
   Options.withDefault(0),
   Options.withDescription("with --every: keep the newest N blocks out until they are final")
 )
@@ -72,10 +73,7 @@ export const runnerCommand = Command.make(
   (a) =>
     Effect.gen(function*() {
       // The schedule is checked before anything, as `run --every` checks it.
-      if (Option.isSome(a.every)) yield* Pipeline.parseCron(a.every.value)
-      if (a.port < 1 || a.port > 65535) return yield* Effect.fail(badFlag("runner", "--port", "must be a port (1-65535)"))
-      if (a.confirmations < 0) return yield* Effect.fail(badFlag("runner", "--confirmations", "must be ≥ 0"))
-      if (a.partRows < 1) return yield* Effect.fail(badFlag("runner", "--part-rows", "must be ≥ 1"))
+      if (Option.isSome(a.every)) yield* Flags.cron("runner", a.every.value)
       const pipeline = yield* loadPipeline(a.file)
       const configFile = Option.getOrUndefined(a.config)
       // Runs submitted with run --cluster bring their config; only a schedule's runs take this one.

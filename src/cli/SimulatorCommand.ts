@@ -9,10 +9,11 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Simulator from "../simulator/index.js"
 import { badFlag, servingUntilSignal } from "./Errors.js"
+import * as Flags from "./Flags.js"
 
-const port = Options.integer("port").pipe(Options.withDefault(9545), Options.withDescription("port (default 9545; 0 = any free port)"))
+const port = Flags.wholeNumber("port", { min: 0, max: 65535, expected: "a port from 0 to 65535" }).pipe(Options.withDefault(9545), Options.withDescription("port (default 9545; 0 = any free port)"))
 const host = Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("interface (default 127.0.0.1)"))
-const seed = Options.integer("seed").pipe(Options.withDefault(1), Options.withDescription("seed of the data set (default 1)"))
+const seed = Flags.wholeNumber("seed", { min: 0, expected: "a whole number ≥ 0" }).pipe(Options.withDefault(1), Options.withDescription("seed of the data set (default 1)"))
 const fault = Options.text("fault").pipe(
   Options.withDefault(""),
   Options.withDescription("fault injection, e.g. http503=0.05,reset=0.02,truncated=0.02,latency=20+10,seed=7")
@@ -20,11 +21,11 @@ const fault = Options.text("fault").pipe(
 const noRateLimits = Options.boolean("no-rate-limits").pipe(
   Options.withDescription("do not enforce the per-second windows (benchmarks)")
 )
-const busyWallet = Options.integer("busy-wallet-txs").pipe(
+const busyWallet = Flags.wholeNumber("busy-wallet-txs", { min: 0, expected: "a whole number ≥ 0" }).pipe(
   Options.optional,
   Options.withDescription("transactions of each chain's busy wallet (default 5,000)")
 )
-const heavyLogs = Options.integer("heavy-contract-logs").pipe(
+const heavyLogs = Flags.wholeNumber("heavy-contract-logs", { min: 0, expected: "a whole number ≥ 0" }).pipe(
   Options.optional,
   Options.withDescription("logs of each chain's heavy contract (default 20,000)")
 )
@@ -55,8 +56,10 @@ export const samples = (service: Simulator.SimulatorService): string => {
     `    passed    ${chain.verifications.verified}`,
     `    pending   ${chain.verifications.pending}`,
     `    failed    ${chain.verifications.failed}`,
-    "  try (free demo key; --simulator instead of --base-url/--api-key runs its own simulator in-process):",
-    `    npx explorer-etl export txs --address ${wallet} --base-url ${service.baseUrl} --api-key ${service.demoKeys.free} --out txs.csv`
+    "  try (the free demo key, given as keys are best given: in EXPLORER_API_KEY, never on the command line;",
+    "  --simulator instead of --base-url runs its own simulator in-process):",
+    `    export EXPLORER_API_KEY=${service.demoKeys.free}`,
+    `    npx explorer-etl export txs --address ${wallet} --base-url ${service.baseUrl} --out txs.csv`
   ].join("\n")
 }
 
@@ -83,7 +86,6 @@ export const simulatorCommand = Command.make(
   { port, host, seed, fault, noRateLimits, busyWallet, heavyLogs },
   (a) =>
     Effect.gen(function*() {
-      if (a.port < 0 || a.port > 65_535) return yield* badFlag("simulator", "--port", "must be 0..65535")
       const simulator = yield* loadSimulator
       const faults = a.fault === ""
         ? undefined

@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as StatusModule from "../durable/Status.js"
+import * as Lock from "../sinks/Lock.js"
 import { badFlag, loadWithPostgres } from "./Errors.js"
 
 const outDir = Options.text("out-dir").pipe(Options.withDefault("out"), Options.withDescription("output folder (default ./out)"))
@@ -42,9 +43,9 @@ const loadClusterStatus = loadWithPostgres(
 /** `explorer-etl status …` */
 export const statusCommand = Command.make("status", { outDir, cluster, all }, (a) =>
   Effect.gen(function*() {
-    const show = (Status: typeof StatusModule, runs: ReadonlyArray<StatusModule.RunStatus>) =>
+    const show = (Status: typeof StatusModule, runs: ReadonlyArray<StatusModule.RunStatus>, stopped?: string) =>
       Effect.forEach(
-        (a.all ? runs : Status.recent(runs)).flatMap((item) => (typeof item === "string" ? [item] : Status.describe(item))),
+        (a.all ? runs : Status.recent(runs)).flatMap((item) => (typeof item === "string" ? [item] : Status.describe(item, stopped))),
         (line) => Console.log(line),
         { discard: true }
       )
@@ -68,7 +69,13 @@ export const statusCommand = Command.make("status", { outDir, cluster, all }, (a
     }
     if (journals.length === 0) return yield* Console.log(`no durable runs in ${a.outDir}`)
     for (const journal of journals) {
-      yield* show(Status, yield* Effect.orDie(Status.readJournal(journal)))
+      // A durable run holds its journal's lock while it runs: without a live holder, its runs are stopped.
+      const holder = yield* Lock.inspect(journal)
+      const stopped = Option.match(holder, {
+        onNone: () => "no process runs it",
+        onSome: (h) => h.alive ? undefined : `pid ${h.pid} gone`
+      })
+      yield* show(Status, yield* Effect.orDie(Status.readJournal(journal)), stopped)
     }
   }).pipe(Effect.provide(NodeContext.layer))
 ).pipe(

@@ -382,6 +382,31 @@ export interface RunnerOptions {
  */
 export const PART_ROWS = 100_000
 
+/**
+ * Whether a failure is PostgreSQL refusing a table, type or index that another process created at the
+ * same moment: `CREATE TABLE IF NOT EXISTS` run at once by two processes on a fresh database fails in
+ * one of them (unique violation 23505 on the catalog, or 42P07 / 42710 duplicate object).
+ */
+const isSchemaRace = (error: unknown): boolean => {
+  let cause: unknown = error
+  for (let depth = 0; depth < 4 && typeof cause === "object" && cause !== null; depth++) {
+    const code = (cause as { code?: unknown }).code
+    if (code === "23505" || code === "42P07" || code === "42710") return true
+    cause = (cause as { cause?: unknown }).cause
+  }
+  return false
+}
+
+/**
+ * Runners (and submitters) started together on a fresh database create the cluster's tables at once:
+ * the one that loses the race builds its layer again, once the other's tables exist.
+ */
+const schemaRaceRetry = Schedule.exponential(Duration.millis(100)).pipe(
+  Schedule.jittered,
+  Schedule.intersect(Schedule.recurs(5)),
+  Schedule.whileInput(isSchemaRace)
+)
+
 /** The cluster's storage: PostgreSQL at `url`. */
 const storage = (url: string) => PgClient.layer({ url: Redacted.make(url) })
 
@@ -434,7 +459,8 @@ export const runnerLayer = <C, I, E, RC = never, EC = never>(
         runnerAddress: Option.some(RunnerAddress.make(options.host, options.port))
       }
     })),
-    Layer.provide(storage(options.url))
+    Layer.provide(storage(options.url)),
+    Layer.retry(schemaRaceRetry)
   )
 }
 
@@ -466,7 +492,8 @@ const awaitRun = (pipelineName: string, run: ClusterRun, keepRuns?: number) =>
 const clientLayer = (url: string) =>
   ClusterWorkflowEngine.layer.pipe(
     Layer.provideMerge(NodeClusterSocket.layer({ clientOnly: true, storage: "sql", shardingConfig })),
-    Layer.provideMerge(storage(url))
+    Layer.provideMerge(storage(url)),
+    Layer.retry(schemaRaceRetry)
   )
 
 /**

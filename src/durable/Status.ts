@@ -303,8 +303,14 @@ export const recent = (runs: ReadonlyArray<RunStatus>, last: number = recentRuns
   return out
 }
 
-/** A run and its activities as lines of text, as `explorer-etl status` prints them. */
-export const describe = (run: RunStatus): ReadonlyArray<string> => {
+/**
+ * A run and its activities as lines of text, as `explorer-etl status` prints them. `stopped`: the
+ * process that ran the journal's runs is gone (why, e.g. `pid 4242 gone`): a run the journal calls
+ * running is stopped, and the same command continues it.
+ */
+export const describe = (run: RunStatus, stopped?: string): ReadonlyArray<string> => {
+  const halted = stopped !== undefined && run.state === "running"
+  const stateOf = (state: State): string => halted && state === "running" ? "stopped" : state
   // The commit steps (`commit`, `commit finished exports`) are activities too, not exports.
   const exported = run.activities.filter((a) => a.name.startsWith("export "))
   const done = exported.filter((a) => a.state === "done")
@@ -313,10 +319,12 @@ export const describe = (run: RunStatus): ReadonlyArray<string> => {
   const retriesMade = done.reduce((n, a) => n + (a.retries ?? 0), 0)
   const withRetries = (n: number) => n === 0 ? "" : ` (${Reporter.retries(n)})`
   return [
-    `${run.key.pipeline}\trun ${run.key.runTime}\t${run.state}${run.error === undefined ? "" : `: ${run.error}`}\t` +
+    `${run.key.pipeline}\trun ${run.key.runTime}\t${stateOf(run.state)}` +
+    (halted ? ` (${stopped}; resumable: run the same command to continue it)` : "") +
+    `${run.error === undefined ? "" : `: ${run.error}`}\t` +
     `${done.length}/${exported.length} exports done, ${Reporter.plural(rows, "row")}, ${calls(callsMade)}${withRetries(retriesMade)}`,
     ...run.activities.map((a) =>
-      `  ${a.name}\t${a.state}` +
+      `  ${a.name}\t${stateOf(a.state)}` +
       (a.rows === undefined ? "" : `\t${Reporter.plural(a.rows, "row")}\t${calls(a.calls ?? 0)}${withRetries(a.retries ?? 0)}`) +
       (a.state !== "waiting" ? "" : a.until !== undefined
         ? ` for the daily cap until ${utcText(a.until)}`

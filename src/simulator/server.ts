@@ -16,6 +16,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { createServer } from "node:http"
 import * as Chain from "../Chain.js"
 import { Core, demoKeys, type HttpAnswer, type OracleQuery, type SimulatorStats, type WireRecord } from "./core.js"
@@ -92,13 +93,33 @@ const chainlist = (baseUrl: string): string =>
     }))
   })
 
+/** The largest POST body the simulator reads. */
+const MAX_BODY_BYTES = 1024 * 1024
+
+/** The answer to a body over {@link MAX_BODY_BYTES}. */
+const tooLarge = HttpServerResponse.text("413 Request Entity Too Large\n", { status: 413, headers: CORS_HEADERS })
+
 const makeRouter = (core: Core, now: () => number) => {
   const api = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const query = yield* HttpServerRequest.ParsedSearchParams
     let raw: Readonly<Record<string, string | ReadonlyArray<string>>> = query
     if (request.method === "POST") {
-      const body = yield* Effect.orElseSucceed(request.urlParamsBody, () => [] as ReadonlyArray<readonly [string, string]>)
+      // A form of a few parameters is a few hundred bytes: of a body over 1 MB no more than that is kept
+      // (the rest is read and dropped, so the 413 reaches the client rather than a reset connection).
+      const read = yield* Stream.runFold(
+        request.stream,
+        { bytes: 0, chunks: [] as Array<Uint8Array> },
+        (acc, chunk) => {
+          acc.bytes += chunk.length
+          if (acc.bytes <= MAX_BODY_BYTES) acc.chunks.push(chunk)
+          return acc
+        }
+      ).pipe(Effect.option)
+      if (Option.isSome(read) && read.value.bytes > MAX_BODY_BYTES) return tooLarge
+      const body: ReadonlyArray<readonly [string, string]> = Option.isSome(read)
+        ? [...new URLSearchParams(Buffer.concat(read.value.chunks).toString("utf8")).entries()]
+        : []
       const merged: Record<string, string | ReadonlyArray<string>> = {}
       for (const [k, v] of body) if (k.toLowerCase() !== "chainid") merged[k] = v
       for (const [k, v] of Object.entries(query)) if (merged[k] === undefined || k.toLowerCase() === "chainid") merged[k] = v

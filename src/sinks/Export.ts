@@ -75,7 +75,8 @@ export interface Settings {
   readonly formulaGuard: boolean | undefined
   /** Parquet: whether each decimal-string column has a `<name>_float` companion; undefined for CSV and JSONL. */
   readonly floatColumns: boolean | undefined
-  readonly resume: boolean
+  /** `"unfinished"`: an unfinished checkpoint of the same export is continued (see `Resume.decide`). */
+  readonly resume: boolean | "unfinished"
   readonly confirmations: number
   readonly allowPartial: boolean | undefined
   readonly quiet: boolean | undefined
@@ -746,6 +747,9 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
       // The interrupted runs' requests (up to their last checkpoint) count in this one's manifest.
       yield* CallCount.add(run.counter, { requests: start.state.calls, retries: start.state.retries })
       run.callsBefore.value = start.state.calls ?? 0
+    }
+    if (start._tag === "Resume" && start.implied === true && settings.quiet !== true) {
+      Reporter.notice(settings.progressOutput ?? Reporter.stderr, Resume.impliedLine(start.state))
     }
     const latestBlock = latestOf(source, run)
     const goalOf = (latest: number) => goalAt(source, settings, latest)

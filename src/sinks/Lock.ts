@@ -1,8 +1,11 @@
 /**
  * One writer per output: an export holds `<out>.lock` (beside the file, created atomically with
- * O_EXCL, holding the writer's pid and host) from before its first request until it ends, on every
- * exit path. A second export to the same output fails at once with `OutputLockedError`. A lock left by a
- * process that is gone (same host, pid not running: a SIGKILL, a crash) is taken over.
+ * O_EXCL, holding the writer's pid and host, and where `/proc` is there the process's start time and the
+ * machine's boot id) from before its first request until it ends, on every exit path. A second export to
+ * the same output fails at once with `OutputLockedError`. A lock left by a process that is gone is taken
+ * over: same host and its pid not running (a SIGKILL, a crash), or its pid running but now another
+ * process (one that started at another time, or since another boot), or its pid this process's own
+ * while this process does not hold it (a container restarted with the same host name: PID 1 again).
  *
  * A process of another host cannot be asked whether it runs, so its lock holds — unless it was taken by
  * a runner of a cluster ({@link ClusterRunner}, which also names the runner in its locks) and the
@@ -15,8 +18,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import { readFileSync } from "node:fs"
 import { hostname } from "node:os"
-import { fileSystemError, type SinkError } from "./SinkError.js"
+import { fileSystemError, SinkError } from "./SinkError.js"
 
 /**
  * Another export (process `pid` on `host`) is writing `path`; or, with `holder`, another process of that
@@ -33,8 +37,8 @@ export class OutputLockedError extends Schema.TaggedError<OutputLockedError>()("
   override get message(): string {
     const who = `(pid ${this.pid}${this.host === hostname() ? "" : ` on ${this.host}`})`
     return this.holder === undefined
-      ? `another export ${who} is writing ${this.path}`
-      : `another ${this.holder} ${who} is using ${this.path}`
+      ? `another export ${who} is writing ${this.path} (lock file ${lockPath(this.path)})`
+      : `another ${this.holder} ${who} is using ${this.path} (lock file ${lockPath(this.path)})`
   }
 }
 
@@ -58,15 +62,25 @@ interface Holder {
   readonly host: string
   /** The cluster runner that took it, if one did. */
   readonly runner?: string | undefined
+  /** The process's start time (`/proc/<pid>/stat`, clock ticks since boot), where known. */
+  readonly pidStart?: string | undefined
+  /** The machine's boot (`/proc/sys/kernel/random/boot_id`), where known. */
+  readonly bootId?: string | undefined
 }
 
 const parseHolder = (text: string): Holder | undefined => {
   try {
     const value = JSON.parse(text) as unknown
     if (typeof value === "object" && value !== null && "pid" in value && "host" in value) {
-      const { pid, host, runner } = value as { pid: unknown; host: unknown; runner?: unknown }
+      const { pid, host, runner, pidStart, bootId } = value as Record<string, unknown>
       if (typeof pid === "number" && typeof host === "string") {
-        return typeof runner === "string" ? { pid, host, runner } : { pid, host }
+        return {
+          pid,
+          host,
+          ...(typeof runner === "string" ? { runner } : {}),
+          ...(typeof pidStart === "string" ? { pidStart } : {}),
+          ...(typeof bootId === "string" ? { bootId } : {})
+        }
       }
     }
   } catch {
@@ -74,6 +88,29 @@ const parseHolder = (text: string): Holder | undefined => {
   }
   return undefined
 }
+
+/** The start time of process `pid` (field 22 of `/proc/<pid>/stat`), or undefined without `/proc`. */
+const startOf = (pid: number): string | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    // The command name (field 2) is in parentheses and may hold spaces: count from the last ")".
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]
+  } catch {
+    return undefined
+  }
+}
+
+/** This boot of the machine, or undefined without `/proc`. */
+const bootIdNow = (): string | undefined => {
+  try {
+    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
+  } catch {
+    return undefined
+  }
+}
+
+/** The lock files this process holds now (a lock naming this pid that is not among them is stale). */
+const held = new Set<string>()
 
 /** Whether process `pid` of this host is running (EPERM: it runs under another user). */
 const isRunning = (pid: number): boolean => {
@@ -85,7 +122,34 @@ const isRunning = (pid: number): boolean => {
   }
 }
 
-const me = (): Holder => ({ pid: process.pid, host: hostname() })
+const me = (): Holder => {
+  const pidStart = startOf(process.pid)
+  const bootId = bootIdNow()
+  return {
+    pid: process.pid,
+    host: hostname(),
+    ...(pidStart === undefined ? {} : { pidStart }),
+    ...(bootId === undefined ? {} : { bootId })
+  }
+}
+
+/**
+ * Whether the process a lock of this host names still holds it: its pid runs, is not this process
+ * (unless this process holds that lock), and is the process that wrote the lock (same boot, same start).
+ */
+const holdsHere = (holder: Holder, path: string): boolean => {
+  if (holder.pid === process.pid) return held.has(path)
+  if (!isRunning(holder.pid)) return false
+  if (holder.bootId !== undefined) {
+    const boot = bootIdNow()
+    if (boot !== undefined && boot !== holder.bootId) return false
+  }
+  if (holder.pidStart !== undefined) {
+    const start = startOf(holder.pid)
+    if (start !== undefined && start !== holder.pidStart) return false
+  }
+  return true
+}
 
 /**
  * Takes the lock of `out` for the scope: fails with `OutputLockedError` when a running export holds
@@ -112,7 +176,7 @@ export const acquire = (
     /** Whether the holder still runs: its pid on this host; another host's cluster runner, by the cluster. */
     const holds = (holder: Holder): Effect.Effect<boolean> =>
       holder.host === self.host
-        ? Effect.sync(() => isRunning(holder.pid))
+        ? Effect.sync(() => holdsHere(holder, path))
         : cluster !== undefined && holder.runner !== undefined
         ? cluster.isAlive(holder.runner)
         : Effect.succeed(true)
@@ -131,11 +195,21 @@ export const acquire = (
           ? fs.remove(path)
           : Effect.void
       }),
-      Effect.ignore
+      Effect.ignore,
+      Effect.ensuring(Effect.sync(() => void held.delete(path)))
     )
+    // A lock path that is not a file (a folder, say) is never a lock: told as it is, not as "pid 0".
+    const info = yield* fs.stat(path).pipe(Effect.option)
+    if (Option.isSome(info) && info.value.type !== "File") {
+      return yield* new SinkError({
+        reason: "InvalidInput",
+        path,
+        detail: `the lock file of ${out} is a ${info.value.type === "Directory" ? "folder" : "non-regular file"}; remove it or choose another output`
+      })
+    }
     for (let attempt = 0; attempt < 3; attempt++) {
       const taken = yield* Effect.uninterruptible(
-        Effect.tap(take, (ok) => ok ? Effect.addFinalizer(() => release) : Effect.void)
+        Effect.tap(take, (ok) => ok ? Effect.zipRight(Effect.sync(() => void held.add(path)), Effect.addFinalizer(() => release)) : Effect.void)
       )
       if (taken) return
       const text = yield* fs.readFileString(path).pipe(Effect.orElseSucceed(() => undefined))
@@ -152,6 +226,29 @@ export const acquire = (
     return yield* lockedBy(parseHolder(text) ?? { pid: 0, host: self.host })
   })
 
+/** Who holds the lock of `out`, as this host sees it. */
+export interface LockHolder {
+  readonly pid: number
+  readonly host: string
+  /** Whether that process still holds it: false for a lock its process left (see the module header). */
+  readonly alive: boolean
+}
+
+/**
+ * The holder of `out`'s lock, without taking it: none when there is no lock (or no readable one). A lock
+ * of another host is taken as alive (it cannot be asked).
+ */
+export const inspect = (out: string): Effect.Effect<Option.Option<LockHolder>, never, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = lockPath(out)
+    const text = yield* fs.readFileString(path).pipe(Effect.orElseSucceed(() => undefined))
+    const holder = text === undefined ? undefined : parseHolder(text)
+    if (holder === undefined) return Option.none()
+    const alive = holder.host === hostname() ? holdsHere(holder, path) : true
+    return Option.some({ pid: holder.pid, host: holder.host, alive })
+  })
+
 /** A file at the output that this tool did not write (no manifest describes it): kept unless forced. */
 export class OutputExistsError extends Schema.TaggedError<OutputExistsError>()("OutputExistsError", {
   /** The output file. */
@@ -165,18 +262,29 @@ export class OutputExistsError extends Schema.TaggedError<OutputExistsError>()("
 
 /**
  * Refuses to replace a file at `out` that this tool did not write: one is replaced only when its
- * manifest (or its checkpoint) beside it names it and gives its length. `force` skips the check.
+ * manifest (or its checkpoint) beside it names it and gives its length. `force` skips that check; a
+ * folder (or anything but a file) at `out` is refused even then (`SinkError`, option `out`).
  */
 export const checkOverwrite = (
   out: string,
   name: string,
   force: boolean
-): Effect.Effect<void, OutputExistsError, FileSystem.FileSystem> =>
+): Effect.Effect<void, OutputExistsError | SinkError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
-    if (force) return
     const fs = yield* FileSystem.FileSystem
     const info = yield* fs.stat(out).pipe(Effect.option)
     if (info._tag === "None") return
+    // A file is published by a rename over `out`, which a folder refuses: told now, not after the export.
+    if (info.value.type !== "File") {
+      return yield* new SinkError({
+        reason: "InvalidInput",
+        path: out,
+        option: "out",
+        detail: `${out} is a ${info.value.type === "Directory" ? "folder" : "non-regular file"}, not a file an export can replace; ` +
+          `choose a file name (e.g. ${out.replace(/\/+$/, "")}/export.csv)`
+      })
+    }
+    if (force) return
     const size = Number(info.value.size)
     const described = (text: string | undefined, file: "manifest" | "state"): boolean => {
       if (text === undefined) return false

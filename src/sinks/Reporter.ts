@@ -90,6 +90,15 @@ export const duration = (ms: number): string => {
   return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`
 }
 
+/**
+ * Rates are shown once this much of the export has passed: before, two calls in the first 0.3 s would
+ * read as 7.6 calls/s, past any plan's rate.
+ */
+export const ratesAfterMs = 3_000
+
+/** The window the display's rates are measured over: the last 10 seconds, not the run's average. */
+export const rateWindowMs = 10_000
+
 /** A rate for people: `4.8`, `12`, `1,250`. */
 const rate = (perSecond: number): string => perSecond < 10 ? perSecond.toFixed(1) : count(perSecond)
 
@@ -101,10 +110,12 @@ const rate = (perSecond: number): string => perSecond < 10 ? perSecond.toFixed(1
  */
 export const line = (s: Snapshot): string => {
   const parts = [s.label, `${count(s.rows)} rows`]
-  const rowsPerSecond = s.rowsPerSecond ?? (s.elapsedMs > 0 ? (s.rows * 1000) / s.elapsedMs : undefined)
+  // No rate before a few seconds of data (see `ratesAfterMs`).
+  const rated = s.elapsedMs >= ratesAfterMs
+  const rowsPerSecond = !rated ? undefined : s.rowsPerSecond ?? (s.rows * 1000) / s.elapsedMs
   if (rowsPerSecond !== undefined) parts.push(`${count(rowsPerSecond)} rows/s`)
   parts.push(`${count(s.calls)} calls${s.retries === undefined || s.retries === 0 ? "" : ` (${retries(s.retries)})`}`)
-  const callsPerSecond = s.callsPerSecond ?? (s.elapsedMs > 0 ? (s.calls * 1000) / s.elapsedMs : undefined)
+  const callsPerSecond = !rated ? undefined : s.callsPerSecond ?? (s.calls * 1000) / s.elapsedMs
   if (callsPerSecond !== undefined) {
     parts.push(
       s.callsPerSecondLimit === undefined
@@ -163,11 +174,25 @@ export const start = (options: ReporterOptions): Effect.Effect<Reporter, never, 
     if (options.quiet === true) return { finish: () => Effect.void }
     const tty = output.isTTY
     let drawn = false
+    // What the display saw lately: its rates are measured over the last `rateWindowMs` (the run's
+    // average until that much has passed), so a fast start or a pause long ago does not bend them.
+    const samples: Array<{ readonly t: number; readonly rows: number; readonly calls: number }> = []
+    const withRates = (s: Snapshot): Snapshot => {
+      if (s.rowsPerSecond !== undefined || s.callsPerSecond !== undefined) return s
+      samples.push({ t: s.elapsedMs, rows: s.rows, calls: s.calls })
+      // Keep the newest sample at least a window old, and every one after it.
+      while (samples.length > 1 && s.elapsedMs - (samples[1] as (typeof samples)[number]).t >= rateWindowMs) samples.shift()
+      const first = samples[0] as (typeof samples)[number]
+      const span = s.elapsedMs - first.t
+      return span < rateWindowMs
+        ? s
+        : { ...s, rowsPerSecond: ((s.rows - first.rows) * 1000) / span, callsPerSecond: ((s.calls - first.calls) * 1000) / span }
+    }
     const erase = Effect.sync(() => {
       if (drawn) output.write("\r\x1b[K")
       drawn = false
     })
-    const draw = Effect.flatMap(options.snapshot, (s) =>
+    const draw = Effect.flatMap(Effect.map(options.snapshot, withRates), (s) =>
       Effect.sync(() => {
         if (tty) {
           const width = output.columns

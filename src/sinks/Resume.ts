@@ -15,6 +15,10 @@
  *   without `resume` to replace it.
  * Without `resume` every run is `Fresh` (the previous `out` stays in place until the new file replaces it).
  *
+ * With `resume: "unfinished"` (the CLI's plain command): an unfinished checkpoint of the same export that
+ * can be continued → `Resume` with `implied` (the run says so on one line), anything else → `Fresh`; a
+ * finished export is rewritten whole, as without `resume`.
+ *
  * One export per output at a time: `Exports.toFile` holds the output's lock (sinks/Lock.ts) around all of this.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -51,7 +55,8 @@ export const filesOf = (path: Path.Path, out: string, folder: string, name: stri
 export type Start =
   /** From `fromBlock`; `staleState`: an unfinished checkpoint names the temporary file about to be emptied. */
   | { readonly _tag: "Fresh"; readonly staleState: boolean }
-  | { readonly _tag: "Resume"; readonly state: Checkpoint.State }
+  /** `implied`: continued although `resume` was not asked for (`resume: "unfinished"`). */
+  | { readonly _tag: "Resume"; readonly state: Checkpoint.State; readonly implied?: boolean | undefined }
   | { readonly _tag: "Extend"; readonly state: Checkpoint.State }
 
 /** How far a run has written: every row of blocks up to `completeThrough`, `rows` in all. */
@@ -103,12 +108,23 @@ const classify = (files: Files, state: Checkpoint.State): Effect.Effect<Start, S
 export const decide = (
   files: Files,
   fingerprint: string,
-  resume: boolean
+  resume: boolean | "unfinished"
 ): Effect.Effect<Start, SinkError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const existing = yield* Checkpoint.read(files.out)
     if (Option.isNone(existing)) return { _tag: "Fresh", staleState: false } as const
     const found = existing.value
+    if (resume === "unfinished") {
+      if ("unreadable" in found) return { _tag: "Fresh", staleState: true } as const
+      const fresh = { _tag: "Fresh", staleState: found.phase !== "published" } as const
+      // A Parquet checkpoint without row groups cannot be continued: it starts over, as before.
+      if (
+        found.phase === "published" || !Checkpoint.sameExport(found.fingerprint, fingerprint) ||
+        (found.format === "parquet" && found.parquet === undefined)
+      ) return fresh
+      const start = yield* classify(files, found)
+      return start._tag === "Resume" ? { ...start, implied: true } : fresh
+    }
     if ("unreadable" in found) {
       if (!resume) return { _tag: "Fresh", staleState: true } as const
       return yield* mismatch(files.statePath, `the state file cannot be read (${found.unreadable}); run without resume to start over`)
@@ -123,6 +139,15 @@ export const decide = (
     }
     return yield* classify(files, found)
   })
+
+/** The line a run continued without `resume` prints: what it keeps, and how to start over instead. */
+export const impliedLine = (state: Checkpoint.State): string =>
+  `resuming the interrupted export of this query: ${keptRows(state).toLocaleString("en-US")} rows kept ` +
+  `(--restart starts over)`
+
+/** Rows a checkpoint keeps: in the temporary file and in its partitions' spools. */
+export const keptRows = (state: Checkpoint.State): number =>
+  (state.partitions ?? []).reduce((n, p) => n + p.rows, state.rows)
 
 /** The first block a run reads. */
 export const firstBlock = (start: Start, fromBlock: number): number =>

@@ -106,7 +106,7 @@ describe.concurrent("errors", () => {
         yield* transcript.cli(["export", "txs", "--address", wallet, "--out", out, "--quiet", ...api(unknownKey, "free")]),
         "InvalidApiKeyError"
       )
-      expect(message).toMatch(/^export\/txs on chain 1: API key rejected by the server \(plan check while resolving 'latest'\)/)
+      expect(message).toMatch(/^export\/txs on chain 1: API key rejected by the server \(checked while asking for the latest block\)/)
       expect(message).not.toMatch(/getblocknobytime/)
       expect(existsSync(out)).toBe(false)
       expect(yield* requestsWith(sim, unknownKey)).toBeGreaterThan(0)
@@ -121,7 +121,7 @@ describe.concurrent("errors", () => {
         yield* transcript.cli(["export", "txs", "--address", wallet, "--out", out, "--base-url", sim.baseUrl]),
         "InvalidApiKeyError"
       )
-      expect(message).toMatch(/no API key: pass --api-key <key>, or set EXPLORER_API_KEY \(or ETHERSCAN_API_KEY\)/)
+      expect(message).toMatch(/no API key: set EXPLORER_API_KEY \(or ETHERSCAN_API_KEY\), or pass --api-key <key> \(visible to other users in ps\)/)
       expect(message).not.toMatch(/getblocknobytime|txlist/)
       expect(existsSync(out)).toBe(false)
       expect((yield* sim.stats).byKey["(none)"] ?? 0).toBe(before)
@@ -179,7 +179,7 @@ describe.concurrent("errors", () => {
         "TransportError"
       )
       // The first call resolves --to-block latest: the error is told as the export's.
-      expect(message).toMatch(/^export\/txs on chain 1: while resolving 'latest' \(block\/getblocknobytime\): /)
+      expect(message).toMatch(/^export\/txs on chain 1: while asking for the latest block \(block\/getblocknobytime\): /)
       expect(existsSync(out)).toBe(false)
     }), TIMEOUT)
 

@@ -49,13 +49,15 @@ describe.concurrent("newcomer", () => {
       const command = /^ {4}npx explorer-etl (export .*)$/m.exec(banner)?.[1] ?? ""
       expect(command).toContain(`--address ${wallet}`)
       expect(command).toContain(`--base-url ${baseUrl}`)
-      expect(command).toContain(`--api-key ${Simulator.demoKeys.free}`)
+      // The key in the environment, as printed just before: never on the command line (`ps` shows it).
+      expect(command).not.toContain("--api-key")
+      expect(banner).toContain(`\n    export EXPLORER_API_KEY=${Simulator.demoKeys.free}\n`)
 
       // The ready command, as printed (only its output file moved into the test's folder).
       const words = command.split(" ")
       const out = join(dir, "txs.csv")
       words[words.indexOf("--out") + 1] = out
-      const ran = succeeded(yield* transcript.cli(words))
+      const ran = succeeded(yield* transcript.cli(words, { env: { EXPLORER_API_KEY: Simulator.demoKeys.free } }))
       expect(ran.stderr).toMatch(/^wrote [\d,]+ rows to /m)
       expect(readCsv(readFileSync(out, "utf8")).rows.length).toBeGreaterThan(0)
 

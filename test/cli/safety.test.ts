@@ -1,7 +1,7 @@
 /**
  * The CLI protects the user's files (issue 17), proven with subprocesses, real signals and real files:
  * one writer per output (a second export to the same --out fails at once), SIGINT/SIGTERM exit 130/143
- * with the `interrupted: … --resume` line and a partial that --resume ends byte-identical, no silent
+ * with the `interrupted: … run the same command to continue` line and a partial that --resume ends byte-identical, no silent
  * overwrite of a file explorer-etl did not write (unless --force), an impossible --out fails before any
  * request, and a damaged state file is one `error …` line.
  */
@@ -112,7 +112,7 @@ describe.concurrent("safety", () => {
       const secondKey = keys.lockB
       const second = yield* transcript.cli(logsArgs(out, secondKey))
       const message = failureOf(second, "OutputLockedError")
-      expect(message).toBe(`another export (pid ${first.child.pid}) is writing ${out}`)
+      expect(message).toBe(`another export (pid ${first.child.pid}) is writing ${out} (lock file ${out}.lock)`)
       expect(yield* requestsWith(sim, secondKey)).toBe(0)
       const ended = yield* exited(first.child)
       transcript.record({ args: ["first"], code: ended.code, signal: ended.signal, ...first.output })
@@ -134,7 +134,7 @@ describe.concurrent("safety", () => {
         expect(ended.code).toBe(code)
         const lines = run.output.stderr.split(/\r|\n/).filter((l) => l.startsWith("interrupted:"))
         expect(lines).toHaveLength(1)
-        expect(lines[0]).toMatch(/^interrupted: [\d,]+ rows kept; run the same command with --resume to continue$/)
+        expect(lines[0]).toMatch(/^interrupted: [\d,]+ rows kept; run the same command to continue$/)
         const kept = Number(/interrupted: ([\d,]+)/.exec(lines[0] ?? "")?.[1]?.replace(/,/g, ""))
         expect(kept).toBe(stateRows(out))
         expect(existsSync(out)).toBe(false)

@@ -281,7 +281,7 @@ describe("explorer-etl run --cluster", () => {
       const held = yield* plantLock(`127.0.0.1:${a.port}`)
       const before = yield* queryCounts(lockedKey)
       const second = yield* suite.transcript.cli([...runArgs(lockedKey, config, out), "--cluster", database()])
-      expect(failureOf(second, "OutputLockedError")).toBe(`another export (pid 4242 on another-machine) is writing ${file}`)
+      expect(failureOf(second, "OutputLockedError")).toBe(`another export (pid 4242 on another-machine) is writing ${file} (lock file ${file}.lock)`)
       expect(existsSync(held)).toBe(true)
       // Nothing asked for the locked file.
       const locked = path.relative(path.join(out, "wallet-history"), file)

@@ -298,7 +298,7 @@ describe("explorer-etl runner --every", () => {
     Effect.gen(function*() {
       const args = ["runner", "pipelines/wallet-history.ts", "--cluster", database(), ...api(refusedKey), "--every", "every hour"]
       const message = failureOf(yield* suite.transcript.cli(args), "InvalidInputError")
-      expect(message).toMatch(/--every: not a cron expression "every hour"/)
+      expect(message).toMatch(/^--every: expected a cron expression \(UTC\) such as "0 \* \* \* \*", got "every hour"/)
     }))
 
   it.live("runner --config without --every is refused: runs submitted with run --cluster bring their own config", () =>

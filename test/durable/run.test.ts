@@ -99,9 +99,12 @@ describe("explorer-etl run (durable by default)", () => {
       const killedRequests = yield* requestsWith(suite.sim, durableKey)
       expect(existsSync(path.join(durableDir, "wallet-0", "nft-holdings.csv.manifest.json"))).toBe(false)
 
-      // status reads the journal: the run is running, the exports that finished are done.
+      // status reads the journal: the run is stopped (its process is gone), the exports that finished are done.
       const during = yield* status(durableOut)
-      expect(during[0]).toMatch(/^wallet-history\trun \S+\trunning\t/)
+      expect(during[0]).toMatch(
+        new RegExp(`^wallet-history\\trun \\S+\\tstopped \\(pid ${first.child.pid} gone; resumable: run the same command to continue it\\)\\t`)
+      )
+      expect(during.filter((line) => /\trunning(\t|$)/.test(line))).toEqual([])
       for (const file of finished.keys()) {
         expect(during, file).toContainEqual(expect.stringMatching(
           new RegExp(`^  export ${file.replace(".manifest.json", "").split(path.sep).join("/")}\tdone\t[\\d,]+ rows?\t\\d+ calls?$`)
@@ -157,12 +160,17 @@ describe("explorer-etl run (durable by default)", () => {
       const meanwhile = spawnCli(runArgs(interruptedKey, config, out, true))
       const code = yield* closed(meanwhile)
       expect(failureOf({ args: [], code, signal: null, ...meanwhile.output }, "OutputLockedError")).toBe(
-        `another run of wallet-history (pid ${first.child.pid}) is using ${path.join(dir, ".durable", "journal.sqlite")}`
+        `another run of wallet-history (pid ${first.child.pid}) is using ${path.join(dir, ".durable", "journal.sqlite")} (lock file ${path.join(dir, ".durable", "journal.sqlite.lock")})`
       )
       expect(first.child.kill("SIGINT")).toBe(true)
-      expect((yield* exited(first.child)).code).toBe(130)
+      expect((yield* closed(first)), first.output.stderr).toBe(130)
+      expect(first.output.stderr.split("\n").filter((line) => line.startsWith("interrupted:"))).toEqual([
+        "interrupted: run the same command to continue this run (finished exports are not repeated)"
+      ])
       const key = readFileSync(path.join(dir, ".durable", "run.json"), "utf8")
-      expect((yield* status(out))[0]).toMatch(/^wallet-history\trun \S+\trunning\t/)
+      expect((yield* status(out))[0]).toMatch(
+        /^wallet-history\trun \S+\tstopped \(no process runs it; resumable: run the same command to continue it\)\t/
+      )
 
       const second = spawnCli(runArgs(interruptedKey, config, out, true))
       succeeded({ args: [], code: (yield* exited(second.child)).code, signal: null, ...second.output })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Console, Effect, Fiber } from "effect"
+import { request as httpRequest } from "node:http"
 import * as Plan from "../../src/Plan.js"
 import * as Texts from "../../src/simulator/texts.js"
 import { Core } from "../../src/simulator/core.js"
@@ -55,6 +56,45 @@ describe("HTTP details", () => {
       const list = JSON.parse((yield* get(`${sim.baseUrl}/v2/chainlist`)).text)
       expect(list.totalcount).toBe(list.result.length)
       expect(list.result[0]).toMatchObject({ chainname: "Ethereum Mainnet", chainid: "1", status: 1 })
+    }))
+
+  it.scoped("a POST body over 1 MB is answered 413, with or without its length announced; one under it is read", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.make({ seed: 2 })
+      const form = `module=stats&action=ethsupply&apikey=${sim.demoKeys.free}&pad=`
+      // node:http rather than fetch: the server answers 413 before the body has all arrived and closes the
+      // connection, which fetch reports as a failed upload; the answer's status is what is checked.
+      const send = (body: string, announced: boolean) =>
+        Effect.async<{ status: number; text: string }, Error>((resume) => {
+          const bytes = Buffer.from(body)
+          let answered = false
+          const request = httpRequest(`${sim.baseUrl}/v2/api?chainid=1`, {
+            method: "POST",
+            headers: {
+              "content-type": "application/x-www-form-urlencoded",
+              // Without a length the body is sent chunked: its size known only once it has all arrived.
+              ...(announced ? { "content-length": String(bytes.length) } : {})
+            }
+          }, (response) => {
+            answered = true
+            let text = ""
+            response.setEncoding("utf8").on("data", (d: string) => void (text += d))
+            response.on("end", () => resume(Effect.succeed({ status: response.statusCode ?? 0, text })))
+            response.on("error", () => resume(Effect.succeed({ status: response.statusCode ?? 0, text })))
+          })
+          request.on("error", (e) => {
+            if (!answered) resume(Effect.fail(e))
+          })
+          for (let i = 0; i < bytes.length; i += 64 * 1024) request.write(bytes.subarray(i, i + 64 * 1024))
+          request.end()
+        })
+      const under = yield* send(form + "x".repeat(1024 * 1024 - form.length - 16), true)
+      expect(under.status).toBe(200)
+      expect(JSON.parse(under.text).status).toBe("1")
+      for (const announced of [true, false]) {
+        const over = yield* send(form + "x".repeat(2 * 1024 * 1024), announced)
+        expect(over.status, `announced: ${announced}`).toBe(413)
+      }
     }))
 
   it("download URLs expire after five minutes", () => {

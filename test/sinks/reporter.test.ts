@@ -2,7 +2,7 @@
  * The progress line's content and the TTY redraw rules, on TestClock.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, TestClock } from "effect"
+import { Clock, Duration, Effect, TestClock } from "effect"
 import * as Reporter from "../../src/sinks/Reporter.js"
 
 const snapshot: Reporter.Snapshot = {
@@ -96,6 +96,36 @@ describe("progress line", () => {
     expect(Reporter.line({ ...snapshot, retries: 1 })).toContain(" · 17 calls (1 retry) · ")
     expect(Reporter.line({ ...snapshot, retries: 0 })).toContain(" · 17 calls · ")
   })
+
+  it("shows no rate before a few seconds of data: 2 calls in 0.26 s are not 7.6/3 calls/s", () => {
+    const start = { label: "txs chain 1", rows: 40, calls: 2, elapsedMs: 263, callsPerSecondLimit: 3 }
+    expect(Reporter.line(start)).toBe("txs chain 1 · 40 rows · 2 calls")
+    expect(Reporter.line({ ...start, elapsedMs: Reporter.ratesAfterMs })).toBe("txs chain 1 · 40 rows · 13 rows/s · 2 calls · 0.7/3 calls/s")
+  })
+
+  it.scoped("a TTY line's rates: none in the first seconds, then over the last 10 seconds, not the run's average", () =>
+    Effect.gen(function*() {
+      const writes: Array<{ readonly at: number; readonly text: string }> = []
+      const started = yield* Clock.currentTimeMillis
+      // 100 calls in the first second, then one a second: the average at 20 s is 6/s, the pace now 1/s.
+      const callsAt = (ms: number) => ms < 1000 ? 100 : 100 + Math.floor((ms - 1000) / 1000)
+      const snapshot = Effect.map(Clock.currentTimeMillis, (now): Reporter.Snapshot => {
+        const elapsedMs = now - started
+        return { label: "logs chain 1", rows: callsAt(elapsedMs) * 10, calls: callsAt(elapsedMs), elapsedMs, callsPerSecondLimit: 5 }
+      })
+      const at = () => Clock.currentTimeMillis.pipe(Effect.map((now) => now - started))
+      let clock = 0
+      yield* Reporter.start({ output: { isTTY: true, write: (t) => void writes.push({ at: clock, text: t }) }, snapshot })
+      for (let step = 0; step < 80; step++) {
+        yield* TestClock.adjust("250 millis")
+        clock = yield* at()
+      }
+      const early = writes.filter((w) => w.at < Reporter.ratesAfterMs - 250)
+      expect(early.length).toBeGreaterThan(5)
+      for (const w of early) expect(w.text).not.toContain("/s")
+      expect(writes.at(-1)?.text).toContain("· 119 calls · 1.0/5 calls/s")
+      expect(writes.at(-1)?.text).toContain("· 10 rows/s")
+    }))
 
   it("formats durations for people", () => {
     expect([850, 4_200, 185_000, 7_620_000].map(Reporter.duration)).toEqual(["850 ms", "4.2 s", "3 min 05 s", "2 h 07 min"])
