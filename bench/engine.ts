@@ -15,7 +15,9 @@
  * The CPU side (parsing, writing) and a real server are measured by the simulator sections
  * (bench/shapes.ts, bench/distance.ts); this one says where the engine itself stands.
  *
- * Usage: tsx bench/engine.ts [--only bursty:standard:5,…] [--json FILE]
+ * Usage: tsx bench/engine.ts [--only bursty:standard:5,…] [--sizes 2,5,30] [--readers export,stream,one-page]
+ * [--json FILE] [--merge] (--merge: the rows written into bench/results.json as its `engine`; then
+ * `npm run bench -- --render` shows them as section 11 of RESULTS.md).
  */
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -23,7 +25,8 @@ import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
-import { writeFileSync } from "node:fs"
+import { execSync } from "node:child_process"
+import { readFileSync, writeFileSync } from "node:fs"
 import * as BlockCursor from "../src/streams/engine/BlockCursor.js"
 import * as Partitions from "../src/streams/engine/Partitions.js"
 import * as Scheduler from "../src/streams/engine/Scheduler.js"
@@ -132,6 +135,7 @@ export const plans = { free: 3, standard: 10, professional: 30 } as const
 type PlanName = keyof typeof plans
 
 export interface EngineRow {
+  readonly reader: Reader
   readonly shape: string
   readonly plan: PlanName
   /** Seconds of the plan's budget the rows are worth (rows ÷ (rate × 1,000)). */
@@ -150,8 +154,16 @@ export interface EngineRow {
 
 const cap = 1_000
 
-/** One export of `shape` worth `budgetSeconds` of `plan`'s budget, in virtual time. */
-export const measure = (shape: string, plan: PlanName, budgetSeconds: number): Promise<EngineRow> => {
+/**
+ * How the engine reads: `export`, spills of any size (an export's spool files); `stream`, spills held in
+ * memory up to the Stream's default; `one-page`, an export as if every query had a window of one page
+ * (partitions only: the scheduler as it was before pages of one query were asked together), the
+ * baseline measured in the same run.
+ */
+export type Reader = "export" | "stream" | "one-page"
+
+/** One read of `shape` worth `budgetSeconds` of `plan`'s budget, in virtual time. */
+export const measure = (shape: string, plan: PlanName, budgetSeconds: number, reader: Reader): Promise<EngineRow> => {
   const rate = plans[plan]
   const window = plan === "free" ? 1_000 : 10_000
   const wanted = Math.round(budgetSeconds * rate * cap)
@@ -206,8 +218,8 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number): P
   const stream = Scheduler.rowsInOrder<Row, never, never>({
     range: { fromBlock, toBlock },
     // An export's spools hold any number of rows; a Stream's memory is bounded (its default).
-    ...(process.env.READER === "export" ? { heldRows: Number.POSITIVE_INFINITY } : {}),
-    parallel: { callsPerSecond: rate, rowsPerCall: cap, pagesPerQuery: process.env.ONE_PAGE === "1" ? 1 : window / cap, pool },
+    ...(reader === "stream" ? {} : { heldRows: Number.POSITIVE_INFINITY }),
+    parallel: { callsPerSecond: rate, rowsPerCall: cap, pagesPerQuery: reader === "one-page" ? 1 : window / cap, pool },
     read: (range, bound, onAnswer) =>
       BlockCursor.batches({
         chainId: 1,
@@ -232,6 +244,7 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number): P
     const exact = rows.length === all.length && rows.every((row, i) => row.id === i)
     const idealCalls = Math.max(1, Math.ceil(all.length / cap))
     return {
+      reader,
       shape,
       plan,
       budgetSeconds,
@@ -250,25 +263,39 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number): P
 
 const TestClockNow = Effect.clockWith((clock) => clock.currentTimeMillis)
 
-const sizes = [2, 5, 30]
+const sizes = (flag("sizes") ?? "2,5,30").split(",").map(Number)
+const readers = (flag("readers") ?? "export,stream,one-page").split(",") as Array<Reader>
 
 const main = async () => {
   const results: Array<EngineRow> = []
-  for (const shape of Object.keys(shapes)) {
-    for (const plan of Object.keys(plans) as Array<PlanName>) {
-      for (const size of sizes) {
-        if (only !== undefined && !only.some((o) => `${shape}:${plan}:${size}`.startsWith(o))) continue
-        const row = await measure(shape, plan, size)
-        results.push(row)
-        console.log(JSON.stringify(row))
+  for (const reader of readers) {
+    for (const shape of Object.keys(shapes)) {
+      for (const plan of Object.keys(plans) as Array<PlanName>) {
+        for (const size of sizes) {
+          if (only !== undefined && !only.some((o) => `${shape}:${plan}:${size}`.startsWith(o))) continue
+          const row = await measure(shape, plan, size, reader)
+          results.push(row)
+          console.log(JSON.stringify(row))
+        }
       }
     }
   }
-  const worst = results.reduce((a, b) => (b.ratio < a.ratio ? b : a))
-  const worstFill = results.reduce((a, b) => (b.fill < a.fill ? b : a))
-  console.log(`worst ratio: ${worst.ratio} (${worst.shape} ${worst.plan} ${worst.budgetSeconds}s); worst fill: ${worstFill.fill} (${worstFill.shape} ${worstFill.plan} ${worstFill.budgetSeconds}s); all exact: ${results.every((r) => r.exact)}`)
+  for (const reader of readers) {
+    const mine = results.filter((r) => r.reader === reader)
+    if (mine.length === 0) continue
+    const worst = mine.reduce((a, b) => (b.ratio < a.ratio ? b : a))
+    const best = mine.reduce((a, b) => (b.ratio > a.ratio ? b : a))
+    const worstFill = mine.reduce((a, b) => (b.fill < a.fill ? b : a))
+    console.log(`${reader}: worst ratio ${worst.ratio} (${worst.shape} ${worst.plan} ${worst.budgetSeconds}s), best ${best.ratio} (${best.shape} ${best.plan} ${best.budgetSeconds}s); worst fill ${worstFill.fill} (${worstFill.shape} ${worstFill.plan} ${worstFill.budgetSeconds}s); all exact: ${mine.every((r) => r.exact)}`)
+  }
   const json = flag("json")
   if (json !== undefined) writeFileSync(json, JSON.stringify(results, null, 2))
+  if (argv.includes("--merge")) {
+    const file = new URL("./results.json", import.meta.url)
+    const commit = execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim()
+    const engine = { date: new Date().toISOString(), commit, rows: results }
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), engine }, null, 2) + "\n")
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) void main()

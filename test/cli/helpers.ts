@@ -235,3 +235,19 @@ export const until = (check: () => boolean, ms = 60_000) =>
       await new Promise((r) => setTimeout(r, 20))
     }
   })
+
+/** `export logs` of the simulator's heavy contract on the standard plan, with the key on the line (tests of one export's safety). */
+export const heavyLogsArgs = (sim: Simulator.Simulator.Service, out: string, apiKey: string): Array<string> => [
+  "export",
+  "logs",
+  "--address",
+  sim.dataset.chain(1).heavyContract.address,
+  "--out",
+  out,
+  "--base-url",
+  sim.baseUrl,
+  "--api-key",
+  apiKey,
+  "--plan",
+  "standard"
+]

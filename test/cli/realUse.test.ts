@@ -19,6 +19,7 @@ import {
   cliEnv,
   exited,
   failureOf,
+  heavyLogsArgs,
   madeUpKey,
   makeTempDir,
   removeDir,
@@ -71,20 +72,7 @@ afterAll(async () => {
 
 const text = (path: string) => Effect.promise(() => readFile(path, "utf8"))
 
-const logsArgs = (out: string, apiKey: string) => [
-  "export",
-  "logs",
-  "--address",
-  sim.dataset.chain(1).heavyContract.address,
-  "--out",
-  out,
-  "--base-url",
-  sim.baseUrl,
-  "--api-key",
-  apiKey,
-  "--plan",
-  "standard"
-]
+const logsArgs = (out: string, apiKey: string) => heavyLogsArgs(sim, out, apiKey)
 
 /** Rows a state file counts, its partitions' included (0 when absent or unreadable). */
 const stateRows = (out: string): number => {

@@ -14,6 +14,7 @@ import type * as Simulator from "../../src/simulator/index.js"
 import {
   exited,
   failureOf,
+  heavyLogsArgs,
   madeUpKey,
   makeTempDir,
   removeDir,
@@ -66,20 +67,7 @@ afterAll(async () => {
 
 const text = (path: string) => Effect.promise(() => readFile(path, "utf8"))
 
-const logsArgs = (out: string, apiKey: string) => [
-  "export",
-  "logs",
-  "--address",
-  sim.dataset.chain(1).heavyContract.address,
-  "--out",
-  out,
-  "--base-url",
-  sim.baseUrl,
-  "--api-key",
-  apiKey,
-  "--plan",
-  "standard"
-]
+const logsArgs = (out: string, apiKey: string) => heavyLogsArgs(sim, out, apiKey)
 
 /** Rows a state file counts (0 when absent or unreadable). */
 const stateRows = (out: string): number => {
