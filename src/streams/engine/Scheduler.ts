@@ -600,7 +600,8 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
      * says so; most are then still waiting at the limiter, where giving up costs nothing.
      */
     const pace = () => {
-      const ahead = shared.latency === undefined ? 0 : pagesPerQuery - 1
+      // `concurrency: 1` is one cursor asking one page after another.
+      const ahead = shared.latency === undefined || cap === 1 ? 0 : pagesPerQuery - 1
       for (const p of parts) p.bound.ahead = ahead
     }
     /** Requests this reader's cursors have sent or queued at the limiter, not yet answered. */
