@@ -83,7 +83,9 @@ const runArgs = (key: string, plan: Plan.Plan, config: string, outDir: string) =
 
 /** What a manifest says of its file, without what differs from run to run (time, duration, calls). */
 const manifestOf = (file: string) => {
-  const { calls: _calls, createdAt: _createdAt, durationMs: _durationMs, ...rest } = JSON.parse(readFileSync(`${file}.manifest.json`, "utf8"))
+  const { calls: _calls, retries: _retries, createdAt: _createdAt, durationMs: _durationMs, ...rest } = JSON.parse(
+    readFileSync(`${file}.manifest.json`, "utf8")
+  )
   return rest
 }
 
