@@ -95,7 +95,8 @@ describe.concurrent("safety", () => {
   it.live("two exports to one --out: the second fails at once with OutputLockedError; the file equals a lone export", () =>
     Effect.gen(function*() {
       const out = join(dir, "locked.csv")
-      const first = spawnCli(logsArgs(out, keys.lockA))
+      // One page after another (every answer 250 ms late): still writing when the second process is up.
+      const first = spawnCli([...logsArgs(out, keys.lockA), "--concurrency", "1"])
       yield* until(() => existsSync(`${out}.lock`))
       const secondKey = keys.lockB
       const second = yield* transcript.cli(logsArgs(out, secondKey))
