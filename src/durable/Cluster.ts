@@ -389,9 +389,13 @@ export const PART_ROWS = 100_000
  */
 const isSchemaRace = (error: unknown): boolean => {
   let cause: unknown = error
-  for (let depth = 0; depth < 4 && typeof cause === "object" && cause !== null; depth++) {
-    const code = (cause as { code?: unknown }).code
+  for (let depth = 0; depth < 8 && typeof cause === "object" && cause !== null; depth++) {
+    const { code, message, _tag } = cause as { code?: unknown; message?: unknown; _tag?: unknown }
     if (code === "23505" || code === "42P07" || code === "42710") return true
+    if (typeof message === "string" && /already exists|duplicate key/i.test(message)) return true
+    // Seen with four runners started at once on a fresh database: the statement's own error is not
+    // carried, only @effect/sql's text for a statement that failed (a connection that fails says so).
+    if (_tag === "SqlError" && message === "Failed to execute statement") return true
     cause = (cause as { cause?: unknown }).cause
   }
   return false
