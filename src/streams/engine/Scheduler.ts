@@ -223,29 +223,6 @@ const pauseStep = 50
 const minCut = 2
 
 /**
- * Pages beyond the one it waits for that each running partition may have on the wire: the requests
- * the limiter wants in flight (`target`) shared by the partitions, no more than one query's window.
- *
- * @example
- * Scheduler.aheadFor({ target: 7, partitions: 2, pagesPerQuery: 10 }) // 3: four requests each
- * Scheduler.aheadFor({ target: 7, partitions: 2, pagesPerQuery: 1 })  // 0: one page per query
- */
-export const aheadFor = (p: { readonly target: number; readonly partitions: number; readonly pagesPerQuery: number }): number =>
-  Math.max(0, Math.min(p.pagesPerQuery - 1, Math.ceil(p.target / Math.max(1, p.partitions)) - 1))
-
-/**
- * Partitions wanted for `target` requests in flight when each may have `pagesPerQuery` pages of its
- * query on the wire: one more than the pages need, for the round trip in which a partition whose
- * window is used up learns where its next query starts.
- *
- * @example
- * Scheduler.partitionsFor({ target: 21, pagesPerQuery: 10 }) // 4
- * Scheduler.partitionsFor({ target: 21, pagesPerQuery: 1 })  // 21
- */
-export const partitionsFor = (p: { readonly target: number; readonly pagesPerQuery: number }): number =>
-  p.pagesPerQuery <= 1 ? p.target : Math.min(p.target, Math.ceil(p.target / p.pagesPerQuery) + 1)
-
-/**
  * Reads `toBlock` − `at.completeThrough` blocks into `main` in partitions (see the module header).
  * Returns when every row is in `main` (not yet synced). Spills live as long as `Scope`.
  */
@@ -592,8 +569,6 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
       shared.latency === undefined || options.parallel === undefined
         ? 1
         : Partitions.concurrencyFor({ callsPerSecond: options.parallel.callsPerSecond, latencyMs: shared.latency })
-    /** Partitions the key's readers should read at once. */
-    const target = () => partitionsFor({ target: requests(), pagesPerQuery })
     /**
      * Pages of its query each partition may ask ahead (see `BlockCursor.Bound.ahead`): the whole window
      * once the latency is known. Pages asked past the end of the rows are given up when a short page
@@ -617,7 +592,7 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
     const wantsMore = () =>
       pagesPerQuery > 1
         ? outstanding() < requests() && shared.running < Math.min(requests(), Partitions.cpuCapOf(shared))
-        : shared.running < Math.min(target(), Partitions.cpuCapOf(shared))
+        : shared.running < Math.min(requests(), Partitions.cpuCapOf(shared))
 
     yield* Effect.scoped(Effect.gen(function*() {
       yield* Effect.forkScoped(Effect.catchAll(committer, (e) => Deferred.fail(failed, e)))
