@@ -156,13 +156,19 @@ describe("explorer-etl run (durable by default)", () => {
       const dir = path.join(out, "wallet-history")
       const first = spawnCli(runArgs(interruptedKey, config, out, true))
       yield* until(() => stagedManifests(dir).size >= 2, 120_000)
+      // The run is held (SIGSTOP) while a second start is tried, so that it cannot finish meanwhile (on a
+      // loaded machine the second process took longer to start than the first took to end): a stopped
+      // process is alive and still holds its lock.
+      expect(first.child.kill("SIGSTOP")).toBe(true)
       // A second start meanwhile is refused at once: the journal is the running run's.
       const meanwhile = spawnCli(runArgs(interruptedKey, config, out, true))
       const code = yield* closed(meanwhile)
       expect(failureOf({ args: [], code, signal: null, ...meanwhile.output }, "OutputLockedError")).toBe(
         `another run of wallet-history (pid ${first.child.pid}) is using ${path.join(dir, ".durable", "journal.sqlite")} (lock file ${path.join(dir, ".durable", "journal.sqlite.lock")})`
       )
+      // Ctrl-C, delivered as the run goes on again: with 12 of 14 exports left it is still mid-run.
       expect(first.child.kill("SIGINT")).toBe(true)
+      expect(first.child.kill("SIGCONT")).toBe(true)
       expect((yield* closed(first)), first.output.stderr).toBe(130)
       expect(first.output.stderr.split("\n").filter((line) => line.startsWith("interrupted:"))).toEqual([
         "interrupted: run the same command to continue this run (finished exports are not repeated)"
