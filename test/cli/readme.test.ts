@@ -1,6 +1,6 @@
 /**
- * Every `npx explorer-etl …` command line in the README's fenced shell blocks, run as a user would
- * (issue 17), so the README cannot drift from the CLI. Each runs against the embedded simulator:
+ * Every `npx explorer-etl …` command line in the fenced shell blocks of the README and of docs/*.md, run
+ * as a user would, so the documentation cannot drift from the CLI. Each runs against the embedded simulator:
  * - a command already written with `--simulator` runs as written;
  * - a command written for the real API (no `--simulator`: it needs a real key) runs with `--simulator`
  *   added, which uses the simulator's demo key of the plan the command names — none is skipped
@@ -15,7 +15,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { readFileSync, writeFileSync } from "node:fs"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Simulator from "../../src/simulator/index.js"
 import { exited, makeTempDir, removeDir, repoRoot, spawnCli, startSimulator, succeeded, Transcript } from "./helpers.js"
@@ -23,16 +23,23 @@ import { exited, makeTempDir, removeDir, repoRoot, spawnCli, startSimulator, suc
 const TIMEOUT = 400_000
 const transcript = new Transcript()
 
-/** The README's CLI command lines: fenced sh blocks, lines starting `npx explorer-etl`, comments dropped. */
+/** README.md and the guides of docs/ (not docs/api/, generated from the doc comments). */
+const pages = (): ReadonlyArray<string> => [
+  join(repoRoot, "README.md"),
+  ...readdirSync(join(repoRoot, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => join(repoRoot, "docs", f))
+]
+
+/** The CLI command lines of the README and docs/: fenced sh blocks, lines starting `npx explorer-etl`, comments dropped. */
 const readmeCommands = (): ReadonlyArray<string> => {
   const lines: Array<string> = []
   let fenced = false
-  for (const line of readFileSync(join(repoRoot, "README.md"), "utf8").split("\n")) {
+  for (const line of pages().flatMap((page) => readFileSync(page, "utf8").split("\n"))) {
     if (/^```(sh|bash|shell)\s*$/.test(line)) fenced = true
     else if (line.startsWith("```")) fenced = false
     else if (fenced && line.startsWith("npx explorer-etl ")) lines.push(line.replace(/\s+#.*$/, "").trim())
   }
-  return lines
+  // A command given on two pages runs once.
+  return [...new Set(lines)]
 }
 
 /** Shell words: spaces split, double or single quotes group. */
@@ -108,6 +115,8 @@ const prepared = (line: string, index: number): Array<string> => {
   const outAt = args.indexOf("--out")
   if (outAt !== -1) args[outAt + 1] = join(dir, `${index}-${args[outAt + 1]}`)
   if (args[0] === "run" || args[0] === "demo") args.push("--out-dir", join(dir, `${index}-out`))
+  // The simulator on a free port: the default 9545 may be taken on the machine running the tests.
+  if (args[0] === "simulator" && !args.includes("--port")) args.push("--port", "0")
   const abiAt = args.indexOf("--abi")
   const abi = args[abiAt + 1]
   if (abiAt !== -1 && abi !== undefined && abi !== "auto") {
@@ -125,14 +134,47 @@ const prepared = (line: string, index: number): Array<string> => {
 describe("README commands", () => {
   const commands = readmeCommands()
 
-  it("the README has CLI examples to run", () => {
+  it("the README and docs/ have CLI examples to run", () => {
     expect(commands.length).toBeGreaterThanOrEqual(5)
+    // The CLI reference's examples are among them, not only the README's quick start.
+    expect(commands).toContain("npx explorer-etl export holders --contract 0x… --plan standard --allow-partial --out holders.csv")
     for (const line of commands) expect(line).not.toMatch(/--simulator.*--simulator/)
   })
 
   describe.concurrent("each runs", () => {
     commands.forEach((line, index) => {
-      if (/ --every /.test(line)) {
+      if (words(line)[2] === "simulator") {
+        it.scopedLive(`${line} (its banner, then stopped with SIGINT)`, () =>
+          Effect.gen(function*() {
+            const args = prepared(line, index)
+            const { child, output } = spawnCli(args)
+            yield* Effect.addFinalizer(() => Effect.sync(() => void child.kill("SIGKILL")))
+            // The banner ends with the ready export command; it is written at once.
+            yield* Effect.async<void, string>((resume) => {
+              const check = () => {
+                if (/npx explorer-etl export txs .*--out txs\.csv\n/.test(output.stdout)) {
+                  child.stdout?.off("data", check)
+                  resume(Effect.void)
+                }
+              }
+              child.stdout?.on("data", check)
+              child.once("exit", () => resume(Effect.fail(`ended before its banner: ${output.stderr}`)))
+              check()
+            })
+            // What the README says it prints: the demo keys, and the notable addresses of chain 1.
+            const chain = sim.dataset.chain(1)
+            expect(output.stdout).toContain(Simulator.demoKeys.free)
+            expect(output.stdout).toContain(Simulator.demoKeys.standard)
+            for (const address of [chain.busyWallet.address, chain.heavyContract.address, chain.airdropToken.address,
+              chain.erc721[0]?.address, chain.erc1155[0]?.address, chain.proxyContract.address]) {
+              expect(output.stdout).toContain(`${address}  (`)
+            }
+            child.kill("SIGINT")
+            const end = yield* exited(child)
+            transcript.record({ args, code: end.code, signal: end.signal, stdout: output.stdout, stderr: output.stderr })
+            expect(end.code).toBe(0)
+          }), TIMEOUT)
+      } else if (/ --every /.test(line)) {
         it.scopedLive(`${line} (stopped after its first run)`, () =>
           Effect.gen(function*() {
             const args = prepared(line, index)
