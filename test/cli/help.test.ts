@@ -75,6 +75,17 @@ describe.concurrent("help", () => {
       }
     }), TIMEOUT)
 
+  it.live("the program's and export's help name the three formats: CSV, JSONL and Parquet", () =>
+    Effect.gen(function*() {
+      for (const args of [["--help"], ["export", "--help"]]) {
+        const { stdout } = succeeded(yield* transcript.cli(args))
+        // The text is wrapped to the terminal: a line may end anywhere in the phrase.
+        expect(stdout.replace(/\s+/g, " "), args.join(" ")).toContain("CSV, JSONL or Parquet")
+      }
+      const { stdout } = succeeded(yield* transcript.cli(["export", "txs", "--help"]))
+      expect(stdout.replace(/\s+/g, " ")).toContain("--format <format> file format: csv, jsonl or parquet")
+    }), TIMEOUT)
+
   it.live("a data set's help names its filters and the API options under the real command", () =>
     Effect.gen(function*() {
       const { stdout } = succeeded(yield* transcript.cli(["export", "txs", "--help"]))
