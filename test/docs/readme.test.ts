@@ -137,12 +137,13 @@ const run = (args: ReadonlyArray<string>, cwd: string, env: NodeJS.ProcessEnv) =
 describe("the README's TypeScript snippets", () => {
   // Inside the repository (the .tmp- folders are ignored by git), so that "explorer-etl" resolves to
   // this package as an installed one does.
-  const dir = mkdtempSync(join(repoRoot, ".tmp-readme-snippets-"))
+  let dir = ""
   let sim: Simulator.Simulator.Service
   let close: (() => Promise<void>) | undefined
   let env: NodeJS.ProcessEnv = {}
 
   beforeAll(async () => {
+    dir = mkdtempSync(join(repoRoot, ".tmp-readme-snippets-"))
     const started = await startSimulator({})
     sim = started.sim
     close = started.close
@@ -156,7 +157,7 @@ describe("the README's TypeScript snippets", () => {
   })
   afterAll(async () => {
     await close?.()
-    rmSync(dir, { recursive: true, force: true })
+    if (dir !== "") rmSync(dir, { recursive: true, force: true })
   })
 
   /** The mainnet addresses the snippets name, and the simulator's address of the same role. */
@@ -175,7 +176,7 @@ describe("the README's TypeScript snippets", () => {
       return standIn
     })
 
-  const files = readmeSnippets.map((_, i) => join(dir, `snippet-${i}.mts`))
+  const fileOf = (i: number) => join(dir, `snippet-${i}.mts`)
 
   it("the five-minute section has its snippets, each a whole file with its imports", () => {
     const fiveMinutes = readmeSnippets.filter((s) => s.section === "The library in five minutes")
@@ -189,7 +190,8 @@ describe("the README's TypeScript snippets", () => {
   })
 
   it("each type-checks as a consumer's file (strict, moduleResolution nodenext)", async () => {
-    readmeSnippets.forEach(({ code }, i) => writeFileSync(files[i] as string, prepared(code)))
+    const files = readmeSnippets.map((_, i) => fileOf(i))
+    readmeSnippets.forEach(({ code }, i) => writeFileSync(fileOf(i), prepared(code)))
     writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
       compilerOptions: {
         target: "ES2022",
@@ -213,7 +215,7 @@ describe("the README's TypeScript snippets", () => {
     readmeSnippets.forEach(({ section, code }, i) => {
       const first = code.split("\n").find((l) => l.startsWith("const ") || l.startsWith("// ")) ?? ""
       it(`${section} #${i}: ${first}`, async () => {
-        const file = files[i] as string
+        const file = fileOf(i)
         writeFileSync(file, prepared(code))
         const result = await run(["--import", "tsx", file], dir, env)
         expect(result.stderr, result.stderr).toBe("")
