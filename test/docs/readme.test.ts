@@ -96,8 +96,8 @@ describe("README and docs/", () => {
       .toEqual(new Set(["output-safety", "decoded-events-events-sourcesevents", "help", "help-1"]))
   })
 
-  it("no internal reference (issue numbers, the facts file) in README.md or docs/*.md", () => {
-    for (const page of pages) {
+  it("no internal reference (issue numbers, the facts file) in README.md, docs/*.md or the bench results they link", () => {
+    for (const page of [...pages, join(repoRoot, "bench", "RESULTS.md")]) {
       const text = readFileSync(page, "utf8")
       expect(text.match(/issue \d+|facts §|facts file|the tracker/gi), page).toBeNull()
     }
