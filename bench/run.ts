@@ -104,7 +104,7 @@ const startFor = async (
   return lo
 }
 
-/** The enforcing simulator's jitter allowance: its default (README, "Simulator choices"). */
+/** The enforcing simulator's jitter allowance: its default (docs/behaviour.md, "Simulator choices"). */
 const RATE_TOLERANCE_MS = 50
 
 const logsQuery = (d: BenchDataset) => (from: number, to: number) => ({

@@ -9,7 +9,7 @@
  *   logIndex, transactionHash, transactionIndex (numbers in decimal). JSONL keeps `topics` as an array.
  *   Incremental: a later run appends only the blocks that are new since.
  * - with a target's `decoded`, also `decoded.file` (`.csv`, `.jsonl` or `.parquet`): the same logs
- *   decoded by the contract's ABI (the `events` data set, see the README): the log's block, time,
+ *   decoded by the contract's ABI (the `events` data set, see docs/behaviour.md): the log's block, time,
  *   transaction hash, log index and address, `event`, then one typed column per argument of the ABI's
  *   event with the target's topic0 (uint/int exact); a log the ABI cannot decode (the same topic0
  *   with other indexed arguments) is kept raw with an empty `event`, and the manifest counts

@@ -26,7 +26,7 @@
  * - `decimals`    `true` to add amounts people can read (default `false`): `holders.csv` gains
  *                 `TokenHolderQuantityScaled`, `top-holders.csv` the same column (the server's value by
  *                 the same policy), `transfers.csv` `valueScaled` and `timeStampIso` — exact decimal
- *                 strings scaled by the token's decimals (`Sources.withDecimals`, README "Readable
+ *                 strings scaled by the token's decimals (`Sources.withDecimals`, docs/behaviour.md, "Readable
  *                 amounts"). It changes the files' columns, so a file written without it is refused
  *                 by the next run (StateMismatch): turn it on in a fresh folder, or remove the old files.
  *

@@ -75,8 +75,8 @@ export interface ToFileOptions {
   readonly checkpointEvery?: Duration.DurationInput | undefined
   /**
    * Block-ordered library sources are read in partitions, in parallel, with as many requests in
-   * flight as the measured latency calls for to fill the key's rate (see README, "Requests in
-   * flight"). This caps the partitions read at once; 1 reads with one cursor. Default: no cap.
+   * flight as the measured latency calls for to fill the key's rate (see docs/behaviour.md,
+   * "Requests in flight"). This caps the partitions read at once; 1 reads with one cursor. Default: no cap.
    */
   readonly concurrency?: number | undefined
   /**

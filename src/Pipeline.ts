@@ -64,7 +64,7 @@ export interface PipelineContext {
   /**
    * How many exports a pipeline should run at once (`Effect.forEach(targets, f, { concurrency })`):
    * exports through one client share its partition pool, so several small targets fill the key's
-   * budget together (README, "Requests in flight"). Their progress is then printed as plain lines.
+   * budget together (docs/behaviour.md, "Requests in flight"). Their progress is then printed as plain lines.
    */
   readonly concurrency: number
 }

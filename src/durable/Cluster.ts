@@ -790,7 +790,7 @@ export const scheduleLayer = <C, I, E, R>(pipeline: Pipeline.Pipeline<C, I>, sch
       yield* Effect.ignore(forgetTicks(sql, name, tick))
       // The line last, once the tick's own bookkeeping is done: what is left (`ClusterCron` planning the
       // next tick and marking this one fired) is two writes, the only moment a stop makes the tick come
-      // again (README, "Ticks missed while every runner was down").
+      // again (docs/pipelines.md, "Ticks missed while every runner was down").
       yield* line(tick, outcome)
     })
     yield* registerSchedule(runner, name, schedule.cron)
