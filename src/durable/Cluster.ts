@@ -407,7 +407,10 @@ const isSchemaRace = (error: unknown): boolean => {
  */
 const schemaRaceRetry = Schedule.exponential(Duration.millis(100)).pipe(
   Schedule.jittered,
-  Schedule.intersect(Schedule.recurs(5)),
+  // Capped at 2 s between tries, for up to 30 s: on a loaded machine the runner that won the race
+  // may take seconds to finish its tables (five tries over ~3 s were seen to end too soon in CI).
+  Schedule.union(Schedule.spaced(Duration.seconds(2))),
+  Schedule.upTo(Duration.seconds(30)),
   Schedule.whileInput(isSchemaRace)
 )
 

@@ -125,7 +125,7 @@ describe("SIGKILL at random points, then --resume, through the CLI", () => {
           expect(manifest).toMatchObject({ rows: records.length, completeness: { status: "complete" } })
         }
         expect(killedMidway).toBeGreaterThanOrEqual(2)
-      }))
+      }), 150_000) // three exports and their resumes, ~30 s on a quiet machine: over 60 s on a loaded one
 
     it.effect("failing runs print the reason, never the key", () =>
       Effect.gen(function*() {
