@@ -83,6 +83,12 @@ export interface Bound {
    * (a cut falls beyond the blocks they are expected to cover).
    */
   pagesLeft?: number
+  /**
+   * Rows per block of the last page read (its rows over the blocks from its first row to its last, or
+   * to the end of the range a short page exhausted): where the rows are now, as a scheduler estimates
+   * the blocks its next pages cover. Undefined before the first page.
+   */
+  density?: number
 }
 
 /** A bound for a range ending at `end`, nothing claimed before `fromBlock`. */
@@ -355,6 +361,9 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
         }
       }
       limit.claimed = Math.max(limit.claimed, completeThrough)
+      limit.density = rows.length === 0
+        ? 0
+        : rows.length / (Math.max(blockOf(rows[rows.length - 1] as A), completeThrough) - blockOf(rows[0] as A) + 1)
       if (Option.isNone(next) || next.value.cursor !== at.cursor) yield* dropAhead
       limit.pagesLeft = Option.isSome(next) && next.value.cursor === at.cursor ? pagesInWindow - at.page : pagesInWindow
       yield* tick((p) => ({

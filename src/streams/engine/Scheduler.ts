@@ -382,16 +382,21 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
      */
     const remaining = (p: Part<H>) => {
       const covered = p.completeThrough - p.fromBlock + 1
-      const density = covered > 0 && p.read > 0 ? p.read / covered : p.inherited
+      const overall = covered > 0 && p.read > 0 ? p.read / covered : p.inherited
+      // Where the rows are now: the density of its last page, not of all it read (a range that read a
+      // quiet stretch, then reached a burst, would otherwise be left uncut while it reads the burst
+      // alone at the end of the export).
+      const density = p.bound.density ?? overall
       // Where its query's window holds several pages, the cursor reads on to the window's end whatever
-      // the density: the blocks its pages still to come are expected to cover (at the density of all
-      // it read, quiet stretches included: a cut that falls short drops rows those pages bring, one
-      // that falls long costs at most a short page) are its own.
+      // the density: the blocks its pages still to come are expected to cover (a cut that falls short
+      // drops rows those pages bring, one that falls long costs at most a short page) are its own.
       const pages = pagesPerQuery > 1 ? (p.bound.pagesLeft ?? pagesPerQuery) : (p.bound.inFlight ?? 0)
       const onTheWire = density > 0 ? Math.ceil((pages * rowsPerCall) / density) : 0
       const from = Math.max(p.bound.claimed, p.completeThrough) + 1 + onTheWire
       const width = p.bound.end - from + 1
-      return { from, width, density, rows: density * width }
+      // What a new partition beyond the cut is told to expect: the lower of the two (a guess too high
+      // asks pages that come back empty; one too low costs a round trip before its pages go together).
+      return { from, width, density, cautious: Math.min(density, overall), rows: density * width }
     }
     // A range is cut when both halves can expect at least a full page: a cut costs a short last page.
     const rowsPerCall = options.parallel?.rowsPerCall ?? 1
@@ -487,8 +492,11 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
         yield* spill.remove(handle.name)
         return undefined
       }
-      const part = makePart(mid + 1, oldEnd, handle, true, left.density)
-      part.bound.expected = left.density * (oldEnd - mid)
+      // The new range may be cut again before its first page only when the range it came from read a
+      // page of its own: the estimate then rests on rows read, not on an estimate (a burst's density,
+      // handed down from cut to cut, split the burst into dozens of ranges of a few short pages each).
+      const part = makePart(mid + 1, oldEnd, handle, best.read > 0, left.cautious)
+      part.bound.expected = left.cautious * (oldEnd - mid)
       part.bound.ahead = best.bound.ahead ?? 0
       parts.splice(parts.indexOf(best) + 1, 0, part)
       return part
