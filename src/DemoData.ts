@@ -6,5 +6,10 @@ import * as Context from "effect/Context"
 import type * as Option from "effect/Option"
 import type { DatasetDescription } from "./simulator/dataset.js"
 
-/** The simulator's data set description, or none on the real API. */
+/**
+ * The simulator's data set description, or none on the real API.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class DemoData extends Context.Tag("explorer-etl/DemoData")<DemoData, Option.Option<DatasetDescription>>() {}

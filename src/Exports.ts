@@ -22,13 +22,28 @@ import type * as Reporter from "./sinks/Reporter.js"
 import { fileSystemError, SinkError } from "./sinks/SinkError.js"
 import type * as Sources from "./streams/Sources.js"
 
-/** What an export did: the file, its manifest, how the run started and the rows it added. */
+/**
+ * What an export did: the file, its manifest, how the run started and the rows it added.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ExportSummary = Export.ExportSummary
 
-/** Why an export to a file failed: a sink failure, an output another export holds, a file it would overwrite. */
+/**
+ * Why an export to a file failed: a sink failure, an output another export holds, a file it would overwrite.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export type ExportError = SinkError | Lock.OutputLockedError | Lock.OutputExistsError
 
-/** Where and how to write. */
+/**
+ * Where and how to write.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToFileOptions {
   /** The output file. Its folder is created if missing. */
   readonly out: string
@@ -90,6 +105,9 @@ export interface ToFileOptions {
 /**
  * The default interval between two checkpoints of a Parquet export: each checkpoint ends the row group
  * being gathered early (a smaller group), so they are spaced out to keep row groups near their full size.
+ *
+ * @since 0.1.0
+ * @category constants
  */
 export const parquetCheckpointEvery: Duration.Duration = Duration.seconds(10)
 
@@ -166,6 +184,9 @@ const check = <A, I, E, R>(
  * @example
  * const holders = yield* Sources.tokenHolders({ contractAddress: token })
  * yield* Exports.toFile(holders, { out: "out/holders.csv", allowPartial: true })
+ *
+ * @since 0.1.0
+ * @category exports
  */
 export const toFile = <A, I, E, R>(
   source: Sources.Source<A, I, E, R>,
@@ -180,6 +201,9 @@ export const toFile = <A, I, E, R>(
  * For the cluster's runs (`Cluster`): an export's options checked into the settings `toFile` runs with.
  *
  * @internal
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const settingsOf: <A, I, E, R>(
   source: Sources.Source<A, I, E, R>,
@@ -191,6 +215,9 @@ export const settingsOf: <A, I, E, R>(
  * apart (`Export.plan`, `Export.writePart`), merged here into the file `toFile` would write.
  *
  * @internal
+ *
+ * @since 0.1.0
+ * @category exports
  */
 export const assemble = <A, I, E, R>(
   source: Sources.Source<A, I, E, R>,

@@ -26,6 +26,9 @@ import {
  *
  * GENESIS allocation rows have `hash` `"GENESIS_<address>"`, `from` `"GENESIS"`, empty `nonce`, `blockHash`
  * and `input`; pre-Byzantium rows have an empty `txreceipt_status`; contract creations have an empty `to`.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const NormalTransaction = Schema.Struct({
   blockNumber: DecimalInt,
@@ -69,7 +72,12 @@ export const NormalTransaction = Schema.Struct({
 export type NormalTransaction = typeof NormalTransaction.Type
 /** Wire form of {@link NormalTransaction}. */
 export declare namespace NormalTransaction {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof NormalTransaction.Encoded
 }
 
@@ -77,6 +85,9 @@ export declare namespace NormalTransaction {
  * One row of `account/txlistinternal` (internal transactions), in all three variants: by address, by block
  * range, and by transaction hash (which has no `hash` and no `traceId`). HyperEVM (chain 999) adds
  * `transactionIndex`.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const InternalTransaction = Schema.Struct({
   blockNumber: DecimalInt,
@@ -112,11 +123,21 @@ export const InternalTransaction = Schema.Struct({
 export type InternalTransaction = typeof InternalTransaction.Type
 /** Wire form of {@link InternalTransaction}. */
 export declare namespace InternalTransaction {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof InternalTransaction.Encoded
 }
 
-/** One row of `account/tokentx` (ERC-20 transfer events). `input` is the literal `"deprecated"`. */
+/**
+ * One row of `account/tokentx` (ERC-20 transfer events). `input` is the literal `"deprecated"`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Erc20Transfer = Schema.Struct({
   blockNumber: DecimalInt,
   /** Unix seconds. */
@@ -151,11 +172,21 @@ export const Erc20Transfer = Schema.Struct({
 export type Erc20Transfer = typeof Erc20Transfer.Type
 /** Wire form of {@link Erc20Transfer}. */
 export declare namespace Erc20Transfer {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof Erc20Transfer.Encoded
 }
 
-/** One row of `account/tokennfttx` (ERC-721 transfer events): `tokenID` instead of `value`. */
+/**
+ * One row of `account/tokennfttx` (ERC-721 transfer events): `tokenID` instead of `value`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Erc721Transfer = Schema.Struct({
   blockNumber: DecimalInt,
   /** Unix seconds. */
@@ -190,13 +221,21 @@ export const Erc721Transfer = Schema.Struct({
 export type Erc721Transfer = typeof Erc721Transfer.Type
 /** Wire form of {@link Erc721Transfer}. */
 export declare namespace Erc721Transfer {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof Erc721Transfer.Encoded
 }
 
 /**
  * One row of `account/token1155tx` (ERC-1155 transfer events): `tokenID` and `tokenValue`, no `value`, no
  * `tokenDecimal`. Shape from the docs (no recorded answer exists).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const Erc1155Transfer = Schema.Struct({
   blockNumber: DecimalInt,
@@ -231,11 +270,21 @@ export const Erc1155Transfer = Schema.Struct({
 export type Erc1155Transfer = typeof Erc1155Transfer.Type
 /** Wire form of {@link Erc1155Transfer}. */
 export declare namespace Erc1155Transfer {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof Erc1155Transfer.Encoded
 }
 
-/** One row of `account/addresstokenbalance` (ERC-20 holdings of an address). */
+/**
+ * One row of `account/addresstokenbalance` (ERC-20 holdings of an address).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TokenBalance = Schema.Struct({
   TokenAddress: AddressField,
   TokenName: Schema.String,
@@ -251,11 +300,21 @@ export const TokenBalance = Schema.Struct({
 export type TokenBalance = typeof TokenBalance.Type
 /** Wire form of {@link TokenBalance}. */
 export declare namespace TokenBalance {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof TokenBalance.Encoded
 }
 
-/** One row of `account/addresstokennftbalance` (NFT holdings of an address, per collection). */
+/**
+ * One row of `account/addresstokennftbalance` (NFT holdings of an address, per collection).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const NftBalance = Schema.Struct({
   TokenAddress: AddressField,
   TokenName: Schema.String,
@@ -267,11 +326,21 @@ export const NftBalance = Schema.Struct({
 export type NftBalance = typeof NftBalance.Type
 /** Wire form of {@link NftBalance}. */
 export declare namespace NftBalance {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof NftBalance.Encoded
 }
 
-/** The `result` object of `account/fundedby`: who first funded an EOA. `block` is a JSON number. */
+/**
+ * The `result` object of `account/fundedby`: who first funded an EOA. `block` is a JSON number.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const FundedBy = Schema.Struct({
   /** Block of the funding transaction (sent as a JSON number). */
   block: JsonInt,
@@ -286,19 +355,32 @@ export const FundedBy = Schema.Struct({
 export type FundedBy = typeof FundedBy.Type
 /** Wire form of {@link FundedBy}. */
 export declare namespace FundedBy {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof FundedBy.Encoded
 }
 
 /**
  * The `result` string of `account/balance`, `account/balancehistory` (wei) and
  * `account/tokenbalancehistory` (raw token units): a decimal string decoded to a `bigint`.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const WeiAmount = DecimalBigInt.annotations({ identifier: "WeiAmount" })
 /** @see WeiAmount */
 export type WeiAmount = typeof WeiAmount.Type
 
-/** One row of `account/balancemulti`: an address and its wei. */
+/**
+ * One row of `account/balancemulti`: an address and its wei.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AccountBalance = Schema.Struct({
   /** The address as the server echoes it. */
   account: Schema.String,
@@ -309,11 +391,21 @@ export const AccountBalance = Schema.Struct({
 export type AccountBalance = typeof AccountBalance.Type
 /** Wire form of {@link AccountBalance}. */
 export declare namespace AccountBalance {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof AccountBalance.Encoded
 }
 
-/** The `result` of `account/tokenbalance` and `stats/tokensupply`: a raw token quantity (no decimals applied). */
+/**
+ * The `result` of `account/tokenbalance` and `stats/tokensupply`: a raw token quantity (no decimals applied).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TokenAmount = DecimalBigInt.annotations({ identifier: "TokenAmount" })
 /** @see TokenAmount */
 export type TokenAmount = typeof TokenAmount.Type
@@ -321,6 +413,9 @@ export type TokenAmount = typeof TokenAmount.Type
 /**
  * One row of `account/getminedblocks`: a block the address proposed (mined, before the merge) and its
  * reward. The server lists them newest first.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const MinedBlock = Schema.Struct({
   blockNumber: DecimalInt,
@@ -335,6 +430,9 @@ export type MinedBlock = typeof MinedBlock.Type
 /**
  * One row of `account/txsBeaconWithdrawal`: a consensus-layer withdrawal to the address. Note the
  * lower-case `timestamp` (every other record spells it `timeStamp`) and `amount` in **gwei**.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const BeaconWithdrawal = Schema.Struct({
   /** The withdrawal's global index. */

@@ -9,7 +9,12 @@
 import * as Schema from "effect/Schema"
 import { AddressField, DecimalBigInt, DecimalInt } from "./common.js"
 
-/** The `result` of `block/getblocknobytime`: a block number as a decimal string, decoded to a `number`. */
+/**
+ * The `result` of `block/getblocknobytime`: a block number as a decimal string, decoded to a `number`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const BlockNumberResult = DecimalInt.annotations({ identifier: "BlockNumberResult" })
 /** @see BlockNumberResult */
 export type BlockNumberResult = typeof BlockNumberResult.Type
@@ -17,6 +22,9 @@ export type BlockNumberResult = typeof BlockNumberResult.Type
 /**
  * The `result` of `block/getblockcountdown`. `EstimateTimeInSec` keeps the server's decimal text
  * (real answers carry a fraction: "1163998654.8").
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const BlockCountdown = Schema.Struct({
   CurrentBlock: DecimalInt,
@@ -27,7 +35,12 @@ export const BlockCountdown = Schema.Struct({
 /** @see BlockCountdown */
 export type BlockCountdown = typeof BlockCountdown.Type
 
-/** One uncle of a `block/getblockreward` answer (pre-merge blocks only). */
+/**
+ * One uncle of a `block/getblockreward` answer (pre-merge blocks only).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const UncleReward = Schema.Struct({
   miner: AddressField,
   unclePosition: DecimalInt,
@@ -37,7 +50,12 @@ export const UncleReward = Schema.Struct({
 /** @see UncleReward */
 export type UncleReward = typeof UncleReward.Type
 
-/** The `result` of `block/getblockreward`: who proposed (mined) a block and what it earned, in wei. */
+/**
+ * The `result` of `block/getblockreward`: who proposed (mined) a block and what it earned, in wei.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const BlockReward = Schema.Struct({
   blockNumber: DecimalInt,
   /** Unix seconds. */

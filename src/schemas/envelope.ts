@@ -15,6 +15,9 @@ import * as Schema from "effect/Schema"
  * `message` (`"OK"`, `"NOTOK"`, `"No transactions found"` …) and `result`, whose shape depends on the
  * operation and on success (records, a string, an error text, `[]`, `null`). The client classifies it and
  * then decodes `result` with the operation's record schema.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const Envelope = Schema.Struct({
   status: Schema.String,
@@ -24,12 +27,22 @@ export const Envelope = Schema.Struct({
 /** @see Envelope */
 export type Envelope = typeof Envelope.Type
 
-/** The `id` of a JSON-RPC body (the server sends numbers such as 1, 73, 83). */
+/**
+ * The `id` of a JSON-RPC body (the server sends numbers such as 1, 73, 83).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const JsonRpcId = Schema.Union(Schema.Number, Schema.String, Schema.Null).annotations({ identifier: "JsonRpcId" })
 /** @see JsonRpcId */
 export type JsonRpcId = typeof JsonRpcId.Type
 
-/** The `error` object of a failed JSON-RPC answer; `code` is a JSON number, `data` the revert bytes if any. */
+/**
+ * The `error` object of a failed JSON-RPC answer; `code` is a JSON number, `data` the revert bytes if any.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const JsonRpcError = Schema.Struct({
   code: Schema.Number,
   message: Schema.String,
@@ -41,6 +54,9 @@ export type JsonRpcError = typeof JsonRpcError.Type
 /**
  * A successful `module=proxy` answer: `{ jsonrpc, id, result }`. `result` is usually a hex string or an
  * object, and `null` for a missing object (unknown transaction hash).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const JsonRpcSuccess = Schema.Struct({
   jsonrpc: Schema.String,
@@ -50,7 +66,12 @@ export const JsonRpcSuccess = Schema.Struct({
 /** @see JsonRpcSuccess */
 export type JsonRpcSuccess = typeof JsonRpcSuccess.Type
 
-/** A failed `module=proxy` answer: `{ jsonrpc, id, error: { code, message, data? } }`. */
+/**
+ * A failed `module=proxy` answer: `{ jsonrpc, id, error: { code, message, data? } }`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const JsonRpcFailure = Schema.Struct({
   jsonrpc: Schema.String,
   id: JsonRpcId,
@@ -63,12 +84,20 @@ export type JsonRpcFailure = typeof JsonRpcFailure.Type
  * Either JSON-RPC form (the failure is tried first, as it is the one with a required `error` key). A proxy
  * call can also be answered with an {@link Envelope} (rate limit, key, chain errors): tell them apart by
  * the presence of `jsonrpc`.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const JsonRpcResponse = Schema.Union(JsonRpcFailure, JsonRpcSuccess).annotations({ identifier: "JsonRpcResponse" })
 /** @see JsonRpcResponse */
 export type JsonRpcResponse = typeof JsonRpcResponse.Type
 
-/** One chain of `GET /v2/chainlist`. */
+/**
+ * One chain of `GET /v2/chainlist`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ChainListEntry = Schema.Struct({
   chainname: Schema.String,
   /** The chain id as decimal text. */
@@ -82,7 +111,12 @@ export const ChainListEntry = Schema.Struct({
 /** @see ChainListEntry */
 export type ChainListEntry = typeof ChainListEntry.Type
 
-/** The whole body of `GET /v2/chainlist` (no status/message envelope). */
+/**
+ * The whole body of `GET /v2/chainlist` (no status/message envelope).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ChainList = Schema.Struct({
   comments: Schema.String,
   totalcount: Schema.Number,

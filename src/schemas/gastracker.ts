@@ -13,6 +13,9 @@ import { DecimalInt } from "./common.js"
  * The `result` of `gastracker/gasoracle`. Prices are gwei as decimal strings ("119.9", "0.496839934"),
  * kept as sent so that nothing is rounded. `suggestBaseFee` and `gasUsedRatio` (five comma-separated
  * ratios) are absent from pre-London answers; `UsdPrice` appears on some chains (Polygon).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const GasOracle = Schema.Struct({
   LastBlock: DecimalInt,
@@ -26,7 +29,12 @@ export const GasOracle = Schema.Struct({
 /** @see GasOracle */
 export type GasOracle = typeof GasOracle.Type
 
-/** The `result` of `gastracker/gasestimate`: estimated seconds to confirmation, a decimal string. */
+/**
+ * The `result` of `gastracker/gasestimate`: estimated seconds to confirmation, a decimal string.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ConfirmationSeconds = DecimalInt.annotations({ identifier: "ConfirmationSeconds" })
 /** @see ConfirmationSeconds */
 export type ConfirmationSeconds = typeof ConfirmationSeconds.Type

@@ -11,17 +11,32 @@
 import * as Schema from "effect/Schema"
 import { Hash32 } from "./common.js"
 
-/** Input validator: an address, `0x` + 40 hex digits (either case; the checksum is not verified). */
+/**
+ * Input validator: an address, `0x` + 40 hex digits (either case; the checksum is not verified).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Address = Schema.String.pipe(Schema.pattern(/^0x[0-9a-fA-F]{40}$/)).annotations({ identifier: "Address" })
 /** @see Address */
 export type Address = typeof Address.Type
 
-/** Input validator: a transaction hash (a {@link Hash32}). */
+/**
+ * Input validator: a transaction hash (a {@link Hash32}).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TxHash = Hash32.annotations({ identifier: "TxHash" })
 /** @see TxHash */
 export type TxHash = typeof TxHash.Type
 
-/** Input validator: a log topic (a {@link Hash32}). */
+/**
+ * Input validator: a log topic (a {@link Hash32}).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Topic = Hash32.annotations({ identifier: "Topic" })
 /** @see Topic */
 export type Topic = typeof Topic.Type
@@ -29,7 +44,12 @@ export type Topic = typeof Topic.Type
 const isLeapYear = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const
 
-/** Whether `s` is a real calendar date written `yyyy-MM-dd` (proleptic Gregorian, years 0001–9999). */
+/**
+ * Whether `s` is a real calendar date written `yyyy-MM-dd` (proleptic Gregorian, years 0001–9999).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isIsoDate = (s: string): boolean => {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
   if (m === null) return false
@@ -41,7 +61,12 @@ export const isIsoDate = (s: string): boolean => {
   return day <= days
 }
 
-/** Input validator: a calendar date `yyyy-MM-dd` (startdate/enddate of the daily stats); `2026-02-30` fails. */
+/**
+ * Input validator: a calendar date `yyyy-MM-dd` (startdate/enddate of the daily stats); `2026-02-30` fails.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const IsoDate = Schema.String.pipe(
   Schema.filter(isIsoDate, { description: "a real calendar date written yyyy-MM-dd" })
 ).annotations({
@@ -53,22 +78,42 @@ export const IsoDate = Schema.String.pipe(
 /** @see IsoDate */
 export type IsoDate = typeof IsoDate.Type
 
-/** Input validator: a block number the client may send (a non-negative safe integer). */
+/**
+ * Input validator: a block number the client may send (a non-negative safe integer).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const BlockNumberInput = Schema.NonNegativeInt.annotations({ identifier: "BlockNumberInput" })
 /** @see BlockNumberInput */
 export type BlockNumberInput = typeof BlockNumberInput.Type
 
-/** Input validator: the `sort` parameter of the list operations. */
+/**
+ * Input validator: the `sort` parameter of the list operations.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Sort = Schema.Literal("asc", "desc").annotations({ identifier: "Sort" })
 /** @see Sort */
 export type Sort = typeof Sort.Type
 
-/** Input validator: the `closest` parameter of getblocknobytime. */
+/**
+ * Input validator: the `closest` parameter of getblocknobytime.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Closest = Schema.Literal("before", "after").annotations({ identifier: "Closest" })
 /** @see Closest */
 export type Closest = typeof Closest.Type
 
-/** Input validator: a getLogs topic operator (`topic0_1_opr` …). */
+/**
+ * Input validator: a getLogs topic operator (`topic0_1_opr` …).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TopicOperator = Schema.Literal("and", "or").annotations({ identifier: "TopicOperator" })
 /** @see TopicOperator */
 export type TopicOperator = typeof TopicOperator.Type

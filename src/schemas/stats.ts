@@ -10,7 +10,12 @@
 import * as Schema from "effect/Schema"
 import { DecimalBigInt, DecimalInt, JsonInt } from "./common.js"
 
-/** One row of `stats/dailygasused`: gas used on one UTC day. */
+/**
+ * One row of `stats/dailygasused`: gas used on one UTC day.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DailyGasUsed = Schema.Struct({
   /** The day, `yyyy-MM-dd`. */
   UTCDate: Schema.String,
@@ -22,11 +27,21 @@ export const DailyGasUsed = Schema.Struct({
 export type DailyGasUsed = typeof DailyGasUsed.Type
 /** Wire form of {@link DailyGasUsed}. */
 export declare namespace DailyGasUsed {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof DailyGasUsed.Encoded
 }
 
-/** One row of `stats/dailytx`: transactions on one UTC day (`transactionCount` is a JSON number). */
+/**
+ * One row of `stats/dailytx`: transactions on one UTC day (`transactionCount` is a JSON number).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DailyTxCount = Schema.Struct({
   /** The day, `yyyy-MM-dd`. */
   UTCDate: Schema.String,
@@ -39,11 +54,21 @@ export const DailyTxCount = Schema.Struct({
 export type DailyTxCount = typeof DailyTxCount.Type
 /** Wire form of {@link DailyTxCount}. */
 export declare namespace DailyTxCount {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof DailyTxCount.Encoded
 }
 
-/** The `result` of `stats/ethsupply`: total ether supply in wei, a decimal string decoded to a `bigint`. */
+/**
+ * The `result` of `stats/ethsupply`: total ether supply in wei, a decimal string decoded to a `bigint`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const EtherSupply = DecimalBigInt.annotations({ identifier: "EtherSupply" })
 /** @see EtherSupply */
 export type EtherSupply = typeof EtherSupply.Type
@@ -51,6 +76,9 @@ export type EtherSupply = typeof EtherSupply.Type
 /**
  * The `result` of `stats/ethprice`: the native coin's last price. Prices stay decimal strings (as sent:
  * "389.56"), the timestamps are unix seconds.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const EtherPrice = Schema.Struct({
   ethbtc: Schema.String,
@@ -61,12 +89,22 @@ export const EtherPrice = Schema.Struct({
 /** @see EtherPrice */
 export type EtherPrice = typeof EtherPrice.Type
 
-/** The `result` of `stats/tokensupplyhistory`: a token's raw total supply at a block. */
+/**
+ * The `result` of `stats/tokensupplyhistory`: a token's raw total supply at a block.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TokenSupplyAt = DecimalBigInt.annotations({ identifier: "TokenSupplyAt" })
 /** @see TokenSupplyAt */
 export type TokenSupplyAt = typeof TokenSupplyAt.Type
 
-/** One row of `stats/chainsize`: the size of a node's chain data at the last block of a day. */
+/**
+ * One row of `stats/chainsize`: the size of a node's chain data at the last block of a day.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ChainSize = Schema.Struct({
   blockNumber: DecimalInt,
   /** The day, `yyyy-MM-dd`. */
@@ -89,7 +127,12 @@ const dayFields = {
   unixTimeStamp: DecimalInt
 }
 
-/** One row of `stats/dailyavgblocksize`: average block size per day. */
+/**
+ * One row of `stats/dailyavgblocksize`: average block size per day.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DailyAvgBlockSize = Schema.Struct({
   ...dayFields,
   /** Bytes; a JSON number. */
@@ -98,7 +141,12 @@ export const DailyAvgBlockSize = Schema.Struct({
 /** @see DailyAvgBlockSize */
 export type DailyAvgBlockSize = typeof DailyAvgBlockSize.Type
 
-/** One row of `stats/dailyavgblocktime`: average seconds between blocks per day. */
+/**
+ * One row of `stats/dailyavgblocktime`: average seconds between blocks per day.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DailyAvgBlockTime = Schema.Struct({
   ...dayFields,
   /** Seconds as decimal text ("17.67"). */
@@ -107,7 +155,12 @@ export const DailyAvgBlockTime = Schema.Struct({
 /** @see DailyAvgBlockTime */
 export type DailyAvgBlockTime = typeof DailyAvgBlockTime.Type
 
-/** One row of `stats/dailyavggaslimit`: average block gas limit per day. */
+/**
+ * One row of `stats/dailyavggaslimit`: average block gas limit per day.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DailyAvgGasLimit = Schema.Struct({
   ...dayFields,
   /** Gas. */
@@ -116,7 +169,12 @@ export const DailyAvgGasLimit = Schema.Struct({
 /** @see DailyAvgGasLimit */
 export type DailyAvgGasLimit = typeof DailyAvgGasLimit.Type
 
-/** One row of `stats/dailyavggasprice`: highest, lowest and average gas price per day. */
+/**
+ * One row of `stats/dailyavggasprice`: highest, lowest and average gas price per day.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DailyAvgGasPrice = Schema.Struct({
   ...dayFields,
   /** Wei per gas. */
@@ -129,7 +187,12 @@ export const DailyAvgGasPrice = Schema.Struct({
 /** @see DailyAvgGasPrice */
 export type DailyAvgGasPrice = typeof DailyAvgGasPrice.Type
 
-/** One row of `stats/dailyavghashrate`: network hash rate per day (GH/s; zero after the merge). */
+/**
+ * One row of `stats/dailyavghashrate`: network hash rate per day (GH/s; zero after the merge).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DailyAvgHashRate = Schema.Struct({
   ...dayFields,
   /** Decimal text ("143116.0140"). */
@@ -138,7 +201,12 @@ export const DailyAvgHashRate = Schema.Struct({
 /** @see DailyAvgHashRate */
 export type DailyAvgHashRate = typeof DailyAvgHashRate.Type
 
-/** One row of `stats/dailyavgnetdifficulty`: network difficulty per day (TH; zero after the merge). */
+/**
+ * One row of `stats/dailyavgnetdifficulty`: network difficulty per day (TH; zero after the merge).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DailyAvgNetDifficulty = Schema.Struct({
   ...dayFields,
   /** Decimal text with thousands separators ("2,408.028"). */
@@ -147,7 +215,12 @@ export const DailyAvgNetDifficulty = Schema.Struct({
 /** @see DailyAvgNetDifficulty */
 export type DailyAvgNetDifficulty = typeof DailyAvgNetDifficulty.Type
 
-/** One row of `stats/dailyblkcount`: blocks and their rewards per day. */
+/**
+ * One row of `stats/dailyblkcount`: blocks and their rewards per day.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DailyBlockCount = Schema.Struct({
   ...dayFields,
   /** A JSON number. */
@@ -158,7 +231,12 @@ export const DailyBlockCount = Schema.Struct({
 /** @see DailyBlockCount */
 export type DailyBlockCount = typeof DailyBlockCount.Type
 
-/** One row of `stats/dailyblockrewards`: block rewards per day. */
+/**
+ * One row of `stats/dailyblockrewards`: block rewards per day.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DailyBlockRewards = Schema.Struct({
   ...dayFields,
   /** Ether as decimal text. */
@@ -167,7 +245,12 @@ export const DailyBlockRewards = Schema.Struct({
 /** @see DailyBlockRewards */
 export type DailyBlockRewards = typeof DailyBlockRewards.Type
 
-/** One row of `stats/dailynetutilization`: gas used over the gas limit per day. */
+/**
+ * One row of `stats/dailynetutilization`: gas used over the gas limit per day.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DailyNetUtilization = Schema.Struct({
   ...dayFields,
   /** A ratio as decimal text ("0.8464"). */
@@ -176,7 +259,12 @@ export const DailyNetUtilization = Schema.Struct({
 /** @see DailyNetUtilization */
 export type DailyNetUtilization = typeof DailyNetUtilization.Type
 
-/** One row of `stats/dailynewaddress`: new addresses per day. */
+/**
+ * One row of `stats/dailynewaddress`: new addresses per day.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DailyNewAddress = Schema.Struct({
   ...dayFields,
   /** A JSON number. */
@@ -185,7 +273,12 @@ export const DailyNewAddress = Schema.Struct({
 /** @see DailyNewAddress */
 export type DailyNewAddress = typeof DailyNewAddress.Type
 
-/** One row of `stats/dailytxnfee`: transaction fees per day. */
+/**
+ * One row of `stats/dailytxnfee`: transaction fees per day.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DailyTxnFee = Schema.Struct({
   ...dayFields,
   /** Ether as decimal text. */
@@ -194,7 +287,12 @@ export const DailyTxnFee = Schema.Struct({
 /** @see DailyTxnFee */
 export type DailyTxnFee = typeof DailyTxnFee.Type
 
-/** One row of `stats/dailyuncleblkcount`: uncle blocks and their rewards per day. */
+/**
+ * One row of `stats/dailyuncleblkcount`: uncle blocks and their rewards per day.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DailyUncleBlockCount = Schema.Struct({
   ...dayFields,
   /** A JSON number. */
@@ -205,7 +303,12 @@ export const DailyUncleBlockCount = Schema.Struct({
 /** @see DailyUncleBlockCount */
 export type DailyUncleBlockCount = typeof DailyUncleBlockCount.Type
 
-/** One row of `stats/ethdailymarketcap`: ether supply, market cap and price per day. */
+/**
+ * One row of `stats/ethdailymarketcap`: ether supply, market cap and price per day.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const EthDailyMarketCap = Schema.Struct({
   ...dayFields,
   /** Ether as decimal text. */
@@ -218,7 +321,12 @@ export const EthDailyMarketCap = Schema.Struct({
 /** @see EthDailyMarketCap */
 export type EthDailyMarketCap = typeof EthDailyMarketCap.Type
 
-/** One row of `stats/ethdailyprice`: ether price per day. */
+/**
+ * One row of `stats/ethdailyprice`: ether price per day.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const EthDailyPrice = Schema.Struct({
   ...dayFields,
   /** USD as decimal text ("107.03"). */
@@ -227,7 +335,12 @@ export const EthDailyPrice = Schema.Struct({
 /** @see EthDailyPrice */
 export type EthDailyPrice = typeof EthDailyPrice.Type
 
-/** The `result` of `stats/nodecount`: the nodes of the network on the latest day. */
+/**
+ * The `result` of `stats/nodecount`: the nodes of the network on the latest day.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const NodeCount = Schema.Struct({
   /** The day, `yyyy-MM-dd`. */
   UTCDate: Schema.String,
@@ -236,7 +349,12 @@ export const NodeCount = Schema.Struct({
 /** @see NodeCount */
 export type NodeCount = typeof NodeCount.Type
 
-/** The `result` of `getapilimit`: the key's credits (calls) used and left in the current interval. */
+/**
+ * The `result` of `getapilimit`: the key's credits (calls) used and left in the current interval.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ApiLimit = Schema.Struct({
   creditsUsed: JsonInt,
   creditsAvailable: JsonInt,

@@ -12,6 +12,9 @@ import { AddressField, DecimalBigInt, DecimalInt } from "./common.js"
 /**
  * The one row of `token/tokeninfo`. All values are strings on the wire; social links are `""` when unset.
  * Note `symbol`/`divisor` here against `tokenSymbol`/`tokenDecimal` in transfer lists.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const TokenInfo = Schema.Struct({
   contractAddress: AddressField,
@@ -49,11 +52,21 @@ export const TokenInfo = Schema.Struct({
 export type TokenInfo = typeof TokenInfo.Type
 /** Wire form of {@link TokenInfo}. */
 export declare namespace TokenInfo {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof TokenInfo.Encoded
 }
 
-/** One row of `token/topholders` (the largest holders, up to 1,000). */
+/**
+ * One row of `token/topholders` (the largest holders, up to 1,000).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TopHolder = Schema.Struct({
   TokenHolderAddress: AddressField,
   /**
@@ -68,11 +81,21 @@ export const TopHolder = Schema.Struct({
 export type TopHolder = typeof TopHolder.Type
 /** Wire form of {@link TopHolder}. */
 export declare namespace TopHolder {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof TopHolder.Encoded
 }
 
-/** One row of `token/tokenholderlist` (paged list of every holder). */
+/**
+ * One row of `token/tokenholderlist` (paged list of every holder).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TokenHolder = Schema.Struct({
   TokenHolderAddress: AddressField,
   /** Raw token units. */
@@ -82,6 +105,11 @@ export const TokenHolder = Schema.Struct({
 export type TokenHolder = typeof TokenHolder.Type
 /** Wire form of {@link TokenHolder}. */
 export declare namespace TokenHolder {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof TokenHolder.Encoded
 }

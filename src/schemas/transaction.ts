@@ -9,7 +9,12 @@
 import * as Schema from "effect/Schema"
 import { BooleanFromDigit, EmptyAsNull } from "./common.js"
 
-/** The `result` of `transaction/getstatus`: `isError` "0"/"1" decoded to a boolean, the reason as sent ("" if none). */
+/**
+ * The `result` of `transaction/getstatus`: `isError` "0"/"1" decoded to a boolean, the reason as sent ("" if none).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TxExecutionStatus = Schema.Struct({
   isError: BooleanFromDigit,
   errDescription: Schema.String
@@ -17,7 +22,12 @@ export const TxExecutionStatus = Schema.Struct({
 /** @see TxExecutionStatus */
 export type TxExecutionStatus = typeof TxExecutionStatus.Type
 
-/** The `result` of `transaction/gettxreceiptstatus`: "1" success, "0" failure, "" (→ `null`) pre-Byzantium or unknown. */
+/**
+ * The `result` of `transaction/gettxreceiptstatus`: "1" success, "0" failure, "" (→ `null`) pre-Byzantium or unknown.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TxReceiptStatus = Schema.Struct({
   status: EmptyAsNull(BooleanFromDigit)
 }).annotations({ identifier: "TxReceiptStatus" })

@@ -44,18 +44,31 @@ export { banner, make, serve } from "./server.js"
 export { APPROVAL_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC } from "./world.js"
 export { SWAP_TOPIC } from "./synthetic.js"
 
-/** The running simulator: base URL, demo keys, data set description, stats, faults, oracle. */
+/**
+ * The running simulator: base URL, demo keys, data set description, stats, faults, oracle.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class Simulator extends Context.Tag("explorer-etl/Simulator")<Simulator, Simulator.Service>() {}
 
 /** Types of the `Simulator` service. */
 export declare namespace Simulator {
-  /** See `SimulatorService`. */
+  /**
+   * See `SimulatorService`.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Service = Server.SimulatorService
 }
 
 /**
  * A scoped layer that starts the simulator (127.0.0.1 and a random free port unless `host`/`port`
  * are given) and stops it when the scope closes.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = (options: SimulatorOptions = {}): Layer.Layer<Simulator, ServeError> =>
   Layer.scoped(Simulator, Server.make(options))

@@ -19,10 +19,20 @@ import * as Schema from "effect/Schema"
 import { writeAtomic } from "./Files.js"
 import { SinkError } from "./SinkError.js"
 
-/** The tool that wrote a file (the package's name and version). */
+/**
+ * The tool that wrote a file (the package's name and version).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const tool = { name: "explorer-etl", version: "0.1.0" } as const
 
-/** Whether the file holds every row of its query (over `blockRange` for block-ordered data sets). */
+/**
+ * Whether the file holds every row of its query (over `blockRange` for block-ordered data sets).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Completeness = Schema.Union(
   Schema.Struct({ status: Schema.Literal("complete") }),
   Schema.Struct({ status: Schema.Literal("truncated"), reason: Schema.String })
@@ -30,12 +40,22 @@ export const Completeness = Schema.Union(
 /** @see Completeness */
 export type Completeness = typeof Completeness.Type
 
-/** How the run that wrote the manifest produced the file. */
+/**
+ * How the run that wrote the manifest produced the file.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const RunMode = Schema.Literal("fresh", "resumed", "extended", "unchanged")
 /** @see RunMode */
 export type RunMode = typeof RunMode.Type
 
-/** The content of `<out>.manifest.json`. */
+/**
+ * The content of `<out>.manifest.json`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Manifest = Schema.Struct({
   manifestVersion: Schema.Literal(1),
   /** The output's file name (in the manifest's folder). */
@@ -88,10 +108,20 @@ export type Manifest = typeof Manifest.Type
 
 const ManifestJson = Schema.parseJson(Manifest, { space: 2 })
 
-/** `<out>.manifest.json`. */
+/**
+ * `<out>.manifest.json`.
+ *
+ * @since 0.1.0
+ * @category io
+ */
 export const manifestPath = (out: string): string => `${out}.manifest.json`
 
-/** Writes the manifest of `out` atomically. */
+/**
+ * Writes the manifest of `out` atomically.
+ *
+ * @since 0.1.0
+ * @category io
+ */
 export const write = (
   out: string,
   manifest: Manifest
@@ -103,7 +133,12 @@ export const write = (
     Effect.flatMap((text) => writeAtomic(manifestPath(out), text + "\n"))
   )
 
-/** Reads and decodes a manifest (for tests and tools that check an export). */
+/**
+ * Reads and decodes a manifest (for tests and tools that check an export).
+ *
+ * @since 0.1.0
+ * @category io
+ */
 export const read = (out: string): Effect.Effect<Manifest, SinkError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem

@@ -11,7 +11,12 @@ import * as Stream from "effect/Stream"
 import { type ExplorerError, ResultWindowError } from "../../ExplorerError.js"
 import * as Progress from "../Progress.js"
 
-/** What the engine needs to page one page-numbered query. */
+/**
+ * What the engine needs to page one page-numbered query.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface PageNumberOptions<A, E> {
   readonly chainId: number
   readonly module: string
@@ -26,7 +31,12 @@ export interface PageNumberOptions<A, E> {
   readonly progress?: Progress.ProgressRef | undefined
 }
 
-/** Every row of a page-numbered list, in the server's order, each exactly once. */
+/**
+ * Every row of a page-numbered list, in the server's order, each exactly once.
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const rows = <A, E>(options: PageNumberOptions<A, E>): Stream.Stream<A, E | ExplorerError> => {
   const { offset, window } = options
   const tick = (f: (p: Progress.Progress) => Progress.Progress) => Progress.update(options.progress, f)
