@@ -18,6 +18,9 @@
  *   run: (config, ctx) => Effect.all([ctx.export("transfers.csv", Sources.erc20Transfers({ ... }))])
  * })
  * Pipeline.main(pipeline, import.meta.url)
+ *
+ * @module explorer-etl/pipeline
+ * @since 0.1.0
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"

@@ -16,6 +16,9 @@
  *   return yield* explorer.getLogs({ address: "0x…", fromBlock: 19_000_000, toBlock: "latest", page: 1, offset: 1000 })
  * })
  * program.pipe(Effect.provide(ExplorerClient.layerConfig()), Effect.provide(NodeHttpClient.layerUndici))
+ *
+ * @module explorer-etl
+ * @since 0.1.0
  */
 
 /**

@@ -1,7 +1,7 @@
 /**
- * explorer-etl's own explorer: an HTTP server that answers `/v2/api` as the real service does (facts
- * Part B, our decisions of Part A where the facts are silent) over a deterministic multichain data
- * set, with API keys and plans, rate limits, daily caps, fault injection, statistics and an oracle.
+ * explorer-etl's own explorer: an HTTP server that answers `/v2/api` as the real service does, over a
+ * deterministic multichain data set, with API keys and plans, rate limits, daily caps, fault injection,
+ * statistics and an oracle.
  * Exported as `explorer-etl/simulator`; started by `explorer-etl simulator`.
  *
  * @example
@@ -16,6 +16,9 @@
  *   const body = yield* Effect.promise(() => fetch(url).then((r) => r.json()))
  *   const expected = yield* sim.oracle({ chainId: 1, module: "account", action: "tokentx", params: { contractaddress: susd } })
  * }).pipe(Effect.provide(Simulator.layer({ seed: 7 })))
+ *
+ * @module explorer-etl/simulator
+ * @since 0.1.0
  */
 import type { ServeError } from "@effect/platform/HttpServerError"
 import * as Context from "effect/Context"

@@ -261,7 +261,7 @@ export const cellOf = (column: Column): (row: Row) => Cell | ReadonlyArray<Cell>
 // Record schema → columns
 
 /**
- * Options of {@link deriveColumns}.
+ * Options of `deriveColumns`.
  *
  * @since 0.1.0
  * @category models
