@@ -1,0 +1,122 @@
+/**
+ * The public surface of the package as the TypeScript compiler sees it: every export reachable from the
+ * entry points of package.json's "exports", following `export * as X` into namespaces and declared
+ * namespaces into their members. Used by the API reference test to name exports without `@since` or
+ * `@category`.
+ */
+import * as path from "node:path"
+import ts from "typescript"
+
+/** The entry points of package.json "exports", as the sources they are built from. */
+export const entryPoints = [
+  { name: "explorer-etl", file: "src/index.ts" },
+  { name: "explorer-etl/simulator", file: "src/simulator/index.ts" },
+  { name: "explorer-etl/pipeline", file: "src/Pipeline.ts" }
+] as const
+
+/** One public export: the path a user writes, where it is declared, and the tags its doc comment has. */
+export interface PublicExport {
+  readonly name: string
+  readonly location: string
+  readonly tags: ReadonlyArray<string>
+}
+
+const tagsOf = (nodes: ReadonlyArray<ts.Node>): Array<string> =>
+  nodes.flatMap((node) => ts.getJSDocTags(node).map((tag) => tag.tagName.text))
+
+const locationOf = (root: string, node: ts.Node): string => {
+  const file = node.getSourceFile()
+  const { line } = file.getLineAndCharacterOfPosition(node.getStart())
+  return `${path.relative(root, file.fileName)}:${line + 1}`
+}
+
+const isNamespaceModule = (symbol: ts.Symbol): boolean =>
+  (symbol.flags & ts.SymbolFlags.Module) !== 0 &&
+  (symbol.declarations ?? []).some((d) => ts.isSourceFile(d) || ts.isModuleDeclaration(d))
+
+const compilerOptions = (root: string): ts.CompilerOptions => {
+  const configPath = path.join(root, "tsconfig.build.json")
+  if (!ts.sys.fileExists(configPath)) {
+    return { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true }
+  }
+  const config = ts.getParsedCommandLineOfConfigFile(configPath, {}, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => {
+      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n"))
+    }
+  })
+  if (config === undefined) throw new Error(`cannot read ${configPath}`)
+  return config.options
+}
+
+/**
+ * Walks the entry points of the package in `root` (its tsconfig.build.json, if any, gives the compiler
+ * options) and returns every public export once per path a user can write.
+ */
+export const publicExports = (
+  root: string,
+  entries: ReadonlyArray<{ readonly name: string; readonly file: string }> = entryPoints
+): Array<PublicExport> => {
+  const program = ts.createProgram({
+    rootNames: entries.map((e) => path.join(root, e.file)),
+    options: { ...compilerOptions(root), noEmit: true, incremental: false }
+  })
+  const checker = program.getTypeChecker()
+  const found: Array<PublicExport> = []
+  const seen = new Set<ts.Symbol>()
+
+  const visitModule = (prefix: string, moduleSymbol: ts.Symbol) => {
+    for (const exported of checker.getExportsOfModule(moduleSymbol)) {
+      if (exported.name === "default" || exported.name === "__esModule") continue
+      const name = `${prefix}.${exported.name}`
+      const aliasDeclarations = (exported.flags & ts.SymbolFlags.Alias) !== 0 ? exported.declarations ?? [] : []
+      const target = (exported.flags & ts.SymbolFlags.Alias) !== 0 ? checker.getAliasedSymbol(exported) : exported
+      const sourceFileModule = (target.declarations ?? []).some(ts.isSourceFile)
+      if (sourceFileModule) {
+        // `export * as X from "./X.js"`: the doc comment is the one above that line.
+        const declarations = aliasDeclarations.map((d) => (ts.isNamespaceExport(d) ? d.parent : d))
+        found.push({
+          name,
+          location: declarations[0] ? locationOf(root, declarations[0]) : "?",
+          tags: tagsOf(declarations)
+        })
+        if (!seen.has(target)) {
+          seen.add(target)
+          visitModule(name, target)
+        }
+        continue
+      }
+      const declarations = (target.declarations ?? []).filter((d) => !ts.isSourceFile(d))
+      if (declarations.length === 0) continue
+      found.push({
+        name,
+        location: locationOf(root, declarations[0]!),
+        // A doc comment on an `export { x }` specifier counts as well as one on the declaration.
+        tags: [...tagsOf(declarations), ...tagsOf(aliasDeclarations)]
+      })
+      if (isNamespaceModule(target) && !seen.has(target)) {
+        // `export declare namespace X { ... }` beside a class or a function: its members are public too.
+        seen.add(target)
+        visitModule(name, target)
+      }
+    }
+  }
+
+  for (const entry of entries) {
+    const sourceFile = program.getSourceFile(path.join(root, entry.file))
+    const moduleSymbol = sourceFile && checker.getSymbolAtLocation(sourceFile)
+    if (moduleSymbol === undefined) throw new Error(`no module symbol for ${entry.file}`)
+    visitModule(entry.name, moduleSymbol)
+  }
+  return found
+}
+
+/** The exports whose doc comment lacks one of `tags`, as lines `name (file:line): missing @a, @b`. */
+export const offenders = (
+  exports: ReadonlyArray<PublicExport>,
+  tags: ReadonlyArray<string> = ["since", "category"]
+): Array<string> =>
+  exports.flatMap((e) => {
+    const missing = tags.filter((tag) => !e.tags.includes(tag))
+    return missing.length === 0 ? [] : [`${e.name} (${e.location}): missing ${missing.map((t) => `@${t}`).join(", ")}`]
+  })
