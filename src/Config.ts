@@ -1,14 +1,15 @@
 /**
  * Configuration of the explorer client: API key, base URL, plan, default chain, timeout, retry
- * policy and rate overrides — as plain options (`Client.layer(options)`) or read from the
- * environment (`Client.layerConfig()`, see {@link options}).
+ * policy and rate overrides — as plain options (`ExplorerClient.layer(options)`) or read from the
+ * environment (`ExplorerClient.layerConfig()`, see {@link options}).
  *
  * @example
- * import { Client, Config } from "explorer-etl"
+ * import { ExplorerClient } from "explorer-etl"
  * import { Redacted } from "effect"
- * const layer = Client.layer({ apiKey: Redacted.make("MY-KEY"), plan: "standard" })
+ *
+ * const layer = ExplorerClient.layer({ apiKey: Redacted.make("MY-KEY"), plan: "standard" })
  * // or, from EXPLORER_API_KEY / ETHERSCAN_API_KEY, EXPLORER_PLAN, …:
- * const fromEnv = Client.layerConfig()
+ * const fromEnv = ExplorerClient.layerConfig()
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Config from "effect/Config"
@@ -191,7 +192,7 @@ export interface Options {
    * (never the key). Off by default; the SQLite driver (`@effect/sql-libsql`) is loaded only when on.
    *
    * @example
-   * Client.layer({ apiKey, plan: "standard", machineBudget: true })
+   * ExplorerClient.layer({ apiKey, plan: "standard", machineBudget: true })
    */
   readonly machineBudget?: boolean | { readonly directory?: string | undefined } | undefined
   /**
@@ -202,7 +203,7 @@ export interface Options {
    * sees carry the API key: do not log them.
    *
    * @example
-   * Client.layer({ apiKey, transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "etl")) })
+   * ExplorerClient.layer({ apiKey, transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "etl")) })
    */
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }

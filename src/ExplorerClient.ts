@@ -414,6 +414,20 @@ export const make = (
  * chain then shares the key's limiter (two layers for one key share it too — see Throttle.ts —
  * but one layer is cheaper and clearer).
  *
+ * @example
+ * import { ExplorerClient } from "explorer-etl"
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Redacted } from "effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   const explorer = yield* ExplorerClient.ExplorerClient
+ *   return yield* explorer.txlist({ address: "0xdac17f958d2ee523a2206206994597c13d831ec7", page: 1, offset: 100 })
+ * })
+ * program.pipe(
+ *   Effect.provide(ExplorerClient.layer({ apiKey: Redacted.make("MY-KEY"), plan: "standard" })),
+ *   Effect.provide(NodeHttpClient.layerUndici)
+ * )
+ *
  * @since 0.1.0
  * @category layers
  */

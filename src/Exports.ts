@@ -182,8 +182,20 @@ const check = <A, I, E, R>(
  * explorer-etl did not write is refused with `OutputExistsError` unless `force`.
  *
  * @example
- * const holders = yield* Sources.tokenHolders({ contractAddress: token })
- * yield* Exports.toFile(holders, { out: "out/holders.csv", allowPartial: true })
+ * import { Exports, ExplorerClient, Sources } from "explorer-etl"
+ * import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   const usdt = "0xdac17f958d2ee523a2206206994597c13d831ec7"
+ *   const source = yield* Sources.erc20Transfers({ chainId: 1, contractAddress: usdt, fromBlock: 19_000_000 })
+ *   return yield* Exports.toFile(source, { out: "out/usdt.csv", resume: true, confirmations: 64 })
+ * })
+ * program.pipe(
+ *   Effect.provide(ExplorerClient.layerConfig()),
+ *   Effect.provide(NodeHttpClient.layerUndici),
+ *   Effect.provide(NodeContext.layer)
+ * )
  *
  * @since 0.1.0
  * @category exports

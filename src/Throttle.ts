@@ -34,7 +34,7 @@
  * The limiter is applied per attempt (retries are throttled too).
  *
  * **Shared by key, even across layers.** The registry lives at module level (`globalValue`): two
- * `Client.layer(...)` built for the same base URL and key — the documented "layer provided twice
+ * `ExplorerClient.layer(...)` built for the same base URL and key — the documented "layer provided twice
  * doubles the rate" trap — get the same limiter. The entry is reference-counted and closed when
  * the last client using it is released (its loops stop). A later client asking a different rate for
  * the same key shares the first one's limiter (and a warning is logged): the server counts per key,

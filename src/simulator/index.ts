@@ -70,6 +70,27 @@ export declare namespace Simulator {
  * A scoped layer that starts the simulator (127.0.0.1 and a random free port unless `host`/`port`
  * are given) and stops it when the scope closes.
  *
+ * @example
+ * import { ExplorerClient, Streams } from "explorer-etl"
+ * import * as Simulator from "explorer-etl/simulator"
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Layer, Redacted, Stream } from "effect"
+ *
+ * // The client, pointed at the simulator with one of its demo keys.
+ * const ClientOnSimulator = Layer.unwrapEffect(Effect.map(Simulator.Simulator, (sim) =>
+ *   ExplorerClient.layer({ baseUrl: sim.baseUrl, apiKey: Redacted.make(sim.demoKeys.standard), plan: "standard" })
+ * ))
+ * const program = Effect.gen(function*() {
+ *   const sim = yield* Simulator.Simulator
+ *   const token = sim.dataset.chain(1).erc20[0]?.address ?? ""
+ *   return yield* Stream.runCount(Streams.erc20Transfers({ chainId: 1, contractAddress: token }))
+ * })
+ * program.pipe(
+ *   Effect.provide(ClientOnSimulator),
+ *   Effect.provide(Simulator.layer({ seed: 7 })),
+ *   Effect.provide(NodeHttpClient.layerUndici)
+ * )
+ *
  * @since 0.1.0
  * @category layers
  */

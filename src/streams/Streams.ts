@@ -104,6 +104,18 @@ const streamOf = <Q, A, I>(make: (query: Q) => Effect.Effect<Sources.Source<A, I
 /**
  * Event logs by address and/or topic0..3 (with and/or operators) over a block range.
  *
+ * @example
+ * import { Streams } from "explorer-etl"
+ * import { Stream } from "effect"
+ *
+ * const transfers = Streams.logs({
+ *   chainId: 1,
+ *   address: "0xdac17f958d2ee523a2206206994597c13d831ec7",
+ *   topic0: "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
+ *   fromBlock: 19_000_000
+ * })
+ * const count = Stream.runCount(transfers) // Effect<number, StreamError, ExplorerClient>
+ *
  * @since 0.1.0
  * @category streams
  */
