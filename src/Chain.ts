@@ -1,11 +1,15 @@
 /**
- * Chains of the explorer API: the branded `ChainId` and the chain table of the facts file
+ * Chains of the explorer API: the branded `ChainId` and the chain table
  * (name as the explorer spells it, and whether the free plan may use it).
  *
  * @example
  * import { Chain } from "explorer-etl"
  * const polygon = Chain.ChainId.make(137)
  * Chain.byId(polygon)?.name // "Polygon Mainnet"
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Schema from "effect/Schema"
 

@@ -10,6 +10,10 @@
  * const layer = ExplorerClient.layer({ apiKey: Redacted.make("MY-KEY"), plan: "standard" })
  * // or, from EXPLORER_API_KEY / ETHERSCAN_API_KEY, EXPLORER_PLAN, …:
  * const fromEnv = ExplorerClient.layerConfig()
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Config from "effect/Config"

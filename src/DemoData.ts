@@ -1,6 +1,10 @@
 /**
  * The embedded simulator's data set, when a program runs on it (`Option.none()` on the real API).
  * Pipelines and examples use it to pick targets that have data on the simulator.
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Context from "effect/Context"
 import type * as Option from "effect/Option"

@@ -23,6 +23,10 @@
  * program.pipe(
  *   Effect.provide(ExplorerClient.layer({ apiKey: Redacted.make(process.env.MY_KEY ?? ""), plan: "standard" })),
  *   Effect.provide(NodeHttpClient.layerUndici))
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Config from "effect/Config"

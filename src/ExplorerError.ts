@@ -10,6 +10,10 @@
  * import { Effect } from "effect"
  * explorer.topholders({ chainId: 999, contractAddress }).pipe(
  *   Effect.catchTag("UnsupportedChainError", (e) => Effect.logWarning(e.message)))
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Schema from "effect/Schema"
 

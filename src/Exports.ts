@@ -9,6 +9,10 @@
  * import { Exports, Sources } from "explorer-etl"
  * const source = yield* Sources.logs({ chainId: 137, address, fromBlock: 50_000_000 })
  * const summary = yield* Exports.toFile(source, { out: "out/logs.csv", resume: true, confirmations: 64 })
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"

@@ -1,13 +1,15 @@
 /**
  * Plans and operations: what each API plan may call, how fast, and how many records a request can
- * reach. These are the decisions of Part A of the facts file, by which the client refuses a call before
- * sending it. The simulator keeps its own copy (simulator/rules.ts), so a wrong rule here is caught by the
- * tests (test/simulator/rules.test.ts compares the two) instead of confirmed by them.
+ * reach. The client refuses a call these rules do not allow before sending it.
  *
  * @example
  * import { Plan } from "explorer-etl"
  * Plan.limits.standard.callsPerSecond // 10
  * Plan.allows("free", "topholders")   // false: a PRO operation
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Schema from "effect/Schema"
 

@@ -19,8 +19,7 @@
  *   margin, at least 1,038 ms at every rate, 96 % of the rate at best. The ~40 ms of slack is for
  *   whatever shifts an arrival as the server counts it (the network, the server's own pauses, this
  *   process's event loop between the slot and the socket). (At 3 %, 31 ms of slack, a simulator
- *   counting to the millisecond refused one call now and then on a busy 2-core machine;
- *   bench/RESULTS.md.)
+ *   counting to the millisecond refused one call now and then on a busy 2-core machine.)
  * - The throttled operations (`Plan.operations[x].throttled`, 2 calls/s on every plan) wait in a lane
  *   of their own whose loop, for each caller, first takes a slot of the key's lane and then starts
  *   the next throttled call no sooner than `1000 / (2 × (1 − margin))` ms after that slot, i.e. the
@@ -39,6 +38,10 @@
  * the last client using it is released (its loops stop). A later client asking a different rate for
  * the same key shares the first one's limiter (and a warning is logged): the server counts per key,
  * not per client.
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"

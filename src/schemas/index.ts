@@ -8,6 +8,10 @@
  * import { Schemas } from "explorer-etl"
  *
  * const transfers = Schema.decodeUnknown(Schema.Array(Schemas.Erc20Transfer))(envelope.result)
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 export * from "./account.js"
 export * from "./block.js"

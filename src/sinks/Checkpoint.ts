@@ -20,6 +20,10 @@
  *
  * The fingerprint identifies the export (data set, chains, query, format, columns, first block, formula
  * guard), so a checkpoint never continues a different query.
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"

@@ -35,6 +35,10 @@
  * @example
  * const encoder = yield* Format.encoder(Erc20Transfer, { format: "csv" })
  * const text = encoder.header + (yield* encoder.encode(rows))
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"

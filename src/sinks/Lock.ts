@@ -11,6 +11,10 @@
  * a runner of a cluster ({@link ClusterRunner}, which also names the runner in its locks) and the
  * cluster says that runner is gone: the runner that continues a killed runner's exports on another
  * machine takes its locks over.
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"

@@ -11,6 +11,10 @@
  *   "contentHash": "sha256:…", "createdAt": "2025-01-01T00:00:00.000Z",
  *   "tool": { "name": "explorer-etl", "version": "0.1.0" }, "run": { "mode": "fresh", "rowsWritten": 420 } }
  * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"

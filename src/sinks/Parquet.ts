@@ -39,6 +39,10 @@
  * for (const page of pages) yield* writer.writeRowGroup(page)        // a row group per page
  * yield* saveCheckpoint({ ...checkpoint, parquet: yield* writer.sync })  // every second or so
  * const { bytes, rows, contentHash } = yield* writer.finish
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"

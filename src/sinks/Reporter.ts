@@ -8,6 +8,10 @@
  *     wrote 12,345 rows to out.csv (complete, blocks 100..2,000) in 4.2 s, 17 calls
  *
  * The writer is injectable (`ProgressOutput`) so tests and embedding apps can capture it.
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

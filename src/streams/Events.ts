@@ -28,6 +28,10 @@
  * import { Exports, Sources } from "explorer-etl"
  * const source = yield* Sources.events({ chainId: 1, address: token, abi, event: "Transfer", fromBlock: 19_000_000 })
  * yield* Exports.toFile(source, { out: "out/transfers.csv", resume: true })
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"

@@ -6,6 +6,10 @@
  * const progress = yield* Progress.make("logs", 1)
  * const rows = Streams.logs({ address }, { progress })
  * yield* progress.changes.pipe(Stream.runForEach((p) => Console.log(p.rows)), Effect.fork)
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Effect from "effect/Effect"
 import * as SubscriptionRef from "effect/SubscriptionRef"

@@ -26,6 +26,10 @@
  * import { Exports, Sources } from "explorer-etl"
  * const source = yield* Sources.withDecimals(yield* Sources.erc20Transfers({ contractAddress: usdc }))
  * yield* Exports.toFile(source, { out: "out/usdc.csv" })
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"

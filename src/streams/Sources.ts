@@ -9,12 +9,16 @@
  * checks its whole query with the client's parameter checker before its first request, and gives its
  * batches twice over: `batches` (decoded records, for streams) and `lineBatches` (the same records as
  * the file's lines, checked on the wire but never decoded, each page held as its text: what exports
- * read; see bench/RESULTS.md for the gain).
+ * read).
  *
  * @example
  * import { Exports, Sources } from "explorer-etl"
  * const source = yield* Sources.logs({ chainId: 137, address, fromBlock: 50_000_000 })
  * yield* Exports.toFile(source, { out: "out/logs.csv", resume: true })
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"

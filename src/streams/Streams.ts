@@ -6,7 +6,7 @@
  *
  * @example
  * import { Streams } from "explorer-etl"
- * import { Effect, Stream } from "effect"
+ * import { Stream } from "effect"
  *
  * const transfers = Streams.logs({
  *   chainId: 1,
@@ -15,6 +15,10 @@
  *   fromBlock: 19_000_000
  * })
  * const count = transfers.pipe(Stream.runCount) // Effect<number, StreamError, ExplorerClient>
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"

@@ -19,6 +19,10 @@
  *
  * De-duplicating on a key is no substitute: token-transfer rows have no log index, a transaction can
  * hold identical twin transfers, and internal transactions share their parent's hash.
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"

@@ -3,6 +3,10 @@
  * holdings): page 1, 2, … until an empty or short page. The result window stops paging before the
  * end of a long list; the stream then fails with `ResultWindowError` — unless the caller asked for a
  * partial result (`allowPartial`), in which case it ends and its progress says "truncated at N rows".
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
