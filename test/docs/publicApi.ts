@@ -30,6 +30,18 @@ const locationOf = (root: string, node: ts.Node): string => {
   return `${path.relative(root, file.fileName)}:${line + 1}`
 }
 
+/**
+ * The tags of a module's own doc comment: the first comment of the file when it says `@module` (what
+ * typedoc shows for `export * as X from "./X.js"` when that line has no doc comment of its own).
+ */
+const moduleTagsOf = (file: ts.SourceFile): Array<string> => {
+  const first = ts.getLeadingCommentRanges(file.text, 0)?.find((range) => file.text.startsWith("/**", range.pos))
+  if (first === undefined) return []
+  const text = file.text.slice(first.pos, first.end)
+  const tags = Array.from(text.matchAll(/^\s*\*\s*@(\w+)/gm), (m) => m[1]!)
+  return tags.includes("module") ? tags : []
+}
+
 const isNamespaceModule = (symbol: ts.Symbol): boolean =>
   (symbol.flags & ts.SymbolFlags.Module) !== 0 &&
   (symbol.declarations ?? []).some((d) => ts.isSourceFile(d) || ts.isModuleDeclaration(d))
@@ -71,14 +83,14 @@ export const publicExports = (
       const name = `${prefix}.${exported.name}`
       const aliasDeclarations = (exported.flags & ts.SymbolFlags.Alias) !== 0 ? exported.declarations ?? [] : []
       const target = (exported.flags & ts.SymbolFlags.Alias) !== 0 ? checker.getAliasedSymbol(exported) : exported
-      const sourceFileModule = (target.declarations ?? []).some(ts.isSourceFile)
-      if (sourceFileModule) {
-        // `export * as X from "./X.js"`: the doc comment is the one above that line.
+      const sourceFile = (target.declarations ?? []).find(ts.isSourceFile)
+      if (sourceFile !== undefined) {
+        // `export * as X from "./X.js"`: documented above that line, or by the module's own comment.
         const declarations = aliasDeclarations.map((d) => (ts.isNamespaceExport(d) ? d.parent : d))
         found.push({
           name,
           location: declarations[0] ? locationOf(root, declarations[0]) : "?",
-          tags: tagsOf(declarations)
+          tags: [...tagsOf(declarations), ...moduleTagsOf(sourceFile)]
         })
         if (!seen.has(target)) {
           seen.add(target)
