@@ -109,7 +109,7 @@ const table: ReadonlyArray<readonly [number, string, boolean]> = [
 ]
 
 /**
- * Every chain the explorer API serves today, in the order of the facts file.
+ * Every chain the explorer API serves today.
  *
  * @since 0.1.0
  * @category constants

@@ -79,7 +79,7 @@ const ExplorerErrorClass = <Self>() =>
 }
 
 /**
- * A status-0 answer whose text is not one of the known errors (Part A.10).
+ * A status-0 answer whose text is not one of the known errors.
  *
  * @since 0.1.0
  * @category errors

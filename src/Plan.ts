@@ -32,7 +32,7 @@ export const Plan = Schema.Literal(...plans)
 export type Plan = typeof Plan.Type
 
 /**
- * Calls per second and per day of each plan (Part A.1).
+ * Calls per second and per day of each plan.
  *
  * @since 0.1.0
  * @category constants
@@ -47,7 +47,7 @@ export const limits: Readonly<Record<Plan, { readonly callsPerSecond: number; re
 }
 
 /**
- * The rate of the operations throttled to 2 calls/s whatever the plan (Part A.2).
+ * The rate of the operations throttled to 2 calls/s whatever the plan.
  *
  * @since 0.1.0
  * @category constants
@@ -55,7 +55,7 @@ export const limits: Readonly<Record<Plan, { readonly callsPerSecond: number; re
 export const THROTTLED_CALLS_PER_SECOND = 2
 
 /**
- * exportaddresstags is also capped at 100 calls a day (facts §3.2).
+ * exportaddresstags is also capped at 100 calls a day.
  *
  * @since 0.1.0
  * @category constants
@@ -102,7 +102,7 @@ export interface Operation {
   readonly action: string
   /** The lowest plan that may call it. */
   readonly minimumPlan: Plan
-  /** Throttled to 2 calls/s on top of the plan rate (Part A.2). */
+  /** Throttled to 2 calls/s on top of the plan rate. */
   readonly throttled: boolean
   readonly paging: Paging
   /** Served to free keys on paid-only chains too (getsourcecode, getabi). */
@@ -218,7 +218,7 @@ export const operationOf = (module: string, action: string): Operation | undefin
 
 /**
  * The lowest plan for a call. Same as `minimumPlan`, except txlistinternal by block range (no
- * `address`, no `txhash`), which became a PRO operation on 2026-07-01 (facts §2.12, §3.3).
+ * `address`, no `txhash`), which became a PRO operation on 2026-07-01.
  *
  * @since 0.1.0
  * @category utils
@@ -246,7 +246,7 @@ export const allows = (plan: Plan, action: OperationName, params: Readonly<Recor
 export const HARD_ROW_CAP = 1_000
 
 /**
- * The result window: the largest `page × offset` a request may ask for (Part A.3).
+ * The result window: the largest `page × offset` a request may ask for.
  * `list` operations: 1,000 on free, 10,000 on paid plans; `paged` ones: 10,000 on every plan.
  *
  * @since 0.1.0

@@ -397,7 +397,7 @@ const isPrefixedHex = (s: string, digits: number): boolean =>
  * The patterns of the record fields as the hot path of every export tests them: the fixed-length ones as
  * plain loops (about twice as fast here as a counted repetition `{64}` in a regular expression), the
  * open-ended hex data with its regular expression (faster than a loop on long texts). Each gives exactly
- * the verdict of the schema's own regular expression (test/schemas checks the two agree).
+ * the verdict of the schema's own regular expression.
  *
  * @since 0.1.0
  * @category utils

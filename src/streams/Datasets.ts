@@ -584,7 +584,7 @@ export const beaconWithdrawals = (query: AddressQuery) =>
   })
 
 /**
- * The daily statistics beside dailytx and dailygasused, and the record of each (issue 16).
+ * The daily statistics beside dailytx and dailygasused, and the record of each.
  *
  * @since 0.1.0
  * @category constants
