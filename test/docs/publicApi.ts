@@ -14,15 +14,26 @@ export const entryPoints = [
   { name: "explorer-etl/pipeline", file: "src/Pipeline.ts" }
 ] as const
 
-/** One public export: the path a user writes, where it is declared, and the tags its doc comment has. */
+/**
+ * One public export: the path a user writes, where it is declared, the tags its doc comment has, and
+ * whether that comment says something besides its tags.
+ */
 export interface PublicExport {
   readonly name: string
   readonly location: string
   readonly tags: ReadonlyArray<string>
+  readonly described: boolean
 }
 
 const tagsOf = (nodes: ReadonlyArray<ts.Node>): Array<string> =>
   nodes.flatMap((node) => ts.getJSDocTags(node).map((tag) => tag.tagName.text))
+
+const describedBy = (nodes: ReadonlyArray<ts.Node>): boolean =>
+  nodes.some((node) =>
+    ts.getJSDocCommentsAndTags(node).some((doc) =>
+      ts.isJSDoc(doc) && (ts.getTextOfJSDocComment(doc.comment) ?? "").trim() !== ""
+    )
+  )
 
 const locationOf = (root: string, node: ts.Node): string => {
   const file = node.getSourceFile()
@@ -34,12 +45,14 @@ const locationOf = (root: string, node: ts.Node): string => {
  * The tags of a module's own doc comment: the first comment of the file when it says `@module` (what
  * typedoc shows for `export * as X from "./X.js"` when that line has no doc comment of its own).
  */
-const moduleTagsOf = (file: ts.SourceFile): Array<string> => {
+const moduleCommentOf = (file: ts.SourceFile): { readonly tags: Array<string>; readonly described: boolean } => {
   const first = ts.getLeadingCommentRanges(file.text, 0)?.find((range) => file.text.startsWith("/**", range.pos))
-  if (first === undefined) return []
+  if (first === undefined) return { tags: [], described: false }
   const text = file.text.slice(first.pos, first.end)
   const tags = Array.from(text.matchAll(/^\s*\*\s*@(\w+)/gm), (m) => m[1]!)
-  return tags.includes("module") ? tags : []
+  if (!tags.includes("module")) return { tags: [], described: false }
+  const description = text.replace(/^\/\*\*/, "").split(/^\s*\*\s*@/m)[0]!.replace(/^\s*\*/gm, "").trim()
+  return { tags, described: description !== "" }
 }
 
 const isNamespaceModule = (symbol: ts.Symbol): boolean =>
@@ -87,10 +100,12 @@ export const publicExports = (
       if (sourceFile !== undefined) {
         // `export * as X from "./X.js"`: documented above that line, or by the module's own comment.
         const declarations = aliasDeclarations.map((d) => (ts.isNamespaceExport(d) ? d.parent : d))
+        const header = moduleCommentOf(sourceFile)
         found.push({
           name,
           location: declarations[0] ? locationOf(root, declarations[0]) : "?",
-          tags: [...tagsOf(declarations), ...moduleTagsOf(sourceFile)]
+          tags: [...tagsOf(declarations), ...header.tags],
+          described: describedBy(declarations) || header.described
         })
         if (!seen.has(target)) {
           seen.add(target)
@@ -104,7 +119,8 @@ export const publicExports = (
         name,
         location: locationOf(root, declarations[0]!),
         // A doc comment on an `export { x }` specifier counts as well as one on the declaration.
-        tags: [...tagsOf(declarations), ...tagsOf(aliasDeclarations)]
+        tags: [...tagsOf(declarations), ...tagsOf(aliasDeclarations)],
+        described: describedBy(declarations) || describedBy(aliasDeclarations)
       })
       if (isNamespaceModule(target) && !seen.has(target)) {
         // `export declare namespace X { ... }` beside a class or a function: its members are public too.
@@ -123,12 +139,20 @@ export const publicExports = (
   return found
 }
 
-/** The exports whose doc comment lacks one of `tags`, as lines `name (file:line): missing @a, @b`. */
+/**
+ * The exports (but `@internal` ones) whose doc comment lacks a description or one of `tags`, as lines
+ * `name (file:line): missing description, @a, @b`.
+ */
 export const offenders = (
   exports: ReadonlyArray<PublicExport>,
   tags: ReadonlyArray<string> = ["since", "category"]
 ): Array<string> =>
   exports.flatMap((e) => {
-    const missing = tags.filter((tag) => !e.tags.includes(tag))
-    return missing.length === 0 ? [] : [`${e.name} (${e.location}): missing ${missing.map((t) => `@${t}`).join(", ")}`]
+    // `@internal`: reachable, but left out of the reference on purpose (typedoc's excludeInternal).
+    if (e.tags.includes("internal")) return []
+    const missing = [
+      ...(e.described ? [] : ["description"]),
+      ...tags.filter((tag) => !e.tags.includes(tag)).map((tag) => `@${tag}`)
+    ]
+    return missing.length === 0 ? [] : [`${e.name} (${e.location}): missing ${missing.join(", ")}`]
   })
