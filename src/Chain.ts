@@ -20,7 +20,12 @@ import * as Schema from "effect/Schema"
  * @category schemas
  */
 export const ChainId = Schema.Int.pipe(Schema.positive(), Schema.brand("ChainId"))
-/** @see ChainId */
+/**
+ * The type of the values of the `ChainId` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ChainId = typeof ChainId.Type
 
 /**

@@ -152,7 +152,12 @@ type OptionalMethod<K extends Plan.OperationName> = (
  */
 export class ExplorerClient extends Context.Tag("explorer-etl/ExplorerClient")<ExplorerClient, ExplorerClient.Service>() {}
 
-/** Types of the {@link ExplorerClient} service. */
+/**
+ * Types of the {@link ExplorerClient} service.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace ExplorerClient {
   /**
    * One method per operation (named as the action) plus `request`, `plan`, `defaultChainId`, `stats`.

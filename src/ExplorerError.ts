@@ -254,7 +254,12 @@ export type ExplorerError =
   | DenseBlockError
   | JsonRpcError
 
-/** The schema of every error (for encoding errors into manifests or logs, and decoding them back). */
+/**
+ * The schema of every error (for encoding errors into manifests or logs, and decoding them back).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ExplorerError = Schema.Union(
   NotOkError,
   PlanTierError,

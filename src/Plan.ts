@@ -28,7 +28,12 @@ export const plans = ["free", "lite", "standard", "advanced", "professional", "p
  * @category schemas
  */
 export const Plan = Schema.Literal(...plans)
-/** @see Plan */
+/**
+ * The type of the values of the `Plan` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Plan = typeof Plan.Type
 
 /**

@@ -92,7 +92,12 @@ export const TopicOperators = Schema.Struct({
   "1_3": Schema.optional(OperatorParam),
   "2_3": Schema.optional(OperatorParam)
 })
-/** @see TopicOperators */
+/**
+ * The type of the values of the `TopicOperators` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TopicOperators = typeof TopicOperators.Type
 
 /**

@@ -68,9 +68,19 @@ export const NormalTransaction = Schema.Struct({
   /** `"1"` ↔ `true` when execution failed. */
   isError: BooleanFromDigit
 }).annotations({ identifier: "NormalTransaction" })
-/** @see NormalTransaction */
+/**
+ * The type of the values of the `NormalTransaction` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type NormalTransaction = typeof NormalTransaction.Type
-/** Wire form of {@link NormalTransaction}. */
+/**
+ * Wire form of {@link NormalTransaction}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace NormalTransaction {
   /**
    * The record exactly as the server sends it.
@@ -119,9 +129,19 @@ export const InternalTransaction = Schema.Struct({
   /** Free-text failure reason (`"Out of gas"`, `"Bad jump destination"`), `""` when none. */
   errCode: Schema.String
 }).annotations({ identifier: "InternalTransaction" })
-/** @see InternalTransaction */
+/**
+ * The type of the values of the `InternalTransaction` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type InternalTransaction = typeof InternalTransaction.Type
-/** Wire form of {@link InternalTransaction}. */
+/**
+ * Wire form of {@link InternalTransaction}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace InternalTransaction {
   /**
    * The record exactly as the server sends it.
@@ -168,9 +188,19 @@ export const Erc20Transfer = Schema.Struct({
   functionName: Schema.optional(Schema.String),
   confirmations: DecimalInt
 }).annotations({ identifier: "Erc20Transfer" })
-/** @see Erc20Transfer */
+/**
+ * The type of the values of the `Erc20Transfer` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Erc20Transfer = typeof Erc20Transfer.Type
-/** Wire form of {@link Erc20Transfer}. */
+/**
+ * Wire form of {@link Erc20Transfer}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace Erc20Transfer {
   /**
    * The record exactly as the server sends it.
@@ -217,9 +247,19 @@ export const Erc721Transfer = Schema.Struct({
   functionName: Schema.optional(Schema.String),
   confirmations: DecimalInt
 }).annotations({ identifier: "Erc721Transfer" })
-/** @see Erc721Transfer */
+/**
+ * The type of the values of the `Erc721Transfer` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Erc721Transfer = typeof Erc721Transfer.Type
-/** Wire form of {@link Erc721Transfer}. */
+/**
+ * Wire form of {@link Erc721Transfer}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace Erc721Transfer {
   /**
    * The record exactly as the server sends it.
@@ -266,9 +306,19 @@ export const Erc1155Transfer = Schema.Struct({
   tokenSymbol: Schema.String,
   confirmations: DecimalInt
 }).annotations({ identifier: "Erc1155Transfer" })
-/** @see Erc1155Transfer */
+/**
+ * The type of the values of the `Erc1155Transfer` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Erc1155Transfer = typeof Erc1155Transfer.Type
-/** Wire form of {@link Erc1155Transfer}. */
+/**
+ * Wire form of {@link Erc1155Transfer}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace Erc1155Transfer {
   /**
    * The record exactly as the server sends it.
@@ -296,9 +346,19 @@ export const TokenBalance = Schema.Struct({
   /** USD price as a decimal string (`"0.000891470000000000"`), kept as text to keep every digit. */
   TokenPriceUSD: Schema.String
 }).annotations({ identifier: "TokenBalance" })
-/** @see TokenBalance */
+/**
+ * The type of the values of the `TokenBalance` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TokenBalance = typeof TokenBalance.Type
-/** Wire form of {@link TokenBalance}. */
+/**
+ * Wire form of {@link TokenBalance}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace TokenBalance {
   /**
    * The record exactly as the server sends it.
@@ -322,9 +382,19 @@ export const NftBalance = Schema.Struct({
   /** Number of tokens of that collection held. */
   TokenQuantity: DecimalBigInt
 }).annotations({ identifier: "NftBalance" })
-/** @see NftBalance */
+/**
+ * The type of the values of the `NftBalance` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type NftBalance = typeof NftBalance.Type
-/** Wire form of {@link NftBalance}. */
+/**
+ * Wire form of {@link NftBalance}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace NftBalance {
   /**
    * The record exactly as the server sends it.
@@ -351,9 +421,19 @@ export const FundedBy = Schema.Struct({
   /** Wei. */
   value: DecimalBigInt
 }).annotations({ identifier: "FundedBy" })
-/** @see FundedBy */
+/**
+ * The type of the values of the `FundedBy` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FundedBy = typeof FundedBy.Type
-/** Wire form of {@link FundedBy}. */
+/**
+ * Wire form of {@link FundedBy}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace FundedBy {
   /**
    * The record exactly as the server sends it.
@@ -372,7 +452,12 @@ export declare namespace FundedBy {
  * @category schemas
  */
 export const WeiAmount = DecimalBigInt.annotations({ identifier: "WeiAmount" })
-/** @see WeiAmount */
+/**
+ * The type of the values of the `WeiAmount` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type WeiAmount = typeof WeiAmount.Type
 
 /**
@@ -387,9 +472,19 @@ export const AccountBalance = Schema.Struct({
   /** Wei, a decimal string decoded to a `bigint`. */
   balance: DecimalBigInt
 }).annotations({ identifier: "AccountBalance" })
-/** @see AccountBalance */
+/**
+ * The type of the values of the `AccountBalance` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AccountBalance = typeof AccountBalance.Type
-/** Wire form of {@link AccountBalance}. */
+/**
+ * Wire form of {@link AccountBalance}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace AccountBalance {
   /**
    * The record exactly as the server sends it.
@@ -407,7 +502,12 @@ export declare namespace AccountBalance {
  * @category schemas
  */
 export const TokenAmount = DecimalBigInt.annotations({ identifier: "TokenAmount" })
-/** @see TokenAmount */
+/**
+ * The type of the values of the `TokenAmount` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TokenAmount = typeof TokenAmount.Type
 
 /**
@@ -424,7 +524,12 @@ export const MinedBlock = Schema.Struct({
   /** Wei: the block reward before the merge, the priority fees after it. */
   blockReward: DecimalBigInt
 }).annotations({ identifier: "MinedBlock" })
-/** @see MinedBlock */
+/**
+ * The type of the values of the `MinedBlock` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type MinedBlock = typeof MinedBlock.Type
 
 /**
@@ -447,5 +552,10 @@ export const BeaconWithdrawal = Schema.Struct({
   /** Unix seconds. */
   timestamp: DecimalInt
 }).annotations({ identifier: "BeaconWithdrawal" })
-/** @see BeaconWithdrawal */
+/**
+ * The type of the values of the `BeaconWithdrawal` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type BeaconWithdrawal = typeof BeaconWithdrawal.Type

@@ -16,7 +16,12 @@ import { AddressField, DecimalBigInt, DecimalInt } from "./common.js"
  * @category schemas
  */
 export const BlockNumberResult = DecimalInt.annotations({ identifier: "BlockNumberResult" })
-/** @see BlockNumberResult */
+/**
+ * The type of the values of the `BlockNumberResult` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type BlockNumberResult = typeof BlockNumberResult.Type
 
 /**
@@ -32,7 +37,12 @@ export const BlockCountdown = Schema.Struct({
   RemainingBlock: DecimalInt,
   EstimateTimeInSec: Schema.String
 }).annotations({ identifier: "BlockCountdown" })
-/** @see BlockCountdown */
+/**
+ * The type of the values of the `BlockCountdown` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type BlockCountdown = typeof BlockCountdown.Type
 
 /**
@@ -47,7 +57,12 @@ export const UncleReward = Schema.Struct({
   /** Wei. */
   blockreward: DecimalBigInt
 }).annotations({ identifier: "UncleReward" })
-/** @see UncleReward */
+/**
+ * The type of the values of the `UncleReward` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type UncleReward = typeof UncleReward.Type
 
 /**
@@ -67,5 +82,10 @@ export const BlockReward = Schema.Struct({
   /** Wei. */
   uncleInclusionReward: DecimalBigInt
 }).annotations({ identifier: "BlockReward" })
-/** @see BlockReward */
+/**
+ * The type of the values of the `BlockReward` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type BlockReward = typeof BlockReward.Type

@@ -433,7 +433,12 @@ export const AddressField = Schema.String.pipe(Schema.pattern(ADDRESS_FIELD)).an
   identifier: "AddressField",
   [CodecId]: patternCodec(fieldTests.address, "an address or \"GENESIS\"")
 })
-/** @see AddressField */
+/**
+ * The type of the values of the `AddressField` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AddressField = typeof AddressField.Type
 
 /**
@@ -447,7 +452,12 @@ export const HashField = Schema.String.pipe(Schema.pattern(HASH_FIELD)).annotati
   identifier: "HashField",
   [CodecId]: patternCodec(fieldTests.hash, "a 32-byte hash or \"GENESIS_<address>\"")
 })
-/** @see HashField */
+/**
+ * The type of the values of the `HashField` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type HashField = typeof HashField.Type
 
 /**
@@ -460,7 +470,12 @@ export const HexData = Schema.String.pipe(Schema.pattern(HEX_DATA)).annotations(
   identifier: "HexData",
   [CodecId]: patternCodec(fieldTests.hexData, "hex bytes")
 })
-/** @see HexData */
+/**
+ * The type of the values of the `HexData` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type HexData = typeof HexData.Type
 
 /**
@@ -474,5 +489,10 @@ export const Hash32 = Schema.String.pipe(Schema.pattern(HASH32)).annotations({
   identifier: "Hash32",
   [CodecId]: patternCodec(fieldTests.hash32, "a 32-byte hash")
 })
-/** @see Hash32 */
+/**
+ * The type of the values of the `Hash32` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Hash32 = typeof Hash32.Type

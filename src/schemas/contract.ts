@@ -55,9 +55,19 @@ export const ContractSource = Schema.Struct({
   /** Address of a similar verified contract the source was matched from; only in newer answers. */
   SimilarMatch: Schema.optional(Schema.String)
 }).annotations({ identifier: "ContractSource" })
-/** @see ContractSource */
+/**
+ * The type of the values of the `ContractSource` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ContractSource = typeof ContractSource.Type
-/** Wire form of {@link ContractSource}. */
+/**
+ * Wire form of {@link ContractSource}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace ContractSource {
   /**
    * The record exactly as the server sends it.
@@ -77,7 +87,12 @@ export declare namespace ContractSource {
  * @category schemas
  */
 export const AbiJson = Schema.String.annotations({ identifier: "AbiJson" })
-/** @see AbiJson */
+/**
+ * The type of the values of the `AbiJson` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AbiJson = typeof AbiJson.Type
 
 /**
@@ -100,7 +115,12 @@ export const ContractCreation = Schema.Struct({
   contractFactory: Schema.optional(Schema.String),
   creationBytecode: Schema.optional(Schema.String)
 }).annotations({ identifier: "ContractCreation" })
-/** @see ContractCreation */
+/**
+ * The type of the values of the `ContractCreation` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ContractCreation = typeof ContractCreation.Type
 
 /**
@@ -192,9 +212,19 @@ export const VerifyStatus: Schema.Schema<VerificationState, string> = Schema.tra
   },
   encode: (state) => ParseResult.succeed(state.result)
 }).annotations({ identifier: "VerifyStatus" })
-/** @see VerificationState */
+/**
+ * The type of the values of the `VerificationState` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type VerificationState = typeof VerificationState.Type
-/** @see VerifyStatus */
+/**
+ * The type of the values of the `VerifyStatus` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type VerifyStatus = VerificationState
 
 /**

@@ -24,7 +24,12 @@ export const Envelope = Schema.Struct({
   message: Schema.String,
   result: Schema.Unknown
 }).annotations({ identifier: "Envelope" })
-/** @see Envelope */
+/**
+ * The type of the values of the `Envelope` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Envelope = typeof Envelope.Type
 
 /**
@@ -34,7 +39,12 @@ export type Envelope = typeof Envelope.Type
  * @category schemas
  */
 export const JsonRpcId = Schema.Union(Schema.Number, Schema.String, Schema.Null).annotations({ identifier: "JsonRpcId" })
-/** @see JsonRpcId */
+/**
+ * The type of the values of the `JsonRpcId` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type JsonRpcId = typeof JsonRpcId.Type
 
 /**
@@ -48,7 +58,12 @@ export const JsonRpcError = Schema.Struct({
   message: Schema.String,
   data: Schema.optional(Schema.String)
 }).annotations({ identifier: "JsonRpcError" })
-/** @see JsonRpcError */
+/**
+ * The type of the values of the `JsonRpcError` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type JsonRpcError = typeof JsonRpcError.Type
 
 /**
@@ -63,7 +78,12 @@ export const JsonRpcSuccess = Schema.Struct({
   id: JsonRpcId,
   result: Schema.Unknown
 }).annotations({ identifier: "JsonRpcSuccess" })
-/** @see JsonRpcSuccess */
+/**
+ * The type of the values of the `JsonRpcSuccess` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type JsonRpcSuccess = typeof JsonRpcSuccess.Type
 
 /**
@@ -77,7 +97,12 @@ export const JsonRpcFailure = Schema.Struct({
   id: JsonRpcId,
   error: JsonRpcError
 }).annotations({ identifier: "JsonRpcFailure" })
-/** @see JsonRpcFailure */
+/**
+ * The type of the values of the `JsonRpcFailure` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type JsonRpcFailure = typeof JsonRpcFailure.Type
 
 /**
@@ -89,7 +114,12 @@ export type JsonRpcFailure = typeof JsonRpcFailure.Type
  * @category schemas
  */
 export const JsonRpcResponse = Schema.Union(JsonRpcFailure, JsonRpcSuccess).annotations({ identifier: "JsonRpcResponse" })
-/** @see JsonRpcResponse */
+/**
+ * The type of the values of the `JsonRpcResponse` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type JsonRpcResponse = typeof JsonRpcResponse.Type
 
 /**
@@ -108,7 +138,12 @@ export const ChainListEntry = Schema.Struct({
   status: Schema.Number,
   comment: Schema.String
 }).annotations({ identifier: "ChainListEntry" })
-/** @see ChainListEntry */
+/**
+ * The type of the values of the `ChainListEntry` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ChainListEntry = typeof ChainListEntry.Type
 
 /**
@@ -122,5 +157,10 @@ export const ChainList = Schema.Struct({
   totalcount: Schema.Number,
   result: Schema.Array(ChainListEntry)
 }).annotations({ identifier: "ChainList" })
-/** @see ChainList */
+/**
+ * The type of the values of the `ChainList` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ChainList = typeof ChainList.Type

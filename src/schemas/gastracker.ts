@@ -26,7 +26,12 @@ export const GasOracle = Schema.Struct({
   gasUsedRatio: Schema.optional(Schema.String),
   UsdPrice: Schema.optional(Schema.String)
 }).annotations({ identifier: "GasOracle" })
-/** @see GasOracle */
+/**
+ * The type of the values of the `GasOracle` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GasOracle = typeof GasOracle.Type
 
 /**
@@ -36,5 +41,10 @@ export type GasOracle = typeof GasOracle.Type
  * @category schemas
  */
 export const ConfirmationSeconds = DecimalInt.annotations({ identifier: "ConfirmationSeconds" })
-/** @see ConfirmationSeconds */
+/**
+ * The type of the values of the `ConfirmationSeconds` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ConfirmationSeconds = typeof ConfirmationSeconds.Type

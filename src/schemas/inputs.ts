@@ -18,7 +18,12 @@ import { Hash32 } from "./common.js"
  * @category schemas
  */
 export const Address = Schema.String.pipe(Schema.pattern(/^0x[0-9a-fA-F]{40}$/)).annotations({ identifier: "Address" })
-/** @see Address */
+/**
+ * The type of the values of the `Address` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Address = typeof Address.Type
 
 /**
@@ -28,7 +33,12 @@ export type Address = typeof Address.Type
  * @category schemas
  */
 export const TxHash = Hash32.annotations({ identifier: "TxHash" })
-/** @see TxHash */
+/**
+ * The type of the values of the `TxHash` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TxHash = typeof TxHash.Type
 
 /**
@@ -38,7 +48,12 @@ export type TxHash = typeof TxHash.Type
  * @category schemas
  */
 export const Topic = Hash32.annotations({ identifier: "Topic" })
-/** @see Topic */
+/**
+ * The type of the values of the `Topic` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Topic = typeof Topic.Type
 
 const isLeapYear = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0
@@ -75,7 +90,12 @@ export const IsoDate = Schema.String.pipe(
     fc.date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("2099-12-31T00:00:00Z"), noInvalidDate: true })
       .map((d) => d.toISOString().slice(0, 10))
 })
-/** @see IsoDate */
+/**
+ * The type of the values of the `IsoDate` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type IsoDate = typeof IsoDate.Type
 
 /**
@@ -85,7 +105,12 @@ export type IsoDate = typeof IsoDate.Type
  * @category schemas
  */
 export const BlockNumberInput = Schema.NonNegativeInt.annotations({ identifier: "BlockNumberInput" })
-/** @see BlockNumberInput */
+/**
+ * The type of the values of the `BlockNumberInput` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type BlockNumberInput = typeof BlockNumberInput.Type
 
 /**
@@ -95,7 +120,12 @@ export type BlockNumberInput = typeof BlockNumberInput.Type
  * @category schemas
  */
 export const Sort = Schema.Literal("asc", "desc").annotations({ identifier: "Sort" })
-/** @see Sort */
+/**
+ * The type of the values of the `Sort` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Sort = typeof Sort.Type
 
 /**
@@ -105,7 +135,12 @@ export type Sort = typeof Sort.Type
  * @category schemas
  */
 export const Closest = Schema.Literal("before", "after").annotations({ identifier: "Closest" })
-/** @see Closest */
+/**
+ * The type of the values of the `Closest` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Closest = typeof Closest.Type
 
 /**
@@ -115,5 +150,10 @@ export type Closest = typeof Closest.Type
  * @category schemas
  */
 export const TopicOperator = Schema.Literal("and", "or").annotations({ identifier: "TopicOperator" })
-/** @see TopicOperator */
+/**
+ * The type of the values of the `TopicOperator` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TopicOperator = typeof TopicOperator.Type

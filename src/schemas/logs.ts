@@ -38,9 +38,19 @@ export const Log = Schema.Struct({
   transactionHash: HashField,
   transactionIndex: HexInt
 }).annotations({ identifier: "Log" })
-/** @see Log */
+/**
+ * The type of the values of the `Log` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Log = typeof Log.Type
-/** Wire form of {@link Log}. */
+/**
+ * Wire form of {@link Log}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace Log {
   /**
    * The record exactly as the server sends it.
@@ -72,5 +82,10 @@ export const LogFileRow = Schema.Struct({
   transactionHash: HashField,
   transactionIndex: DecimalInt
 }).annotations({ identifier: "LogFileRow" })
-/** @see LogFileRow */
+/**
+ * The type of the values of the `LogFileRow` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type LogFileRow = typeof LogFileRow.Type

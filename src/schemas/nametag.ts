@@ -57,9 +57,19 @@ export const AddressTag = Schema.Struct({
   /** Last update, unix seconds (a JSON number). */
   lastupdatedtimestamp: JsonInt
 }).annotations({ identifier: "AddressTag" })
-/** @see AddressTag */
+/**
+ * The type of the values of the `AddressTag` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AddressTag = typeof AddressTag.Type
-/** Wire form of {@link AddressTag}. */
+/**
+ * Wire form of {@link AddressTag}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace AddressTag {
   /**
    * The record exactly as the server sends it.
@@ -86,9 +96,19 @@ export const LabelMaster = Schema.Struct({
   /** Last update, unix seconds (a JSON number). */
   lastupdatedtimestamp: JsonInt
 }).annotations({ identifier: "LabelMaster" })
-/** @see LabelMaster */
+/**
+ * The type of the values of the `LabelMaster` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type LabelMaster = typeof LabelMaster.Type
-/** Wire form of {@link LabelMaster}. */
+/**
+ * Wire form of {@link LabelMaster}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace LabelMaster {
   /**
    * The record exactly as the server sends it.
@@ -187,9 +207,19 @@ export const AddressTagCsvRow = Schema.Struct({
   other_attributes: ListCell,
   lastupdatedtimestamp: IntCell
 }).annotations({ identifier: "AddressTagCsvRow" })
-/** @see AddressTagCsvRow */
+/**
+ * The type of the values of the `AddressTagCsvRow` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AddressTagCsvRow = typeof AddressTagCsvRow.Type
-/** Wire form of {@link AddressTagCsvRow}: one object of CSV cells keyed by header name. */
+/**
+ * Wire form of {@link AddressTagCsvRow}: one object of CSV cells keyed by header name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace AddressTagCsvRow {
   /**
    * The row's cells as written in the file.
@@ -213,9 +243,19 @@ export const LabelMasterCsvRow = Schema.Struct({
   notes: Schema.String,
   lastupdatedtimestamp: IntCell
 }).annotations({ identifier: "LabelMasterCsvRow" })
-/** @see LabelMasterCsvRow */
+/**
+ * The type of the values of the `LabelMasterCsvRow` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type LabelMasterCsvRow = typeof LabelMasterCsvRow.Type
-/** Wire form of {@link LabelMasterCsvRow}. */
+/**
+ * Wire form of {@link LabelMasterCsvRow}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace LabelMasterCsvRow {
   /**
    * The row's cells as written in the file.

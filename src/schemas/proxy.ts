@@ -20,7 +20,12 @@ import { Address } from "./inputs.js"
  * @category schemas
  */
 export const GasPrice = HexQuantityBigInt.annotations({ identifier: "GasPrice" })
-/** @see GasPrice */
+/**
+ * The type of the values of the `GasPrice` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GasPrice = typeof GasPrice.Type
 
 /**
@@ -43,7 +48,12 @@ export const JsonRpcResult = <A, I, R>(result: Schema.Schema<A, I, R>) =>
  * @category schemas
  */
 export const GasPriceResponse = JsonRpcResult(GasPrice).annotations({ identifier: "GasPriceResponse" })
-/** @see GasPriceResponse */
+/**
+ * The type of the values of the `GasPriceResponse` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GasPriceResponse = typeof GasPriceResponse.Type
 
 /**
@@ -53,7 +63,12 @@ export type GasPriceResponse = typeof GasPriceResponse.Type
  * @category schemas
  */
 export const BlockNumberHex = HexQuantity.annotations({ identifier: "BlockNumberHex" })
-/** @see BlockNumberHex */
+/**
+ * The type of the values of the `BlockNumberHex` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type BlockNumberHex = typeof BlockNumberHex.Type
 
 /** An address of a JSON-RPC object (`0x` + 40 hex digits, kept as the node wrote it). */
@@ -99,7 +114,12 @@ export const RpcTransaction = Schema.Struct({
   s: Schema.optional(HexQuantityBigInt),
   yParity: Schema.optional(HexQuantity)
 }).annotations({ identifier: "RpcTransaction" })
-/** @see RpcTransaction */
+/**
+ * The type of the values of the `RpcTransaction` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RpcTransaction = typeof RpcTransaction.Type
 
 /**
@@ -115,7 +135,12 @@ export const RpcWithdrawal = Schema.Struct({
   /** Gwei. */
   amount: HexQuantityBigInt
 }).annotations({ identifier: "RpcWithdrawal" })
-/** @see RpcWithdrawal */
+/**
+ * The type of the values of the `RpcWithdrawal` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RpcWithdrawal = typeof RpcWithdrawal.Type
 
 /**
@@ -162,7 +187,12 @@ export const RpcBlock = Schema.Struct({
   withdrawals: Schema.optional(Schema.Array(RpcWithdrawal)),
   withdrawalsRoot: Schema.optional(Hash32)
 }).annotations({ identifier: "RpcBlock" })
-/** @see RpcBlock */
+/**
+ * The type of the values of the `RpcBlock` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RpcBlock = typeof RpcBlock.Type
 
 /**
@@ -183,7 +213,12 @@ export const RpcLog = Schema.Struct({
   logIndex: HexQuantity,
   removed: Schema.Boolean
 }).annotations({ identifier: "RpcLog" })
-/** @see RpcLog */
+/**
+ * The type of the values of the `RpcLog` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RpcLog = typeof RpcLog.Type
 
 /**
@@ -212,7 +247,12 @@ export const RpcReceipt = Schema.Struct({
   transactionIndex: HexQuantity,
   type: Schema.optional(HexQuantity)
 }).annotations({ identifier: "RpcReceipt" })
-/** @see RpcReceipt */
+/**
+ * The type of the values of the `RpcReceipt` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RpcReceipt = typeof RpcReceipt.Type
 
 /**
@@ -222,7 +262,12 @@ export type RpcReceipt = typeof RpcReceipt.Type
  * @category schemas
  */
 export const RpcCount = HexQuantity.annotations({ identifier: "RpcCount" })
-/** @see RpcCount */
+/**
+ * The type of the values of the `RpcCount` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RpcCount = typeof RpcCount.Type
 
 /**
@@ -232,7 +277,12 @@ export type RpcCount = typeof RpcCount.Type
  * @category schemas
  */
 export const RpcData = HexData.annotations({ identifier: "RpcData" })
-/** @see RpcData */
+/**
+ * The type of the values of the `RpcData` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RpcData = typeof RpcData.Type
 
 /**
@@ -242,5 +292,10 @@ export type RpcData = typeof RpcData.Type
  * @category schemas
  */
 export const RpcGas = HexQuantityBigInt.annotations({ identifier: "RpcGas" })
-/** @see RpcGas */
+/**
+ * The type of the values of the `RpcGas` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RpcGas = typeof RpcGas.Type

@@ -23,9 +23,19 @@ export const DailyGasUsed = Schema.Struct({
   unixTimeStamp: DecimalInt,
   gasUsed: DecimalBigInt
 }).annotations({ identifier: "DailyGasUsed" })
-/** @see DailyGasUsed */
+/**
+ * The type of the values of the `DailyGasUsed` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DailyGasUsed = typeof DailyGasUsed.Type
-/** Wire form of {@link DailyGasUsed}. */
+/**
+ * Wire form of {@link DailyGasUsed}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace DailyGasUsed {
   /**
    * The record exactly as the server sends it.
@@ -50,9 +60,19 @@ export const DailyTxCount = Schema.Struct({
   /** Sent as a JSON number. */
   transactionCount: JsonInt
 }).annotations({ identifier: "DailyTxCount" })
-/** @see DailyTxCount */
+/**
+ * The type of the values of the `DailyTxCount` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DailyTxCount = typeof DailyTxCount.Type
-/** Wire form of {@link DailyTxCount}. */
+/**
+ * Wire form of {@link DailyTxCount}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace DailyTxCount {
   /**
    * The record exactly as the server sends it.
@@ -70,7 +90,12 @@ export declare namespace DailyTxCount {
  * @category schemas
  */
 export const EtherSupply = DecimalBigInt.annotations({ identifier: "EtherSupply" })
-/** @see EtherSupply */
+/**
+ * The type of the values of the `EtherSupply` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type EtherSupply = typeof EtherSupply.Type
 
 /**
@@ -86,7 +111,12 @@ export const EtherPrice = Schema.Struct({
   ethusd: Schema.String,
   ethusd_timestamp: DecimalInt
 }).annotations({ identifier: "EtherPrice" })
-/** @see EtherPrice */
+/**
+ * The type of the values of the `EtherPrice` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type EtherPrice = typeof EtherPrice.Type
 
 /**
@@ -96,7 +126,12 @@ export type EtherPrice = typeof EtherPrice.Type
  * @category schemas
  */
 export const TokenSupplyAt = DecimalBigInt.annotations({ identifier: "TokenSupplyAt" })
-/** @see TokenSupplyAt */
+/**
+ * The type of the values of the `TokenSupplyAt` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TokenSupplyAt = typeof TokenSupplyAt.Type
 
 /**
@@ -116,7 +151,12 @@ export const ChainSize = Schema.Struct({
   /** `"Default"` or `"Archive"`. */
   syncMode: Schema.String
 }).annotations({ identifier: "ChainSize" })
-/** @see ChainSize */
+/**
+ * The type of the values of the `ChainSize` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ChainSize = typeof ChainSize.Type
 
 /** The day fields every daily statistic starts with. */
@@ -138,7 +178,12 @@ export const DailyAvgBlockSize = Schema.Struct({
   /** Bytes; a JSON number. */
   blockSize_bytes: JsonInt
 }).annotations({ identifier: "DailyAvgBlockSize" })
-/** @see DailyAvgBlockSize */
+/**
+ * The type of the values of the `DailyAvgBlockSize` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DailyAvgBlockSize = typeof DailyAvgBlockSize.Type
 
 /**
@@ -152,7 +197,12 @@ export const DailyAvgBlockTime = Schema.Struct({
   /** Seconds as decimal text ("17.67"). */
   blockTime_sec: Schema.String
 }).annotations({ identifier: "DailyAvgBlockTime" })
-/** @see DailyAvgBlockTime */
+/**
+ * The type of the values of the `DailyAvgBlockTime` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DailyAvgBlockTime = typeof DailyAvgBlockTime.Type
 
 /**
@@ -166,7 +216,12 @@ export const DailyAvgGasLimit = Schema.Struct({
   /** Gas. */
   gasLimit: DecimalBigInt
 }).annotations({ identifier: "DailyAvgGasLimit" })
-/** @see DailyAvgGasLimit */
+/**
+ * The type of the values of the `DailyAvgGasLimit` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DailyAvgGasLimit = typeof DailyAvgGasLimit.Type
 
 /**
@@ -184,7 +239,12 @@ export const DailyAvgGasPrice = Schema.Struct({
   /** Wei per gas. */
   avgGasPrice_Wei: DecimalBigInt
 }).annotations({ identifier: "DailyAvgGasPrice" })
-/** @see DailyAvgGasPrice */
+/**
+ * The type of the values of the `DailyAvgGasPrice` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DailyAvgGasPrice = typeof DailyAvgGasPrice.Type
 
 /**
@@ -198,7 +258,12 @@ export const DailyAvgHashRate = Schema.Struct({
   /** Decimal text ("143116.0140"). */
   networkHashRate: Schema.String
 }).annotations({ identifier: "DailyAvgHashRate" })
-/** @see DailyAvgHashRate */
+/**
+ * The type of the values of the `DailyAvgHashRate` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DailyAvgHashRate = typeof DailyAvgHashRate.Type
 
 /**
@@ -212,7 +277,12 @@ export const DailyAvgNetDifficulty = Schema.Struct({
   /** Decimal text with thousands separators ("2,408.028"). */
   networkDifficulty: Schema.String
 }).annotations({ identifier: "DailyAvgNetDifficulty" })
-/** @see DailyAvgNetDifficulty */
+/**
+ * The type of the values of the `DailyAvgNetDifficulty` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DailyAvgNetDifficulty = typeof DailyAvgNetDifficulty.Type
 
 /**
@@ -228,7 +298,12 @@ export const DailyBlockCount = Schema.Struct({
   /** Ether as decimal text. */
   blockRewards_Eth: Schema.String
 }).annotations({ identifier: "DailyBlockCount" })
-/** @see DailyBlockCount */
+/**
+ * The type of the values of the `DailyBlockCount` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DailyBlockCount = typeof DailyBlockCount.Type
 
 /**
@@ -242,7 +317,12 @@ export const DailyBlockRewards = Schema.Struct({
   /** Ether as decimal text. */
   blockRewards_Eth: Schema.String
 }).annotations({ identifier: "DailyBlockRewards" })
-/** @see DailyBlockRewards */
+/**
+ * The type of the values of the `DailyBlockRewards` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DailyBlockRewards = typeof DailyBlockRewards.Type
 
 /**
@@ -256,7 +336,12 @@ export const DailyNetUtilization = Schema.Struct({
   /** A ratio as decimal text ("0.8464"). */
   networkUtilization: Schema.String
 }).annotations({ identifier: "DailyNetUtilization" })
-/** @see DailyNetUtilization */
+/**
+ * The type of the values of the `DailyNetUtilization` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DailyNetUtilization = typeof DailyNetUtilization.Type
 
 /**
@@ -270,7 +355,12 @@ export const DailyNewAddress = Schema.Struct({
   /** A JSON number. */
   newAddressCount: JsonInt
 }).annotations({ identifier: "DailyNewAddress" })
-/** @see DailyNewAddress */
+/**
+ * The type of the values of the `DailyNewAddress` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DailyNewAddress = typeof DailyNewAddress.Type
 
 /**
@@ -284,7 +374,12 @@ export const DailyTxnFee = Schema.Struct({
   /** Ether as decimal text. */
   transactionFee_Eth: Schema.String
 }).annotations({ identifier: "DailyTxnFee" })
-/** @see DailyTxnFee */
+/**
+ * The type of the values of the `DailyTxnFee` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DailyTxnFee = typeof DailyTxnFee.Type
 
 /**
@@ -300,7 +395,12 @@ export const DailyUncleBlockCount = Schema.Struct({
   /** Ether as decimal text. */
   uncleBlockRewards_Eth: Schema.String
 }).annotations({ identifier: "DailyUncleBlockCount" })
-/** @see DailyUncleBlockCount */
+/**
+ * The type of the values of the `DailyUncleBlockCount` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DailyUncleBlockCount = typeof DailyUncleBlockCount.Type
 
 /**
@@ -318,7 +418,12 @@ export const EthDailyMarketCap = Schema.Struct({
   /** USD as decimal text. */
   price: Schema.String
 }).annotations({ identifier: "EthDailyMarketCap" })
-/** @see EthDailyMarketCap */
+/**
+ * The type of the values of the `EthDailyMarketCap` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type EthDailyMarketCap = typeof EthDailyMarketCap.Type
 
 /**
@@ -332,7 +437,12 @@ export const EthDailyPrice = Schema.Struct({
   /** USD as decimal text ("107.03"). */
   value: Schema.String
 }).annotations({ identifier: "EthDailyPrice" })
-/** @see EthDailyPrice */
+/**
+ * The type of the values of the `EthDailyPrice` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type EthDailyPrice = typeof EthDailyPrice.Type
 
 /**
@@ -346,7 +456,12 @@ export const NodeCount = Schema.Struct({
   UTCDate: Schema.String,
   TotalNodeCount: DecimalInt
 }).annotations({ identifier: "NodeCount" })
-/** @see NodeCount */
+/**
+ * The type of the values of the `NodeCount` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type NodeCount = typeof NodeCount.Type
 
 /**
@@ -364,5 +479,10 @@ export const ApiLimit = Schema.Struct({
   /** Time until the interval ends, `HH:MM:SS`. */
   intervalExpiryTimespan: Schema.String
 }).annotations({ identifier: "ApiLimit" })
-/** @see ApiLimit */
+/**
+ * The type of the values of the `ApiLimit` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ApiLimit = typeof ApiLimit.Type

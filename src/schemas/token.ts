@@ -48,9 +48,19 @@ export const TokenInfo = Schema.Struct({
   /** Logo URL; in the current docs, absent in 2020 answers. */
   image: Schema.optional(Schema.String)
 }).annotations({ identifier: "TokenInfo" })
-/** @see TokenInfo */
+/**
+ * The type of the values of the `TokenInfo` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TokenInfo = typeof TokenInfo.Type
-/** Wire form of {@link TokenInfo}. */
+/**
+ * Wire form of {@link TokenInfo}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace TokenInfo {
   /**
    * The record exactly as the server sends it.
@@ -77,9 +87,19 @@ export const TopHolder = Schema.Struct({
   /** `"C"` contract, `"E"` externally owned account (only `"C"` is attested), kept as sent. */
   TokenHolderAddressType: Schema.String
 }).annotations({ identifier: "TopHolder" })
-/** @see TopHolder */
+/**
+ * The type of the values of the `TopHolder` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TopHolder = typeof TopHolder.Type
-/** Wire form of {@link TopHolder}. */
+/**
+ * Wire form of {@link TopHolder}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace TopHolder {
   /**
    * The record exactly as the server sends it.
@@ -101,9 +121,19 @@ export const TokenHolder = Schema.Struct({
   /** Raw token units. */
   TokenHolderQuantity: DecimalBigInt
 }).annotations({ identifier: "TokenHolder" })
-/** @see TokenHolder */
+/**
+ * The type of the values of the `TokenHolder` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TokenHolder = typeof TokenHolder.Type
-/** Wire form of {@link TokenHolder}. */
+/**
+ * Wire form of {@link TokenHolder}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace TokenHolder {
   /**
    * The record exactly as the server sends it.

@@ -19,7 +19,12 @@ export const TxExecutionStatus = Schema.Struct({
   isError: BooleanFromDigit,
   errDescription: Schema.String
 }).annotations({ identifier: "TxExecutionStatus" })
-/** @see TxExecutionStatus */
+/**
+ * The type of the values of the `TxExecutionStatus` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TxExecutionStatus = typeof TxExecutionStatus.Type
 
 /**
@@ -31,5 +36,10 @@ export type TxExecutionStatus = typeof TxExecutionStatus.Type
 export const TxReceiptStatus = Schema.Struct({
   status: EmptyAsNull(BooleanFromDigit)
 }).annotations({ identifier: "TxReceiptStatus" })
-/** @see TxReceiptStatus */
+/**
+ * The type of the values of the `TxReceiptStatus` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TxReceiptStatus = typeof TxReceiptStatus.Type

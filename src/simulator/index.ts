@@ -55,7 +55,12 @@ export { SWAP_TOPIC } from "./synthetic.js"
  */
 export class Simulator extends Context.Tag("explorer-etl/Simulator")<Simulator, Simulator.Service>() {}
 
-/** Types of the `Simulator` service. */
+/**
+ * Types of the `Simulator` service.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace Simulator {
   /**
    * See `SimulatorService`.

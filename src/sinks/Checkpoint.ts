@@ -43,7 +43,12 @@ import { State as ParquetState } from "./internal-parquet/state.js"
  * @category schemas
  */
 export const Phase = Schema.Literal("writing", "publishing", "published")
-/** @see Phase */
+/**
+ * The type of the values of the `Phase` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Phase = typeof Phase.Type
 
 /**
@@ -64,7 +69,12 @@ export const Partition = Schema.Struct({
   /** Decoded events: how many of those rows the ABI could not decode (absent: none). */
   undecodedRows: Schema.optional(Schema.Number)
 }).annotations({ identifier: "ExportPartition" })
-/** @see Partition */
+/**
+ * The type of the values of the `Partition` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Partition = typeof Partition.Type
 
 /**
@@ -118,7 +128,12 @@ export const State = Schema.Struct({
   parquet: Schema.optional(ParquetState),
   updatedAt: Schema.String
 }).annotations({ identifier: "ExportState" })
-/** @see State */
+/**
+ * The type of the values of the `State` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type State = typeof State.Type
 
 const StateJson = Schema.parseJson(State, { space: 2 })

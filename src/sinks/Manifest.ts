@@ -41,7 +41,12 @@ export const Completeness = Schema.Union(
   Schema.Struct({ status: Schema.Literal("complete") }),
   Schema.Struct({ status: Schema.Literal("truncated"), reason: Schema.String })
 )
-/** @see Completeness */
+/**
+ * The type of the values of the `Completeness` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Completeness = typeof Completeness.Type
 
 /**
@@ -51,7 +56,12 @@ export type Completeness = typeof Completeness.Type
  * @category schemas
  */
 export const RunMode = Schema.Literal("fresh", "resumed", "extended", "unchanged")
-/** @see RunMode */
+/**
+ * The type of the values of the `RunMode` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RunMode = typeof RunMode.Type
 
 /**
@@ -107,7 +117,12 @@ export const Manifest = Schema.Struct({
   /** The run that wrote this manifest: how it started and the rows it added. */
   run: Schema.Struct({ mode: RunMode, rowsWritten: Schema.Number })
 }).annotations({ identifier: "ExportManifest" })
-/** @see Manifest */
+/**
+ * The type of the values of the `Manifest` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Manifest = typeof Manifest.Type
 
 const ManifestJson = Schema.parseJson(Manifest, { space: 2 })

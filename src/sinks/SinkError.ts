@@ -22,7 +22,12 @@ import * as Schema from "effect/Schema"
  * @category schemas
  */
 export const SinkErrorReason = Schema.Literal("InvalidInput", "FileSystem", "Encode", "StateMismatch")
-/** @see SinkErrorReason */
+/**
+ * The type of the values of the `SinkErrorReason` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SinkErrorReason = typeof SinkErrorReason.Type
 
 /**

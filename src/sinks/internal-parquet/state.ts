@@ -26,7 +26,12 @@ const Count = Schema.Int.pipe(Schema.nonNegative())
  * @category schemas
  */
 export const Codec = Schema.Literal("GZIP", "SNAPPY", "UNCOMPRESSED")
-/** @see Codec */
+/**
+ * The type of the values of the `Codec` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Codec = typeof Codec.Type
 
 /** The encoding of a chunk's data pages (the names of the Parquet format). */
@@ -51,7 +56,12 @@ export const ChunkStatistics = Schema.Struct({
   /** Float columns only. */
   nanCount: Schema.optional(Count)
 })
-/** @see ChunkStatistics */
+/**
+ * The type of the values of the `ChunkStatistics` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ChunkStatistics = typeof ChunkStatistics.Type
 
 /**
@@ -76,7 +86,12 @@ export const ColumnChunkState = Schema.Struct({
   /** Number and flag columns only. */
   statistics: Schema.optional(ChunkStatistics)
 })
-/** @see ColumnChunkState */
+/**
+ * The type of the values of the `ColumnChunkState` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ColumnChunkState = typeof ColumnChunkState.Type
 
 /**
@@ -94,7 +109,12 @@ export const RowGroupState = Schema.Struct({
   codec: Codec,
   columns: Schema.Array(ColumnChunkState)
 })
-/** @see RowGroupState */
+/**
+ * The type of the values of the `RowGroupState` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RowGroupState = typeof RowGroupState.Type
 
 /**
@@ -109,7 +129,12 @@ export const State = Schema.Struct({
   bytes: Count,
   rowGroups: Schema.Array(RowGroupState)
 }).annotations({ identifier: "ParquetState" })
-/** @see State */
+/**
+ * The type of the values of the `State` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type State = typeof State.Type
 
 /** Bytes of the magic number `PAR1` that starts (and ends) a Parquet file. */
