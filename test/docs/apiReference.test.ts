@@ -39,6 +39,7 @@ describe("public exports", () => {
   it("names each export that lacks a description or a tag, wherever it is declared", () => {
     const found = offenders(publicExports(fixture, [{ name: "fixture", file: "src/index.ts" }]))
     expect(found).toEqual([
+      "fixture.Documented.Thing (namespace) (src/Documented.ts:24): missing @category",
       "fixture.Documented.Thing.Service (src/Documented.ts:26): missing @since, @category",
       "fixture.Undocumented (src/index.ts:15): missing @since, @category",
       "fixture.Undocumented.noCategory (src/Undocumented.ts:6): missing @category",

@@ -55,6 +55,8 @@ const moduleCommentOf = (file: ts.SourceFile): { readonly tags: Array<string>; r
   return { tags, described: description !== "" }
 }
 
+const isTypeDeclaration = (node: ts.Node): boolean => ts.isTypeAliasDeclaration(node) || ts.isInterfaceDeclaration(node)
+
 const isNamespaceModule = (symbol: ts.Symbol): boolean =>
   (symbol.flags & ts.SymbolFlags.Module) !== 0 &&
   (symbol.declarations ?? []).some((d) => ts.isSourceFile(d) || ts.isModuleDeclaration(d))
@@ -115,12 +117,22 @@ export const publicExports = (
       }
       const declarations = (target.declarations ?? []).filter((d) => !ts.isSourceFile(d))
       if (declarations.length === 0) continue
-      found.push({
-        name,
-        location: locationOf(root, declarations[0]!),
+      // A value, a type and a namespace of one name (`const X` + `type X`, a class + its namespace) are
+      // listed apart in the reference: each carries its own comment.
+      const groups = [
+        { suffix: "", members: declarations.filter((d) => !isTypeDeclaration(d) && !ts.isModuleDeclaration(d)) },
+        { suffix: " (type)", members: declarations.filter(isTypeDeclaration) },
+        { suffix: " (namespace)", members: declarations.filter(ts.isModuleDeclaration) }
+      ].filter((group) => group.members.length > 0)
+      groups.forEach((group, i) => {
         // A doc comment on an `export { x }` specifier counts as well as one on the declaration.
-        tags: [...tagsOf(declarations), ...tagsOf(aliasDeclarations)],
-        described: describedBy(declarations) || describedBy(aliasDeclarations)
+        const aliases = i === 0 ? aliasDeclarations : []
+        found.push({
+          name: i === 0 ? name : `${name}${group.suffix}`,
+          location: locationOf(root, group.members[0]!),
+          tags: [...tagsOf(group.members), ...tagsOf(aliases)],
+          described: describedBy(group.members) || describedBy(aliases)
+        })
       })
       if (isNamespaceModule(target) && !seen.has(target)) {
         // `export declare namespace X { ... }` beside a class or a function: its members are public too.
