@@ -207,7 +207,10 @@ export interface Options {
    * sees carry the API key: do not log them.
    *
    * @example
-   * ExplorerClient.layer({ apiKey, transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "etl")) })
+   * ExplorerClient.layer({
+   *   apiKey,
+   *   transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "etl"))
+   * })
    */
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
