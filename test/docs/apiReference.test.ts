@@ -33,7 +33,7 @@ describe("public exports", () => {
     expect(names).toContain("explorer-etl/simulator.layer")
     expect(names).toContain("explorer-etl/simulator.parseFaultSpec")
     expect(names).toContain("explorer-etl/pipeline.make")
-    expect(offenders(exports)).toEqual([])
+    expect(offenders(exports), "each needs a one-line description, @since 0.1.0 and @category <name>").toEqual([])
   })
 
   it("names each export that lacks a description or a tag, wherever it is declared", () => {
