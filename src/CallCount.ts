@@ -11,6 +11,8 @@
  * console.log(counter.requests, counter.retries)
  *
  * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"

@@ -1,23 +1,47 @@
 /**
- * Chains of the explorer API: the branded `ChainId` and the chain table of the facts file
+ * Chains of the explorer API: the branded `ChainId` and the chain table
  * (name as the explorer spells it, and whether the free plan may use it).
  *
  * @example
  * import { Chain } from "explorer-etl"
  * const polygon = Chain.ChainId.make(137)
  * Chain.byId(polygon)?.name // "Polygon Mainnet"
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Schema from "effect/Schema"
 
-/** A chain id as the API's `chainid` parameter takes it: one positive integer, branded. */
+/**
+ * A chain id as the API's `chainid` parameter takes it: one positive integer, branded.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ChainId = Schema.Int.pipe(Schema.positive(), Schema.brand("ChainId"))
-/** @see ChainId */
+/**
+ * The type of the values of the `ChainId` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ChainId = typeof ChainId.Type
 
-/** A chain id read from a string (`"137"`), as it comes from a CLI flag or a query string. */
+/**
+ * A chain id read from a string (`"137"`), as it comes from a CLI flag or a query string.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ChainIdFromString = Schema.compose(Schema.NumberFromString, ChainId)
 
-/** One row of the chain table. */
+/**
+ * One row of the chain table.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ChainInfo {
   readonly id: ChainId
   readonly name: string
@@ -89,7 +113,12 @@ const table: ReadonlyArray<readonly [number, string, boolean]> = [
   [6343, "MegaETH Testnet", true]
 ]
 
-/** Every chain the explorer API serves today, in the order of the facts file. */
+/**
+ * Every chain the explorer API serves today.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const chains: ReadonlyArray<ChainInfo> = table.map(([id, name, freeTier]) => ({
   id: ChainId.make(id),
   name,
@@ -98,19 +127,44 @@ export const chains: ReadonlyArray<ChainInfo> = table.map(([id, name, freeTier])
 
 const byIdMap = new Map<number, ChainInfo>(chains.map((c) => [c.id, c]))
 
-/** The chain table row of a chain id, or `undefined` for a chain the API does not serve. */
+/**
+ * The chain table row of a chain id, or `undefined` for a chain the API does not serve.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const byId = (id: number): ChainInfo | undefined => byIdMap.get(id)
 
-/** Whether the API serves this chain id at all (deprecated ids such as Holesky 17000 are not). */
+/**
+ * Whether the API serves this chain id at all (deprecated ids such as Holesky 17000 are not).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isSupported = (id: number): boolean => byIdMap.has(id)
 
-/** Whether a free-plan key may use this chain for operations other than getsourcecode/getabi. */
+/**
+ * Whether a free-plan key may use this chain for operations other than getsourcecode/getabi.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isFreeTier = (id: number): boolean => byIdMap.get(id)?.freeTier ?? false
 
-/** HyperEVM: served by the API, but `token/topholders` does not support it. */
+/**
+ * HyperEVM: served by the API, but `token/topholders` does not support it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const HYPEREVM: ChainId = ChainId.make(999)
 
-/** Human name of a chain for messages: "Polygon Mainnet (137)". */
+/**
+ * Human name of a chain for messages: "Polygon Mainnet (137)".
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const label = (id: number): string => {
   const info = byIdMap.get(id)
   return info ? `${info.name} (${id})` : `chain ${id}`

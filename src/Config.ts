@@ -1,14 +1,19 @@
 /**
  * Configuration of the explorer client: API key, base URL, plan, default chain, timeout, retry
- * policy and rate overrides — as plain options (`Client.layer(options)`) or read from the
- * environment (`Client.layerConfig()`, see {@link options}).
+ * policy and rate overrides — as plain options (`ExplorerClient.layer(options)`) or read from the
+ * environment (`ExplorerClient.layerConfig()`, see {@link options}).
  *
  * @example
- * import { Client, Config } from "explorer-etl"
+ * import { ExplorerClient } from "explorer-etl"
  * import { Redacted } from "effect"
- * const layer = Client.layer({ apiKey: Redacted.make("MY-KEY"), plan: "standard" })
+ *
+ * const layer = ExplorerClient.layer({ apiKey: Redacted.make("MY-KEY"), plan: "standard" })
  * // or, from EXPLORER_API_KEY / ETHERSCAN_API_KEY, EXPLORER_PLAN, …:
- * const fromEnv = Client.layerConfig()
+ * const fromEnv = ExplorerClient.layerConfig()
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Config from "effect/Config"
@@ -20,16 +25,36 @@ import * as Redacted from "effect/Redacted"
 import * as Chain from "./Chain.js"
 import * as Plan from "./Plan.js"
 
-/** The public explorer API (Etherscan V2). The client appends {@link API_PATH}. */
+/**
+ * The public explorer API (Etherscan V2). The client appends {@link API_PATH}.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_BASE_URL = "https://api.etherscan.io"
 
-/** The path of every API call. */
+/**
+ * The path of every API call.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const API_PATH = "/v2/api"
 
-/** Default per-attempt request timeout (connect + whole body). */
+/**
+ * Default per-attempt request timeout (connect + whole body).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_REQUEST_TIMEOUT: Duration.Duration = Duration.seconds(30)
 
-/** Default retry policy: 6 retries, exponential from 250 ms (jittered), each delay at most 10 s. */
+/**
+ * Default retry policy: 6 retries, exponential from 250 ms (jittered), each delay at most 10 s.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_RETRY: RetryPolicy = {
   times: 6,
   baseDelay: Duration.millis(250),
@@ -42,13 +67,26 @@ export const DEFAULT_RETRY: RetryPolicy = {
  * `1000 / (rate × 0.96)` ms apart, so a server counting a sliding one-second window never sees more
  * than `rate` calls even when arrivals shift by ~40 ms (network, pauses), and the client still uses
  * 96 % of the rate.
+ *
+ * @since 0.1.0
+ * @category constants
  */
 export const DEFAULT_SAFETY_MARGIN = 0.04
 
-/** How long every call of a key waits after a per-second rate-limit answer (default 1 s). */
+/**
+ * How long every call of a key waits after a per-second rate-limit answer (default 1 s).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_RATE_LIMIT_PAUSE: Duration.Duration = Duration.seconds(1)
 
-/** How failed attempts are retried (transient failures only; see `Errors.isTransient`). */
+/**
+ * How failed attempts are retried (transient failures only; see `Errors.isTransient`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RetryPolicy {
   /** Retries after the first attempt (0 disables retrying). */
   readonly times: number
@@ -65,7 +103,12 @@ export interface RetryPolicy {
   readonly onRetry?: ((notice: RetryNotice) => void) | undefined
 }
 
-/** One retry about to happen: which call, which retry of how many, after what wait, and why. */
+/**
+ * One retry about to happen: which call, which retry of how many, after what wait, and why.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RetryNotice {
   readonly chainId: number
   readonly module: string
@@ -79,7 +122,12 @@ export interface RetryNotice {
   readonly error: { readonly _tag: string; readonly detail: string }
 }
 
-/** Rate settings; by default the plan's calls/s and the 2 calls/s of the throttled operations. */
+/**
+ * Rate settings; by default the plan's calls/s and the 2 calls/s of the throttled operations.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RateSettings {
   /** Calls per second for the key; default `Plan.limits[plan].callsPerSecond`. */
   readonly callsPerSecond: number
@@ -104,6 +152,9 @@ export interface RateSettings {
 /**
  * Options of `Client.layer`. Everything is optional: without `apiKey` the client still builds, but
  * every call fails with `InvalidApiKeyError` before sending anything (the V2 API has no keyless tier).
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface Options {
   /** The API key. Kept `Redacted`; unwrapped only when a request is built. */
@@ -145,7 +196,7 @@ export interface Options {
    * (never the key). Off by default; the SQLite driver (`@effect/sql-libsql`) is loaded only when on.
    *
    * @example
-   * Client.layer({ apiKey, plan: "standard", machineBudget: true })
+   * ExplorerClient.layer({ apiKey, plan: "standard", machineBudget: true })
    */
   readonly machineBudget?: boolean | { readonly directory?: string | undefined } | undefined
   /**
@@ -156,12 +207,20 @@ export interface Options {
    * sees carry the API key: do not log them.
    *
    * @example
-   * Client.layer({ apiKey, transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "etl")) })
+   * ExplorerClient.layer({
+   *   apiKey,
+   *   transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "etl"))
+   * })
    */
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
 
-/** The resolved configuration a client runs with (every default filled in, every value checked). */
+/**
+ * The resolved configuration a client runs with (every default filled in, every value checked).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ExplorerConfig {
   readonly apiKey: Option.Option<Redacted.Redacted<string>>
   /** Normalised base URL, without trailing slash and without `/v2/api`. */
@@ -182,6 +241,9 @@ export interface ExplorerConfig {
 /**
  * Normalises a base URL: accepts it with or without trailing slash and with or without `/v2/api`,
  * and returns `{ baseUrl, apiUrl }` (`apiUrl` = `baseUrl` + `/v2/api`, never doubled).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const normalizeBaseUrl = (input: string): Either.Either<{ readonly baseUrl: string; readonly apiUrl: string }, string> => {
   const trimmed = input.trim()
@@ -205,6 +267,9 @@ const positiveFinite = (n: number): boolean => Number.isFinite(n) && n > 0
 /**
  * Checks options and fills in the defaults. Fails with a readable message (never containing the
  * key) on a bad base URL, an unknown chain, a non-positive rate, a negative retry count…
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const resolve = (options: Options = {}): Either.Either<ExplorerConfig, string> => {
   const urls = normalizeBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL)
@@ -266,6 +331,9 @@ const optional = <A>(config: Config.Config<A>): Config.Config<A | undefined> =>
  * The API key from the environment: `EXPLORER_API_KEY`, else `ETHERSCAN_API_KEY` (the one place this
  * fallback is written: the client's {@link options}, the CLI's `--api-key` and the pipelines read it).
  * Missing when neither is set; wrap it in `Config.option` to make it optional.
+ *
+ * @since 0.1.0
+ * @category config
  */
 export const apiKey: Config.Config<Redacted.Redacted<string>> = Config.redacted("EXPLORER_API_KEY").pipe(
   Config.orElse(() => Config.redacted("ETHERSCAN_API_KEY"))
@@ -279,6 +347,9 @@ export const apiKey: Config.Config<Redacted.Redacted<string>> = Config.redacted(
  * - `EXPLORER_RETRIES`, `EXPLORER_RETRY_BASE_DELAY`, `EXPLORER_RETRY_MAX_DELAY`;
  * - `EXPLORER_CALLS_PER_SECOND`, `EXPLORER_THROTTLED_PER_SECOND`, `EXPLORER_CALLS_PER_DAY` (rate overrides).
  * Values are checked when the layer is built (a bad value fails it with a `ConfigError`).
+ *
+ * @since 0.1.0
+ * @category config
  */
 export const options: Config.Config<Options> = Config.all({
   apiKey: optional(apiKey),
@@ -304,7 +375,12 @@ export const options: Config.Config<Options> = Config.all({
   }))
 )
 
-/** {@link options} resolved and checked: a bad value becomes a `ConfigError.InvalidData`. */
+/**
+ * {@link options} resolved and checked: a bad value becomes a `ConfigError.InvalidData`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const explorerConfig: Config.Config<ExplorerConfig> = options.pipe(
   Config.mapOrFail((o) => Either.mapLeft(resolve(o), (message) => ConfigError.InvalidData([], message)))
 )

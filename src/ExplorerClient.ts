@@ -23,6 +23,10 @@
  * program.pipe(
  *   Effect.provide(ExplorerClient.layer({ apiKey: Redacted.make(process.env.MY_KEY ?? ""), plan: "standard" })),
  *   Effect.provide(NodeHttpClient.layerUndici))
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Config from "effect/Config"
@@ -49,18 +53,38 @@ export { Params, type ParamsOf, TopicOperators } from "./internal/params.js"
 /** The `result` schema of every operation (records decode with `onExcessProperty: "preserve"`). */
 export { Results } from "./internal/decode.js"
 
-/** The decoded result of an operation, e.g. `ResultOf<"txlist">` = `ReadonlyArray<NormalTransaction>`. */
+/**
+ * The decoded result of an operation, e.g. `ResultOf<"txlist">` = `ReadonlyArray<NormalTransaction>`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ResultOf<K extends Plan.OperationName> = Schema.Schema.Type<(typeof Results)[K]>
 
-/** The operations whose result is a list of records (`Schema.Array` of a struct). */
+/**
+ * The operations whose result is a list of records (`Schema.Array` of a struct).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ListOperationName = {
   [K in Plan.OperationName]: ResultOf<K> extends ReadonlyArray<infer R> ? R extends object ? K : never : never
 }[Plan.OperationName]
 
-/** One record of a list operation, e.g. `RecordOf<"getLogs">` = `Log`. */
+/**
+ * One record of a list operation, e.g. `RecordOf<"getLogs">` = `Log`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RecordOf<K extends ListOperationName> = ResultOf<K> extends ReadonlyArray<infer R> ? R : never
 
-/** Per-call options (the second argument of every method). */
+/**
+ * Per-call options (the second argument of every method).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface CallOptions {
   /**
    * Retry "Query Timeout occured…" answers (default: the client's `retry.queryTimeout`, true). The
@@ -76,7 +100,12 @@ export interface CallOptions {
   readonly onAnswer?: ((millis: number) => void) | undefined
 }
 
-/** Arguments of the escape hatch {@link ExplorerClient.Service.request}. */
+/**
+ * Arguments of the escape hatch {@link ExplorerClient.Service.request}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RequestArgs<A, I> {
   readonly chainId?: number | undefined
   readonly module: string
@@ -87,7 +116,12 @@ export interface RequestArgs<A, I> {
   readonly schema: Schema.Schema<A, I, never>
 }
 
-/** Counters of one client instance. */
+/**
+ * Counters of one client instance.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Stats {
   /** HTTP requests sent to the API (attempts, retries included; downloads not). */
   readonly requests: number
@@ -110,12 +144,27 @@ type OptionalMethod<K extends Plan.OperationName> = (
   options?: CallOptions
 ) => Effect.Effect<ResultOf<K>, Errors.ExplorerError>
 
-/** The explorer client service. */
+/**
+ * The explorer client service.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class ExplorerClient extends Context.Tag("explorer-etl/ExplorerClient")<ExplorerClient, ExplorerClient.Service>() {}
 
-/** Types of the {@link ExplorerClient} service. */
+/**
+ * Types of the {@link ExplorerClient} service.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace ExplorerClient {
-  /** One method per operation (named as the action) plus `request`, `plan`, `defaultChainId`, `stats`. */
+  /**
+   * One method per operation (named as the action) plus `request`, `plan`, `defaultChainId`, `stats`.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export interface Service {
     /** The plan the client checks calls against. */
     readonly plan: Plan.Plan
@@ -331,7 +380,12 @@ export declare namespace ExplorerClient {
 // Metrics
 // ---------------------------------------------------------------------------------------------
 
-/** Global counters of every client in the process (per instance: `stats`). */
+/**
+ * Global counters of every client in the process (per instance: `stats`).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
 export const metrics = Transport.metrics
 
 // ---------------------------------------------------------------------------------------------
@@ -341,6 +395,9 @@ export const metrics = Transport.metrics
 /**
  * Builds the client from a resolved configuration. Needs an `HttpClient` (the library never picks
  * the platform) and a `Scope` (the key's limiter lives as long as the client).
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const makeWithConfig: (
   config: ExplorerConfig.ExplorerConfig
@@ -349,6 +406,9 @@ export const makeWithConfig: (
 /**
  * Builds the client from options (defaults filled in). Invalid options (a bad base URL, an unknown
  * default chain, a non-positive rate…) are a defect: they are programming errors, not runtime ones.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = (
   options: ExplorerConfig.Options = {}
@@ -362,6 +422,23 @@ export const make = (
  * The client as a layer. Provide it once, at the edge of the program: every fiber, stream and
  * chain then shares the key's limiter (two layers for one key share it too — see Throttle.ts —
  * but one layer is cheaper and clearer).
+ *
+ * @example
+ * import { ExplorerClient } from "explorer-etl"
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Redacted } from "effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   const explorer = yield* ExplorerClient.ExplorerClient
+ *   return yield* explorer.txlist({ address: "0xdac17f958d2ee523a2206206994597c13d831ec7", page: 1, offset: 100 })
+ * })
+ * program.pipe(
+ *   Effect.provide(ExplorerClient.layer({ apiKey: Redacted.make("MY-KEY"), plan: "standard" })),
+ *   Effect.provide(NodeHttpClient.layerUndici)
+ * )
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = (options: ExplorerConfig.Options = {}): Layer.Layer<ExplorerClient, never, HttpClient.HttpClient> =>
   Layer.scoped(ExplorerClient, make(options))
@@ -375,6 +452,9 @@ export const layer = (options: ExplorerConfig.Options = {}): Layer.Layer<Explore
  *
  * @example
  * ExplorerClient.layerConfig(Config.map(Config.options, (options) => ({ ...options, transformClient })))
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerConfig = (
   config: Config.Config.Wrap<ExplorerConfig.Options> = ExplorerConfig.options

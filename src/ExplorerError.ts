@@ -10,6 +10,10 @@
  * import { Effect } from "effect"
  * explorer.topholders({ chainId: 999, contractAddress }).pipe(
  *   Effect.catchTag("UnsupportedChainError", (e) => Effect.logWarning(e.message)))
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Schema from "effect/Schema"
 
@@ -74,13 +78,23 @@ const ExplorerErrorClass = <Self>() =>
   return WithMessage as unknown as ErrorClass<Self, Tag, Fields>
 }
 
-/** A status-0 answer whose text is not one of the known errors (Part A.10). */
+/**
+ * A status-0 answer whose text is not one of the known errors.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class NotOkError extends ExplorerErrorClass<NotOkError>()("NotOkError", {
   /** The envelope's `message` (usually "NOTOK"). */
   serverMessage: Schema.String
 }) {}
 
-/** A PRO (standard+) or Pro Plus operation called with a lower plan. */
+/**
+ * A PRO (standard+) or Pro Plus operation called with a lower plan.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class PlanTierError extends ExplorerErrorClass<PlanTierError>()("PlanTierError", {
   /** The plan the client was configured with, when known. */
   plan: Schema.optional(Schema.String),
@@ -90,25 +104,50 @@ export class PlanTierError extends ExplorerErrorClass<PlanTierError>()("PlanTier
   after: (e) => (e.requiredPlan ? ` (needs plan ${e.requiredPlan}${e.plan ? `, have ${e.plan}` : ""})` : "")
 }) {}
 
-/** A free key on a paid-only chain (BSC, Base, OP, Avalanche). */
+/**
+ * A free key on a paid-only chain (BSC, Base, OP, Avalanche).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ChainNotOnPlanError extends ExplorerErrorClass<ChainNotOnPlanError>()("ChainNotOnPlanError", {
   plan: Schema.optional(Schema.String)
 }) {}
 
-/** A chain id the API does not serve, or an operation not offered on that chain (topholders on 999). */
+/**
+ * A chain id the API does not serve, or an operation not offered on that chain (topholders on 999).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class UnsupportedChainError extends ExplorerErrorClass<UnsupportedChainError>()("UnsupportedChainError", {}) {}
 
-/** The server refused the call for its rate: per second (transient) or per day (not before midnight UTC). */
+/**
+ * The server refused the call for its rate: per second (transient) or per day (not before midnight UTC).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class RateLimitError extends ExplorerErrorClass<RateLimitError>()("RateLimitError", {
   scope: Schema.Literal("second", "day", "unknown"),
   /** The calls/s the server named, when it named one ("(3/sec)"). */
   perSecond: Schema.optional(Schema.Number)
 }, { before: (e) => `rate limit (${e.scope}): ` }) {}
 
-/** The key is missing, unknown, or its IP is throttled for too many invalid attempts. */
+/**
+ * The key is missing, unknown, or its IP is throttled for too many invalid attempts.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class InvalidApiKeyError extends ExplorerErrorClass<InvalidApiKeyError>()("InvalidApiKeyError", {}) {}
 
-/** `page × offset` went past the result window of the plan. */
+/**
+ * `page × offset` went past the result window of the plan.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ResultWindowError extends ExplorerErrorClass<ResultWindowError>()("ResultWindowError", {
   /** The window the server named (1,000 or 10,000), when it named one. */
   window: Schema.optional(Schema.Number),
@@ -116,28 +155,53 @@ export class ResultWindowError extends ExplorerErrorClass<ResultWindowError>()("
   rowsDelivered: Schema.optional(Schema.Number)
 }, { after: (e) => (e.rowsDelivered !== undefined ? ` after ${e.rowsDelivered} rows` : "") }) {}
 
-/** "Query Timeout occured…": the query is too heavy; a smaller block range may pass. */
+/**
+ * "Query Timeout occured…": the query is too heavy; a smaller block range may pass.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class QueryTimeoutError extends ExplorerErrorClass<QueryTimeoutError>()("QueryTimeoutError", {}) {}
 
-/** A parameter the library refused before sending, or the server called invalid. */
+/**
+ * A parameter the library refused before sending, or the server called invalid.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class InvalidInputError extends ExplorerErrorClass<InvalidInputError>()("InvalidInputError", {
   /** The parameter at fault, when one is. */
   parameter: Schema.optional(Schema.String)
 }, { before: (e) => (e.parameter ? `${e.parameter}: ` : "") }) {}
 
-/** The answer had an unexpected shape: not JSON, an HTML page, a record that does not fit its schema. */
+/**
+ * The answer had an unexpected shape: not JSON, an HTML page, a record that does not fit its schema.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class DecodeError extends ExplorerErrorClass<DecodeError>()("DecodeError", {
   /** Whether retrying may help (a truncated body or an HTML page served with HTTP 200). */
   transient: Schema.Boolean
 }) {}
 
-/** The request did not get an answer: network failure, reset, timeout, or an HTTP error status. */
+/**
+ * The request did not get an answer: network failure, reset, timeout, or an HTTP error status.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class TransportError extends ExplorerErrorClass<TransportError>()("TransportError", {
   /** The HTTP status, when there was a response. */
   status: Schema.optional(Schema.Number)
 }, { before: (e) => (e.status !== undefined ? `HTTP ${e.status}: ` : "") }) {}
 
-/** A block holds more rows than the result window lets a request page through: the export cannot be exact. */
+/**
+ * A block holds more rows than the result window lets a request page through: the export cannot be exact.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class DenseBlockError extends ExplorerErrorClass<DenseBlockError>()("DenseBlockError", {
   blockNumber: Schema.Number,
   /** Rows of that block that could be read before the window stopped paging. */
@@ -150,6 +214,9 @@ export class DenseBlockError extends ExplorerErrorClass<DenseBlockError>()("Dens
  * A `module=proxy` call answered with a JSON-RPC `error` object: the node's `code` (3 for a revert with
  * data, -32000 for other execution failures), its message in `detail`, and the revert bytes in `data`
  * when the node sent them (decode them with the contract's ABI). Never retried.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class JsonRpcError extends ExplorerErrorClass<JsonRpcError>()("JsonRpcError", {
   code: Schema.Number,
@@ -157,11 +224,21 @@ export class JsonRpcError extends ExplorerErrorClass<JsonRpcError>()("JsonRpcErr
   data: Schema.optional(Schema.String)
 }, { before: (e) => `JSON-RPC error ${e.code}: ` }) {}
 
-/** Whether an error is a revert of the called contract (a JSON-RPC error saying "execution reverted"). */
+/**
+ * Whether an error is a revert of the called contract (a JSON-RPC error saying "execution reverted").
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isRevert = (error: ExplorerError): error is JsonRpcError =>
   error._tag === "JsonRpcError" && /execution reverted/i.test(error.detail)
 
-/** Every error an explorer-etl call or stream can fail with. */
+/**
+ * Every error an explorer-etl call or stream can fail with.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export type ExplorerError =
   | NotOkError
   | PlanTierError
@@ -177,7 +254,12 @@ export type ExplorerError =
   | DenseBlockError
   | JsonRpcError
 
-/** The schema of every error (for encoding errors into manifests or logs, and decoding them back). */
+/**
+ * The schema of every error (for encoding errors into manifests or logs, and decoding them back).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ExplorerError = Schema.Union(
   NotOkError,
   PlanTierError,
@@ -197,6 +279,9 @@ export const ExplorerError = Schema.Union(
 /**
  * Every error a stream of explorer-etl can fail with: the same union as {@link ExplorerError} (which
  * now holds `DenseBlockError` too), kept under this name for existing code.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export type StreamError = ExplorerError
 
@@ -206,10 +291,18 @@ const isMember = Schema.is(ExplorerError)
  * Whether a value is one of explorer-etl's errors (an instance of one of the classes above, or of the
  * same class from another copy of the library), e.g. to tell them from a platform's or a sink's errors
  * in a `catchAll`.
+ *
+ * @since 0.1.0
+ * @category guards
  */
 export const isExplorerError = (u: unknown): u is ExplorerError => isMember(u)
 
-/** Whether an HTTP status is worth retrying: 408, 425, 429 and every 5xx. */
+/**
+ * Whether an HTTP status is worth retrying: 408, 425, 429 and every 5xx.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isTransientStatus = (status: number): boolean =>
   status === 408 || status === 425 || status === 429 || status >= 500
 
@@ -220,6 +313,9 @@ const SERVER_BUSY = /server too busy|please try again later/i
  * decode failures (HTML, truncated bodies), per-second and unknown-scope rate limits, query
  * timeouts, and "Unexpected err, timeout occurred or server too busy". Never: key, plan, chain,
  * input, window, daily-limit errors, nor other NOTOK texts.
+ *
+ * @since 0.1.0
+ * @category guards
  */
 export const isTransient = (error: ExplorerError): boolean => {
   switch (error._tag) {
@@ -238,6 +334,11 @@ export const isTransient = (error: ExplorerError): boolean => {
   }
 }
 
-/** Whether an error says the contract's source is not verified (getabi on an unverified address). */
+/**
+ * Whether an error says the contract's source is not verified (getabi on an unverified address).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isNotVerified = (error: ExplorerError): boolean =>
   error._tag === "NotOkError" && /contract source code not verified/i.test(error.detail)

@@ -9,6 +9,10 @@
  * import { Exports, Sources } from "explorer-etl"
  * const source = yield* Sources.logs({ chainId: 137, address, fromBlock: 50_000_000 })
  * const summary = yield* Exports.toFile(source, { out: "out/logs.csv", resume: true, confirmations: 64 })
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
@@ -22,13 +26,28 @@ import type * as Reporter from "./sinks/Reporter.js"
 import { fileSystemError, SinkError } from "./sinks/SinkError.js"
 import type * as Sources from "./streams/Sources.js"
 
-/** What an export did: the file, its manifest, how the run started and the rows it added. */
+/**
+ * What an export did: the file, its manifest, how the run started and the rows it added.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ExportSummary = Export.ExportSummary
 
-/** Why an export to a file failed: a sink failure, an output another export holds, a file it would overwrite. */
+/**
+ * Why an export to a file failed: a sink failure, an output another export holds, a file it would overwrite.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export type ExportError = SinkError | Lock.OutputLockedError | Lock.OutputExistsError
 
-/** Where and how to write. */
+/**
+ * Where and how to write.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToFileOptions {
   /** The output file. Its folder is created if missing. */
   readonly out: string
@@ -90,6 +109,9 @@ export interface ToFileOptions {
 /**
  * The default interval between two checkpoints of a Parquet export: each checkpoint ends the row group
  * being gathered early (a smaller group), so they are spaced out to keep row groups near their full size.
+ *
+ * @since 0.1.0
+ * @category constants
  */
 export const parquetCheckpointEvery: Duration.Duration = Duration.seconds(10)
 
@@ -164,8 +186,23 @@ const check = <A, I, E, R>(
  * explorer-etl did not write is refused with `OutputExistsError` unless `force`.
  *
  * @example
- * const holders = yield* Sources.tokenHolders({ contractAddress: token })
- * yield* Exports.toFile(holders, { out: "out/holders.csv", allowPartial: true })
+ * import { Exports, ExplorerClient, Sources } from "explorer-etl"
+ * import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   const usdt = "0xdac17f958d2ee523a2206206994597c13d831ec7"
+ *   const source = yield* Sources.erc20Transfers({ chainId: 1, contractAddress: usdt, fromBlock: 19_000_000 })
+ *   return yield* Exports.toFile(source, { out: "out/usdt.csv", resume: true, confirmations: 64 })
+ * })
+ * program.pipe(
+ *   Effect.provide(ExplorerClient.layerConfig()),
+ *   Effect.provide(NodeHttpClient.layerUndici),
+ *   Effect.provide(NodeContext.layer)
+ * )
+ *
+ * @since 0.1.0
+ * @category exports
  */
 export const toFile = <A, I, E, R>(
   source: Sources.Source<A, I, E, R>,
@@ -180,6 +217,9 @@ export const toFile = <A, I, E, R>(
  * For the cluster's runs (`Cluster`): an export's options checked into the settings `toFile` runs with.
  *
  * @internal
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const settingsOf: <A, I, E, R>(
   source: Sources.Source<A, I, E, R>,
@@ -191,6 +231,9 @@ export const settingsOf: <A, I, E, R>(
  * apart (`Export.plan`, `Export.writePart`), merged here into the file `toFile` would write.
  *
  * @internal
+ *
+ * @since 0.1.0
+ * @category exports
  */
 export const assemble = <A, I, E, R>(
   source: Sources.Source<A, I, E, R>,

@@ -18,6 +18,9 @@
  *   run: (config, ctx) => Effect.all([ctx.export("transfers.csv", Sources.erc20Transfers({ ... }))])
  * })
  * Pipeline.main(pipeline, import.meta.url)
+ *
+ * @module explorer-etl/pipeline
+ * @since 0.1.0
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
@@ -48,7 +51,12 @@ import type * as Simulator from "./simulator/index.js"
 import { report } from "./cli/Errors.js"
 import * as Sources from "./streams/Sources.js"
 
-/** What a pipeline's `run` gets besides its config. */
+/**
+ * What a pipeline's `run` gets besides its config.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface PipelineContext {
   /** The folder this pipeline writes into (`<outDir>/<pipeline name>`). */
   readonly outDir: string
@@ -69,7 +77,12 @@ export interface PipelineContext {
   readonly concurrency: number
 }
 
-/** A ready pipeline. */
+/**
+ * A ready pipeline.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Pipeline<C, I = unknown> {
   readonly name: string
   readonly description: string
@@ -85,13 +98,21 @@ export interface Pipeline<C, I = unknown> {
   ) => Effect.Effect<ReadonlyArray<Exports.ExportSummary>, StreamError | Exports.ExportError, ExplorerClient | FileSystem.FileSystem | Path.Path>
 }
 
-/** Declares a pipeline (identity, for type inference). */
+/**
+ * Declares a pipeline (identity, for type inference).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = <C, I>(pipeline: Pipeline<C, I>): Pipeline<C, I> => pipeline
 
 /**
  * Any pipeline, whatever its config: what `run` loads from a file and what the demo's list holds. A
  * `Pipeline<C, I>` is not assignable to it as is (its config schema is invariant and `run` takes a
  * `C`): erase the config type with {@link any}.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type AnyPipeline = Pipeline<unknown, unknown>
 
@@ -100,6 +121,9 @@ export type AnyPipeline = Pipeline<unknown, unknown>
  *
  * @example
  * export const pipelines: ReadonlyArray<Pipeline.AnyPipeline> = [Pipeline.any(tokenActivity), Pipeline.any(walletHistory)]
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const any = <C, I>(pipeline: Pipeline<C, I>): AnyPipeline => {
   const isConfig = Schema.is(pipeline.config)
@@ -121,10 +145,18 @@ export const any = <C, I>(pipeline: Pipeline<C, I>): AnyPipeline => {
 /**
  * A source answered by one call (tokeninfo, ethsupply, or a value of your own shaped as a row), for
  * `context.export`: see `Sources.oneCall`.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const oneCall = Sources.oneCall
 
-/** How to run a pipeline. */
+/**
+ * How to run a pipeline.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RunOptions {
   /** Root folder of the outputs (default `./out`). */
   readonly outDir?: string | undefined
@@ -142,7 +174,12 @@ export interface RunOptions {
 const invalid = (detail: string, parameter?: string) =>
   new InvalidInputError({ chainId: 0, module: "pipeline", action: "run", detail, ...(parameter ? { parameter } : {}) })
 
-/** Reads and checks the config of a pipeline (a JSON file), before any request. */
+/**
+ * Reads and checks the config of a pipeline (a JSON file), before any request.
+ *
+ * @since 0.1.0
+ * @category running
+ */
 export const loadConfig = <C, I>(
   pipeline: Pipeline<C, I>,
   options: RunOptions
@@ -200,6 +237,9 @@ const unsent = (client: ExplorerClient.Service): ExplorerClient.Service =>
  *
  * @example
  * yield* Pipeline.check(walletHistory, config) // PlanTierError on free: addresstokenbalance needs standard
+ *
+ * @since 0.1.0
+ * @category running
  */
 export const check = <C, I>(
   pipeline: Pipeline<C, I>,
@@ -235,7 +275,12 @@ export const check = <C, I>(
     )
   })
 
-/** Runs a pipeline once with the client in context. */
+/**
+ * Runs a pipeline once with the client in context.
+ *
+ * @since 0.1.0
+ * @category running
+ */
 export const run = <C, I>(
   pipeline: Pipeline<C, I>,
   config: C,
@@ -264,21 +309,36 @@ export const run = <C, I>(
     return yield* pipeline.run(config, context)
   })
 
-/** One line for a file a pipeline wrote: path, rows in the file, completeness (and why, when truncated). */
+/**
+ * One line for a file a pipeline wrote: path, rows in the file, completeness (and why, when truncated).
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
 export const describeSummary = (summary: Exports.ExportSummary): string => {
   const { completeness, rows } = summary.manifest
   const status = completeness.status === "complete" ? "complete" : `truncated: ${completeness.reason ?? "see the manifest"}`
   return `${summary.out}\t${Reporter.plural(rows, "row")}\t${status}`
 }
 
-/** Parses a cron expression up front (Schedule.cron only validates when it first runs). */
+/**
+ * Parses a cron expression up front (Schedule.cron only validates when it first runs).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const parseCron = (expression: string): Effect.Effect<Cron.Cron, InvalidInputError> =>
   Either.match(Cron.parse(expression, "UTC"), {
     onLeft: (e) => Effect.fail(invalid(`not a cron expression "${expression}": ${e.message}`, "--every")),
     onRight: Effect.succeed
   })
 
-/** Runs a pipeline now and then at every time of `cron` (UTC), until interrupted; each run is incremental. */
+/**
+ * Runs a pipeline now and then at every time of `cron` (UTC), until interrupted; each run is incremental.
+ *
+ * @since 0.1.0
+ * @category running
+ */
 export const schedule = <A, E, R>(once: Effect.Effect<A, E, R>, cron: Cron.Cron): Effect.Effect<void, E, R> =>
   once.pipe(Effect.repeat(Schedule.cron(cron)), Effect.asVoid)
 
@@ -291,6 +351,9 @@ export const schedule = <A, E, R>(once: Effect.Effect<A, E, R>, cron: Cron.Cron)
  *
  * @example
  * program.pipe(Effect.provide(Pipeline.explorerLayer({ plan: "standard" }, {}))) // on the simulator
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const explorerLayer = (
   client: ExplorerConfig.Options | Config.Config<ExplorerConfig.Options>,
@@ -321,6 +384,9 @@ export const explorerLayer = (
  * (`Config.options`), the key's budget shared with the machine's other processes on it (`machineBudget`)
  * — else the embedded simulator with its demo key (plan EXPLORER_PLAN, default proplus so every
  * operation is allowed).
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const scriptLayer = (): Layer.Layer<ExplorerClient | DemoData, unknown> =>
   Layer.unwrapEffect(
@@ -336,13 +402,21 @@ export const scriptLayer = (): Layer.Layer<ExplorerClient | DemoData, unknown> =
 
 export { DemoData } from "./DemoData.js"
 
-/** Whether the module at `importMetaUrl` is the script node was started with. */
+/**
+ * Whether the module at `importMetaUrl` is the script node was started with.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const isMain = (importMetaUrl: string): boolean =>
   process.argv[1] !== undefined && pathToFileURL(process.argv[1]).href === importMetaUrl
 
 /**
  * Runs a pipeline file as a script (`npx tsx pipelines/x.ts [outDir]`): on the simulator unless a key
  * is set, printing one line per file written.
+ *
+ * @since 0.1.0
+ * @category running
  */
 export const main = <C, I>(pipeline: Pipeline<C, I>, importMetaUrl: string): void => {
   if (!isMain(importMetaUrl)) return
@@ -363,6 +437,9 @@ export const main = <C, I>(pipeline: Pipeline<C, I>, importMetaUrl: string): voi
 /**
  * Runs a script's program with Node's file system, reporting a failure as one stderr line
  * `error <ErrorTag>: <message>` with a non-zero exit code (as the CLI does).
+ *
+ * @since 0.1.0
+ * @category running
  */
 export const runScript = <A, E>(program: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>): void => {
   NodeRuntime.runMain(report(program.pipe(Effect.provide(NodeContext.layer))), { disableErrorReporting: true })

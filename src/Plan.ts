@@ -1,25 +1,47 @@
 /**
  * Plans and operations: what each API plan may call, how fast, and how many records a request can
- * reach. These are the decisions of Part A of the facts file, by which the client refuses a call before
- * sending it. The simulator keeps its own copy (simulator/rules.ts), so a wrong rule here is caught by the
- * tests (test/simulator/rules.test.ts compares the two) instead of confirmed by them.
+ * reach. The client refuses a call these rules do not allow before sending it.
  *
  * @example
  * import { Plan } from "explorer-etl"
  * Plan.limits.standard.callsPerSecond // 10
  * Plan.allows("free", "topholders")   // false: a PRO operation
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Schema from "effect/Schema"
 
-/** The plans of the explorer API, lowest first. */
+/**
+ * The plans of the explorer API, lowest first.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const plans = ["free", "lite", "standard", "advanced", "professional", "proplus"] as const
 
-/** A plan name as the config, the CLI and the simulator's key table take it. */
+/**
+ * A plan name as the config, the CLI and the simulator's key table take it.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Plan = Schema.Literal(...plans)
-/** @see Plan */
+/**
+ * The type of the values of the `Plan` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Plan = typeof Plan.Type
 
-/** Calls per second and per day of each plan (Part A.1). */
+/**
+ * Calls per second and per day of each plan.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const limits: Readonly<Record<Plan, { readonly callsPerSecond: number; readonly callsPerDay: number }>> = {
   free: { callsPerSecond: 3, callsPerDay: 100_000 },
   lite: { callsPerSecond: 5, callsPerDay: 100_000 },
@@ -29,16 +51,36 @@ export const limits: Readonly<Record<Plan, { readonly callsPerSecond: number; re
   proplus: { callsPerSecond: 30, callsPerDay: 1_500_000 }
 }
 
-/** The rate of the operations throttled to 2 calls/s whatever the plan (Part A.2). */
+/**
+ * The rate of the operations throttled to 2 calls/s whatever the plan.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const THROTTLED_CALLS_PER_SECOND = 2
 
-/** exportaddresstags is also capped at 100 calls a day (facts §3.2). */
+/**
+ * exportaddresstags is also capped at 100 calls a day.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const EXPORT_ADDRESS_TAGS_PER_DAY = 100
 
-/** 1-based rank of a plan, for "at least" comparisons. */
+/**
+ * 1-based rank of a plan, for "at least" comparisons.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const rank = (plan: Plan): number => plans.indexOf(plan)
 
-/** Whether `plan` is `minimum` or higher. */
+/**
+ * Whether `plan` is `minimum` or higher.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const atLeast = (plan: Plan, minimum: Plan): boolean => rank(plan) >= rank(minimum)
 
 /**
@@ -48,16 +90,24 @@ export const atLeast = (plan: Plan, minimum: Plan): boolean => rank(plan) >= ran
  *   txsBeaconWithdrawal, …) and getminedblocks (page-numbered, newest first);
  * - `paged`: page-numbered lists without block order, window 10,000 on every plan;
  * - `limit`: topholders, whose `offset` is the number of holders (≤ 1,000), no page.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type Paging = "none" | "list" | "paged" | "limit"
 
-/** What the library knows of one named operation. */
+/**
+ * What the library knows of one named operation.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Operation {
   readonly module: string
   readonly action: string
   /** The lowest plan that may call it. */
   readonly minimumPlan: Plan
-  /** Throttled to 2 calls/s on top of the plan rate (Part A.2). */
+  /** Throttled to 2 calls/s on top of the plan rate. */
   readonly throttled: boolean
   readonly paging: Paging
   /** Served to free keys on paid-only chains too (getsourcecode, getabi). */
@@ -73,7 +123,12 @@ const op = (
   allChains = false
 ): Operation => ({ module, action, minimumPlan, throttled, paging, allChains })
 
-/** The named operations, keyed by action (actions are unique across modules). */
+/**
+ * The named operations, keyed by action (actions are unique across modules).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const operations = {
   eth_gasPrice: op("proxy", "eth_gasPrice", "free", false, "none"),
   tokeninfo: op("token", "tokeninfo", "standard", true, "none"),
@@ -147,10 +202,20 @@ export const operations = {
   eth_estimateGas: op("proxy", "eth_estimateGas", "free", false, "none")
 } as const satisfies Record<string, Operation>
 
-/** The action name of a named operation. */
+/**
+ * The action name of a named operation.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type OperationName = keyof typeof operations
 
-/** The operation of a module/action pair, or `undefined` for one the library does not name. */
+/**
+ * The operation of a module/action pair, or `undefined` for one the library does not name.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const operationOf = (module: string, action: string): Operation | undefined => {
   const found = (operations as Record<string, Operation>)[action]
   return found !== undefined && found.module === module ? found : undefined
@@ -158,23 +223,39 @@ export const operationOf = (module: string, action: string): Operation | undefin
 
 /**
  * The lowest plan for a call. Same as `minimumPlan`, except txlistinternal by block range (no
- * `address`, no `txhash`), which became a PRO operation on 2026-07-01 (facts §2.12, §3.3).
+ * `address`, no `txhash`), which became a PRO operation on 2026-07-01.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const requiredPlan = (operation: Operation, params: Readonly<Record<string, unknown>>): Plan =>
   operation.action === "txlistinternal" && params.address === undefined && params.txhash === undefined
     ? "standard"
     : operation.minimumPlan
 
-/** Whether `plan` may call `action` (with these params). */
+/**
+ * Whether `plan` may call `action` (with these params).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const allows = (plan: Plan, action: OperationName, params: Readonly<Record<string, unknown>> = {}): boolean =>
   atLeast(plan, requiredPlan(operations[action], params))
 
-/** Per-request record cap of getLogs and topholders, on every plan. */
+/**
+ * Per-request record cap of getLogs and topholders, on every plan.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const HARD_ROW_CAP = 1_000
 
 /**
- * The result window: the largest `page × offset` a request may ask for (Part A.3).
+ * The result window: the largest `page × offset` a request may ask for.
  * `list` operations: 1,000 on free, 10,000 on paid plans; `paged` ones: 10,000 on every plan.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const resultWindow = (plan: Plan, operation: Operation): number =>
   operation.paging === "list" && plan === "free" ? 1_000 : 10_000
@@ -182,6 +263,9 @@ export const resultWindow = (plan: Plan, operation: Operation): number =>
 /**
  * The most rows one request returns (the "effective cap" a full page reaches): 1,000 for getLogs and
  * topholders, otherwise the result window.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const rowsPerRequest = (plan: Plan, operation: Operation): number =>
   operation.action === "getLogs" || operation.paging === "limit"

@@ -19,8 +19,7 @@
  *   margin, at least 1,038 ms at every rate, 96 % of the rate at best. The ~40 ms of slack is for
  *   whatever shifts an arrival as the server counts it (the network, the server's own pauses, this
  *   process's event loop between the slot and the socket). (At 3 %, 31 ms of slack, a simulator
- *   counting to the millisecond refused one call now and then on a busy 2-core machine;
- *   bench/RESULTS.md.)
+ *   counting to the millisecond refused one call now and then on a busy 2-core machine.)
  * - The throttled operations (`Plan.operations[x].throttled`, 2 calls/s on every plan) wait in a lane
  *   of their own whose loop, for each caller, first takes a slot of the key's lane and then starts
  *   the next throttled call no sooner than `1000 / (2 × (1 − margin))` ms after that slot, i.e. the
@@ -34,11 +33,15 @@
  * The limiter is applied per attempt (retries are throttled too).
  *
  * **Shared by key, even across layers.** The registry lives at module level (`globalValue`): two
- * `Client.layer(...)` built for the same base URL and key — the documented "layer provided twice
+ * `ExplorerClient.layer(...)` built for the same base URL and key — the documented "layer provided twice
  * doubles the rate" trap — get the same limiter. The entry is reference-counted and closed when
  * the last client using it is released (its loops stop). A later client asking a different rate for
  * the same key shares the first one's limiter (and a warning is logged): the server counts per key,
  * not per client.
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -58,7 +61,12 @@ import * as Scope from "effect/Scope"
 import { globalValue } from "effect/GlobalValue"
 import { createHash } from "node:crypto"
 
-/** What a client needs from its key's limiter. */
+/**
+ * What a client needs from its key's limiter.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Throttle {
   /** Calls per second the key's lane allows (before the safety margin). */
   readonly callsPerSecond: number
@@ -81,13 +89,21 @@ export interface Throttle {
 /**
  * A shared lane's answer when the key's calls of the current UTC day are spent: the call is not sent
  * (the client fails it with the `RateLimitError` of scope "day" the server would answer).
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class DailyCapReached extends Data.TaggedError("DailyCapReached")<{
   /** The cap counted against (calls per UTC day). */
   readonly callsPerDay: number
 }> {}
 
-/** A key's budget shared with other processes: see {@link SharedBudget}. */
+/**
+ * A key's budget shared with other processes: see {@link SharedBudget}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SharedLane {
   /**
    * Waits until this process may send one request of the key (a throttled one if `throttled`), and
@@ -105,6 +121,9 @@ export interface SharedLane {
  * key's rate. `id` identifies the key (URL and fingerprint, never the key); the intervals are this
  * process's ({@link Throttle}, the margin included); `callsPerDay` the key's daily cap (`Config`'s
  * `rate.callsPerDay`), which the shared lane counts per UTC day.
+ *
+ * @since 0.1.0
+ * @category services
  */
 export class SharedBudget extends Context.Tag("explorer-etl/Throttle/SharedBudget")<SharedBudget, {
   readonly lane: (options: {
@@ -115,10 +134,20 @@ export class SharedBudget extends Context.Tag("explorer-etl/Throttle/SharedBudge
   }) => Effect.Effect<SharedLane>
 }>() {}
 
-/** The id of a key in a {@link SharedBudget}: its API URL and fingerprint. */
+/**
+ * The id of a key in a {@link SharedBudget}: its API URL and fingerprint.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const sharedId = (options: Pick<Options, "apiUrl" | "apiKey">): string => `${options.apiUrl} ${fingerprint(options.apiKey)}`
 
-/** Options of {@link make}. */
+/**
+ * Options of {@link make}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** The API URL the key is used against (two servers do not share a limit). */
   readonly apiUrl: string
@@ -136,12 +165,18 @@ const MAX_CATCH_UP_MILLIS = 2
 /**
  * The spacing in ms of a lane of `rate` calls/s with a safety margin, not rounded: the lanes plan their
  * starts in fractions of a millisecond and wait whole milliseconds, never starting before the plan.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const intervalMillis = (rate: number, safetyMargin: number): number => 1000 / (rate * (1 - safetyMargin))
 
 /**
  * A short fingerprint of a key (SHA-256, 16 hex digits) for the registry: the registry never holds
  * the key itself.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const fingerprint = (apiKey: Option.Option<Redacted.Redacted<string>>): string =>
   Option.match(apiKey, {
@@ -165,7 +200,12 @@ const registry = globalValue(Symbol.for("explorer-etl/Throttle/registry"), (): R
   lock: Effect.unsafeMakeSemaphore(1)
 }))
 
-/** How many keys have a live limiter (for tests and diagnostics). */
+/**
+ * How many keys have a live limiter (for tests and diagnostics).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const activeCount: Effect.Effect<number> = Effect.sync(() => registry.entries.size)
 
 /**
@@ -177,6 +217,9 @@ export const activeCount: Effect.Effect<number> = Effect.sync(() => registry.ent
  * @example
  * // 3 calls/s, 4 % margin, stepped at the starts it asks for from 0: plans 344.2, 691.4, 1038.7 ms
  * Schedule.run(Throttle.starts(Throttle.intervalMillis(3, 0.04), 3), 0, [1, 2, 3])
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const starts = (spacing: number, allowance: number): Schedule.Schedule<number, unknown> =>
   Schedule.makeWithState(Number.NEGATIVE_INFINITY, (now, _input, planned: number) => {
@@ -279,6 +322,9 @@ const build = (options: Options, scope: Scope.Scope): Effect.Effect<Throttle> =>
  *
  * Note: the limiter's clock is the one of the fiber that built it (tests on `TestClock` should use
  * a key of their own).
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Throttle, never, Scope.Scope> => {
   const id = `${options.apiUrl} ${fingerprint(options.apiKey)}`

@@ -12,7 +12,12 @@ import type * as Plan from "../Plan.js"
 import * as Schemas from "../schemas/index.js"
 import * as Classify from "./classify.js"
 
-/** The `result` schema of every operation (records decode with `onExcessProperty: "preserve"`). */
+/**
+ * The `result` schema of every operation (records decode with `onExcessProperty: "preserve"`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const Results = {
   eth_gasPrice: Schemas.GasPrice,
   tokeninfo: Schema.Array(Schemas.TokenInfo),

@@ -78,7 +78,12 @@ const transferFields = {
 }
 const dailyFields = { ...chainField, startDate: DateParam, endDate: DateParam, sort: Schema.optional(SortParam) }
 
-/** getLogs topic operators: `"0_1"` is sent as `topic0_1_opr`; only between topics that are given. */
+/**
+ * getLogs topic operators: `"0_1"` is sent as `topic0_1_opr`; only between topics that are given.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TopicOperators = Schema.Struct({
   "0_1": Schema.optional(OperatorParam),
   "0_2": Schema.optional(OperatorParam),
@@ -87,13 +92,21 @@ export const TopicOperators = Schema.Struct({
   "1_3": Schema.optional(OperatorParam),
   "2_3": Schema.optional(OperatorParam)
 })
-/** @see TopicOperators */
+/**
+ * The type of the values of the `TopicOperators` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TopicOperators = typeof TopicOperators.Type
 
 /**
  * The parameter schema of every operation (camelCase names; the client sends the API's names:
  * `contractaddress`, `startblock`, `blockno`, `txhash`, `startdate`, `topic0_1_opr`, and topholders'
  * `limit` as `offset`). Checked before sending; an unknown name is refused too.
+ *
+ * @since 0.1.0
+ * @category constants
  */
 export const Params = {
   eth_gasPrice: Schema.Struct({ ...chainField }),
@@ -200,7 +213,12 @@ export const Params = {
   })
 } as const satisfies Record<Plan.OperationName, Schema.Schema.AnyNoContext>
 
-/** The parameters of an operation, e.g. `ParamsOf<"txlist">`. */
+/**
+ * The parameters of an operation, e.g. `ParamsOf<"txlist">`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ParamsOf<K extends Plan.OperationName> = Schema.Schema.Type<(typeof Params)[K]>
 
 /** Query parameters under the API's own names. */

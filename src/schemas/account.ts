@@ -26,6 +26,9 @@ import {
  *
  * GENESIS allocation rows have `hash` `"GENESIS_<address>"`, `from` `"GENESIS"`, empty `nonce`, `blockHash`
  * and `input`; pre-Byzantium rows have an empty `txreceipt_status`; contract creations have an empty `to`.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const NormalTransaction = Schema.Struct({
   blockNumber: DecimalInt,
@@ -65,11 +68,26 @@ export const NormalTransaction = Schema.Struct({
   /** `"1"` ↔ `true` when execution failed. */
   isError: BooleanFromDigit
 }).annotations({ identifier: "NormalTransaction" })
-/** @see NormalTransaction */
+/**
+ * The type of the values of the `NormalTransaction` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type NormalTransaction = typeof NormalTransaction.Type
-/** Wire form of {@link NormalTransaction}. */
+/**
+ * Wire form of {@link NormalTransaction}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace NormalTransaction {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof NormalTransaction.Encoded
 }
 
@@ -77,6 +95,9 @@ export declare namespace NormalTransaction {
  * One row of `account/txlistinternal` (internal transactions), in all three variants: by address, by block
  * range, and by transaction hash (which has no `hash` and no `traceId`). HyperEVM (chain 999) adds
  * `transactionIndex`.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const InternalTransaction = Schema.Struct({
   blockNumber: DecimalInt,
@@ -108,15 +129,35 @@ export const InternalTransaction = Schema.Struct({
   /** Free-text failure reason (`"Out of gas"`, `"Bad jump destination"`), `""` when none. */
   errCode: Schema.String
 }).annotations({ identifier: "InternalTransaction" })
-/** @see InternalTransaction */
+/**
+ * The type of the values of the `InternalTransaction` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type InternalTransaction = typeof InternalTransaction.Type
-/** Wire form of {@link InternalTransaction}. */
+/**
+ * Wire form of {@link InternalTransaction}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace InternalTransaction {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof InternalTransaction.Encoded
 }
 
-/** One row of `account/tokentx` (ERC-20 transfer events). `input` is the literal `"deprecated"`. */
+/**
+ * One row of `account/tokentx` (ERC-20 transfer events). `input` is the literal `"deprecated"`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Erc20Transfer = Schema.Struct({
   blockNumber: DecimalInt,
   /** Unix seconds. */
@@ -147,15 +188,35 @@ export const Erc20Transfer = Schema.Struct({
   functionName: Schema.optional(Schema.String),
   confirmations: DecimalInt
 }).annotations({ identifier: "Erc20Transfer" })
-/** @see Erc20Transfer */
+/**
+ * The type of the values of the `Erc20Transfer` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Erc20Transfer = typeof Erc20Transfer.Type
-/** Wire form of {@link Erc20Transfer}. */
+/**
+ * Wire form of {@link Erc20Transfer}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace Erc20Transfer {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof Erc20Transfer.Encoded
 }
 
-/** One row of `account/tokennfttx` (ERC-721 transfer events): `tokenID` instead of `value`. */
+/**
+ * One row of `account/tokennfttx` (ERC-721 transfer events): `tokenID` instead of `value`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Erc721Transfer = Schema.Struct({
   blockNumber: DecimalInt,
   /** Unix seconds. */
@@ -186,17 +247,35 @@ export const Erc721Transfer = Schema.Struct({
   functionName: Schema.optional(Schema.String),
   confirmations: DecimalInt
 }).annotations({ identifier: "Erc721Transfer" })
-/** @see Erc721Transfer */
+/**
+ * The type of the values of the `Erc721Transfer` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Erc721Transfer = typeof Erc721Transfer.Type
-/** Wire form of {@link Erc721Transfer}. */
+/**
+ * Wire form of {@link Erc721Transfer}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace Erc721Transfer {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof Erc721Transfer.Encoded
 }
 
 /**
  * One row of `account/token1155tx` (ERC-1155 transfer events): `tokenID` and `tokenValue`, no `value`, no
  * `tokenDecimal`. Shape from the docs (no recorded answer exists).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const Erc1155Transfer = Schema.Struct({
   blockNumber: DecimalInt,
@@ -227,15 +306,35 @@ export const Erc1155Transfer = Schema.Struct({
   tokenSymbol: Schema.String,
   confirmations: DecimalInt
 }).annotations({ identifier: "Erc1155Transfer" })
-/** @see Erc1155Transfer */
+/**
+ * The type of the values of the `Erc1155Transfer` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Erc1155Transfer = typeof Erc1155Transfer.Type
-/** Wire form of {@link Erc1155Transfer}. */
+/**
+ * Wire form of {@link Erc1155Transfer}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace Erc1155Transfer {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof Erc1155Transfer.Encoded
 }
 
-/** One row of `account/addresstokenbalance` (ERC-20 holdings of an address). */
+/**
+ * One row of `account/addresstokenbalance` (ERC-20 holdings of an address).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TokenBalance = Schema.Struct({
   TokenAddress: AddressField,
   TokenName: Schema.String,
@@ -247,15 +346,35 @@ export const TokenBalance = Schema.Struct({
   /** USD price as a decimal string (`"0.000891470000000000"`), kept as text to keep every digit. */
   TokenPriceUSD: Schema.String
 }).annotations({ identifier: "TokenBalance" })
-/** @see TokenBalance */
+/**
+ * The type of the values of the `TokenBalance` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TokenBalance = typeof TokenBalance.Type
-/** Wire form of {@link TokenBalance}. */
+/**
+ * Wire form of {@link TokenBalance}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace TokenBalance {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof TokenBalance.Encoded
 }
 
-/** One row of `account/addresstokennftbalance` (NFT holdings of an address, per collection). */
+/**
+ * One row of `account/addresstokennftbalance` (NFT holdings of an address, per collection).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const NftBalance = Schema.Struct({
   TokenAddress: AddressField,
   TokenName: Schema.String,
@@ -263,15 +382,35 @@ export const NftBalance = Schema.Struct({
   /** Number of tokens of that collection held. */
   TokenQuantity: DecimalBigInt
 }).annotations({ identifier: "NftBalance" })
-/** @see NftBalance */
+/**
+ * The type of the values of the `NftBalance` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type NftBalance = typeof NftBalance.Type
-/** Wire form of {@link NftBalance}. */
+/**
+ * Wire form of {@link NftBalance}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace NftBalance {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof NftBalance.Encoded
 }
 
-/** The `result` object of `account/fundedby`: who first funded an EOA. `block` is a JSON number. */
+/**
+ * The `result` object of `account/fundedby`: who first funded an EOA. `block` is a JSON number.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const FundedBy = Schema.Struct({
   /** Block of the funding transaction (sent as a JSON number). */
   block: JsonInt,
@@ -282,45 +421,101 @@ export const FundedBy = Schema.Struct({
   /** Wei. */
   value: DecimalBigInt
 }).annotations({ identifier: "FundedBy" })
-/** @see FundedBy */
+/**
+ * The type of the values of the `FundedBy` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FundedBy = typeof FundedBy.Type
-/** Wire form of {@link FundedBy}. */
+/**
+ * Wire form of {@link FundedBy}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace FundedBy {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof FundedBy.Encoded
 }
 
 /**
  * The `result` string of `account/balance`, `account/balancehistory` (wei) and
  * `account/tokenbalancehistory` (raw token units): a decimal string decoded to a `bigint`.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const WeiAmount = DecimalBigInt.annotations({ identifier: "WeiAmount" })
-/** @see WeiAmount */
+/**
+ * The type of the values of the `WeiAmount` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type WeiAmount = typeof WeiAmount.Type
 
-/** One row of `account/balancemulti`: an address and its wei. */
+/**
+ * One row of `account/balancemulti`: an address and its wei.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AccountBalance = Schema.Struct({
   /** The address as the server echoes it. */
   account: Schema.String,
   /** Wei, a decimal string decoded to a `bigint`. */
   balance: DecimalBigInt
 }).annotations({ identifier: "AccountBalance" })
-/** @see AccountBalance */
+/**
+ * The type of the values of the `AccountBalance` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AccountBalance = typeof AccountBalance.Type
-/** Wire form of {@link AccountBalance}. */
+/**
+ * Wire form of {@link AccountBalance}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace AccountBalance {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof AccountBalance.Encoded
 }
 
-/** The `result` of `account/tokenbalance` and `stats/tokensupply`: a raw token quantity (no decimals applied). */
+/**
+ * The `result` of `account/tokenbalance` and `stats/tokensupply`: a raw token quantity (no decimals applied).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TokenAmount = DecimalBigInt.annotations({ identifier: "TokenAmount" })
-/** @see TokenAmount */
+/**
+ * The type of the values of the `TokenAmount` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TokenAmount = typeof TokenAmount.Type
 
 /**
  * One row of `account/getminedblocks`: a block the address proposed (mined, before the merge) and its
  * reward. The server lists them newest first.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const MinedBlock = Schema.Struct({
   blockNumber: DecimalInt,
@@ -329,12 +524,20 @@ export const MinedBlock = Schema.Struct({
   /** Wei: the block reward before the merge, the priority fees after it. */
   blockReward: DecimalBigInt
 }).annotations({ identifier: "MinedBlock" })
-/** @see MinedBlock */
+/**
+ * The type of the values of the `MinedBlock` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type MinedBlock = typeof MinedBlock.Type
 
 /**
  * One row of `account/txsBeaconWithdrawal`: a consensus-layer withdrawal to the address. Note the
  * lower-case `timestamp` (every other record spells it `timeStamp`) and `amount` in **gwei**.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const BeaconWithdrawal = Schema.Struct({
   /** The withdrawal's global index. */
@@ -349,5 +552,10 @@ export const BeaconWithdrawal = Schema.Struct({
   /** Unix seconds. */
   timestamp: DecimalInt
 }).annotations({ identifier: "BeaconWithdrawal" })
-/** @see BeaconWithdrawal */
+/**
+ * The type of the values of the `BeaconWithdrawal` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type BeaconWithdrawal = typeof BeaconWithdrawal.Type

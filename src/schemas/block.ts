@@ -9,14 +9,27 @@
 import * as Schema from "effect/Schema"
 import { AddressField, DecimalBigInt, DecimalInt } from "./common.js"
 
-/** The `result` of `block/getblocknobytime`: a block number as a decimal string, decoded to a `number`. */
+/**
+ * The `result` of `block/getblocknobytime`: a block number as a decimal string, decoded to a `number`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const BlockNumberResult = DecimalInt.annotations({ identifier: "BlockNumberResult" })
-/** @see BlockNumberResult */
+/**
+ * The type of the values of the `BlockNumberResult` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type BlockNumberResult = typeof BlockNumberResult.Type
 
 /**
  * The `result` of `block/getblockcountdown`. `EstimateTimeInSec` keeps the server's decimal text
  * (real answers carry a fraction: "1163998654.8").
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const BlockCountdown = Schema.Struct({
   CurrentBlock: DecimalInt,
@@ -24,20 +37,40 @@ export const BlockCountdown = Schema.Struct({
   RemainingBlock: DecimalInt,
   EstimateTimeInSec: Schema.String
 }).annotations({ identifier: "BlockCountdown" })
-/** @see BlockCountdown */
+/**
+ * The type of the values of the `BlockCountdown` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type BlockCountdown = typeof BlockCountdown.Type
 
-/** One uncle of a `block/getblockreward` answer (pre-merge blocks only). */
+/**
+ * One uncle of a `block/getblockreward` answer (pre-merge blocks only).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const UncleReward = Schema.Struct({
   miner: AddressField,
   unclePosition: DecimalInt,
   /** Wei. */
   blockreward: DecimalBigInt
 }).annotations({ identifier: "UncleReward" })
-/** @see UncleReward */
+/**
+ * The type of the values of the `UncleReward` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type UncleReward = typeof UncleReward.Type
 
-/** The `result` of `block/getblockreward`: who proposed (mined) a block and what it earned, in wei. */
+/**
+ * The `result` of `block/getblockreward`: who proposed (mined) a block and what it earned, in wei.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const BlockReward = Schema.Struct({
   blockNumber: DecimalInt,
   /** Unix seconds. */
@@ -49,5 +82,10 @@ export const BlockReward = Schema.Struct({
   /** Wei. */
   uncleInclusionReward: DecimalBigInt
 }).annotations({ identifier: "BlockReward" })
-/** @see BlockReward */
+/**
+ * The type of the values of the `BlockReward` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type BlockReward = typeof BlockReward.Type

@@ -69,6 +69,9 @@ const isSafeNatural = (n: unknown): n is number => Number.isSafeInteger(n) && (n
  * A non-negative integer written as a canonical decimal string (`"0"`, `"21000"`), decoded to a `number`.
  * For block numbers, timestamps (unix seconds), nonces, indexes, confirmations, decimals. A value past
  * `Number.MAX_SAFE_INTEGER` fails decoding: it is never rounded.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const DecimalInt: Schema.Schema<number, string> = fromCodec(
   Schema.Number,
@@ -90,6 +93,9 @@ export const DecimalInt: Schema.Schema<number, string> = fromCodec(
 /**
  * A non-negative integer of any size written as a canonical decimal string, decoded to a `bigint`.
  * For amounts in wei or raw token units, gas, gas prices, supplies, token ids.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const DecimalBigInt: Schema.Schema<bigint, string> = fromCodec(
   Schema.BigIntFromSelf,
@@ -159,6 +165,9 @@ const shortHex = (s: string): number | typeof INVALID => {
  * A non-negative integer in getLogs hex (`"0x"` is zero, `"0x1a"` is 26), decoded to a `number` (safe
  * integer). Encodes 0 back to `"0x"`. `"0x0"`, upper-case digits and leading zeros are rejected, since they
  * could not be written back unchanged; JSON-RPC answers use {@link HexQuantity} instead.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const HexInt: Schema.Schema<number, string> = fromCodec(
   Schema.Number,
@@ -182,6 +191,9 @@ export const HexInt: Schema.Schema<number, string> = fromCodec(
 /**
  * A non-negative integer of any size in getLogs hex (`"0x"` is zero), decoded to a `bigint`. For getLogs
  * `gasPrice` and `gasUsed` (Gnosis answers `gasPrice` `"0x"`).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const HexBigInt: Schema.Schema<bigint, string> = fromCodec(
   Schema.BigIntFromSelf,
@@ -200,6 +212,9 @@ export const HexBigInt: Schema.Schema<bigint, string> = fromCodec(
 /**
  * A JSON-RPC quantity (`"0x0"` is zero, `"0x1a"` is 26, no leading zeros), decoded to a `number` (safe
  * integer). For `module=proxy` answers (block numbers, indexes).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const HexQuantity: Schema.Schema<number, string> = fromCodec(
   Schema.Number,
@@ -220,6 +235,9 @@ export const HexQuantity: Schema.Schema<number, string> = fromCodec(
 /**
  * A JSON-RPC quantity of any size (`"0x0"` is zero), decoded to a `bigint`. For wei amounts and gas in
  * `module=proxy` answers, e.g. `eth_gasPrice`.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const HexQuantityBigInt: Schema.Schema<bigint, string> = fromCodec(
   Schema.BigIntFromSelf,
@@ -237,7 +255,12 @@ export const HexQuantityBigInt: Schema.Schema<bigint, string> = fromCodec(
 // ---------------------------------------------------------------------------------------------------------
 // Flags, empties, JSON numbers
 
-/** `"1"` ↔ `true`, `"0"` ↔ `false` (e.g. `isError`, `Proxy`); any other text fails. */
+/**
+ * `"1"` ↔ `true`, `"0"` ↔ `false` (e.g. `isError`, `Proxy`); any other text fails.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const BooleanFromDigit: Schema.Schema<boolean, string> = fromCodec(
   Schema.Boolean,
   {
@@ -255,6 +278,9 @@ export const BooleanFromDigit: Schema.Schema<boolean, string> = fromCodec(
  * For typed fields the API sometimes leaves empty: `nonce` and `blockHash` of GENESIS rows,
  * `txreceipt_status` before Byzantium, `to` of contract creations, `contractAddress` of plain calls.
  * Wrapping one of this module's blocks gives a single transformation (as fast as the block itself).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const EmptyAsNull = <A, I extends string>(inner: Schema.Schema<A, I>): Schema.Schema<A | null, string> => {
   const innerType = Schema.typeSchema(inner)
@@ -295,6 +321,9 @@ export const EmptyAsNull = <A, I extends string>(inner: Schema.Schema<A, I>): Sc
  * An integer the API sends as a JSON number (dailytx `transactionCount`, fundedby `block`, nametag
  * `reputation` and `lastupdatedtimestamp`). Also accepts the same value as a decimal string (as the
  * exportaddresstags CSV writes it); decodes to a safe integer `number` and always encodes to the JSON number.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const JsonInt: Schema.Schema<number, number | string> = Schema.transformOrFail(
   Schema.Union(Schema.Number, Schema.String),
@@ -317,6 +346,9 @@ export const JsonInt: Schema.Schema<number, number | string> = Schema.transformO
 /**
  * Any finite number the API sends as a JSON number (or as a plain decimal string), decoded to a `number`
  * and encoded to the JSON number. For JSON-number fields that are not integers.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const JsonNumber: Schema.Schema<number, number | string> = Schema.transformOrFail(
   Schema.Union(Schema.Number, Schema.String),
@@ -365,7 +397,10 @@ const isPrefixedHex = (s: string, digits: number): boolean =>
  * The patterns of the record fields as the hot path of every export tests them: the fixed-length ones as
  * plain loops (about twice as fast here as a counted repetition `{64}` in a regular expression), the
  * open-ended hex data with its regular expression (faster than a loop on long texts). Each gives exactly
- * the verdict of the schema's own regular expression (test/schemas checks the two agree).
+ * the verdict of the schema's own regular expression.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const fieldTests = {
   address: (s: string): boolean => (s.length === 42 ? isPrefixedHex(s, 40) : s === "GENESIS"),
@@ -390,40 +425,74 @@ const patternCodec = (test: (s: string) => boolean, expected: string): StringCod
 /**
  * An address *field* of a record: `0x` + 40 hex digits in any case, or the pseudo-sender `"GENESIS"` of
  * genesis allocations. Kept as the server's string (no checksumming, no lower-casing).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const AddressField = Schema.String.pipe(Schema.pattern(ADDRESS_FIELD)).annotations({
   identifier: "AddressField",
   [CodecId]: patternCodec(fieldTests.address, "an address or \"GENESIS\"")
 })
-/** @see AddressField */
+/**
+ * The type of the values of the `AddressField` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AddressField = typeof AddressField.Type
 
 /**
  * A transaction or block hash *field* of a record: `0x` + 64 hex digits in any case, or the pseudo-hash
  * `"GENESIS_<40 hex>"` of genesis allocations. Kept as the server's string.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const HashField = Schema.String.pipe(Schema.pattern(HASH_FIELD)).annotations({
   identifier: "HashField",
   [CodecId]: patternCodec(fieldTests.hash, "a 32-byte hash or \"GENESIS_<address>\"")
 })
-/** @see HashField */
+/**
+ * The type of the values of the `HashField` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type HashField = typeof HashField.Type
 
-/** Hex bytes of any length (`"0x"` for none), e.g. log `data`. */
+/**
+ * Hex bytes of any length (`"0x"` for none), e.g. log `data`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const HexData = Schema.String.pipe(Schema.pattern(HEX_DATA)).annotations({
   identifier: "HexData",
   [CodecId]: patternCodec(fieldTests.hexData, "hex bytes")
 })
-/** @see HexData */
+/**
+ * The type of the values of the `HexData` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type HexData = typeof HexData.Type
 
 /**
  * A 32-byte hash, `0x` + 64 hex digits (either case): the log topics of records, and the validator of the
  * hashes and topics a caller passes (inputs.ts).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const Hash32 = Schema.String.pipe(Schema.pattern(HASH32)).annotations({
   identifier: "Hash32",
   [CodecId]: patternCodec(fieldTests.hash32, "a 32-byte hash")
 })
-/** @see Hash32 */
+/**
+ * The type of the values of the `Hash32` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Hash32 = typeof Hash32.Type

@@ -14,6 +14,9 @@ import { AddressField, BooleanFromDigit, DecimalInt, EmptyAsNull, HashField } fr
 /**
  * The one row of `contract/getsourcecode`. An unverified contract still answers status `"1"` with this row:
  * `ABI` is then the text `"Contract source code not verified"` and nearly every other field is `""`.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const ContractSource = Schema.Struct({
   /**
@@ -52,11 +55,26 @@ export const ContractSource = Schema.Struct({
   /** Address of a similar verified contract the source was matched from; only in newer answers. */
   SimilarMatch: Schema.optional(Schema.String)
 }).annotations({ identifier: "ContractSource" })
-/** @see ContractSource */
+/**
+ * The type of the values of the `ContractSource` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ContractSource = typeof ContractSource.Type
-/** Wire form of {@link ContractSource}. */
+/**
+ * Wire form of {@link ContractSource}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace ContractSource {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof ContractSource.Encoded
 }
 
@@ -64,15 +82,26 @@ export declare namespace ContractSource {
  * The `result` of `contract/getabi`: the ABI as a JSON text, kept as the string the server sent (parse it
  * with `JSON.parse` or `Schema.parseJson` where needed). An unverified contract is an error answer
  * (status `"0"`), not a value of this schema.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const AbiJson = Schema.String.annotations({ identifier: "AbiJson" })
-/** @see AbiJson */
+/**
+ * The type of the values of the `AbiJson` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AbiJson = typeof AbiJson.Type
 
 /**
  * One row of `contract/getcontractcreation`: who created a contract, in which transaction. Recorded
  * answers have the first three fields; the current docs add the block, its time, the factory (for a
  * contract created by another contract) and the creation bytecode.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const ContractCreation = Schema.Struct({
   contractAddress: AddressField,
@@ -86,16 +115,31 @@ export const ContractCreation = Schema.Struct({
   contractFactory: Schema.optional(Schema.String),
   creationBytecode: Schema.optional(Schema.String)
 }).annotations({ identifier: "ContractCreation" })
-/** @see ContractCreation */
+/**
+ * The type of the values of the `ContractCreation` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ContractCreation = typeof ContractCreation.Type
 
-/** A verification still waiting for its turn: `"Pending in queue"` (the service answers it with status `"0"`). */
+/**
+ * A verification still waiting for its turn: `"Pending in queue"` (the service answers it with status `"0"`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const VerificationPending = Schema.TaggedStruct("Pending", {
   /** The server's text, as sent. */
   result: Schema.String
 }).annotations({ identifier: "VerificationPending" })
 
-/** The submitted source matched: `"Pass - Verified"` (status `"1"`). */
+/**
+ * The submitted source matched: `"Pass - Verified"` (status `"1"`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const VerificationPassed = Schema.TaggedStruct("Verified", {
   /** The server's text, as sent. */
   result: Schema.String
@@ -104,6 +148,9 @@ export const VerificationPassed = Schema.TaggedStruct("Verified", {
 /**
  * The submitted source did not match, e.g. `"Fail - Unable to verify. Compiled contract deployment bytecode
  * does NOT match the transaction deployment bytecode."` (status `"0"`).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const VerificationFailed = Schema.TaggedStruct("Failed", {
   /** Why, as the server says it after `"Fail - "` (`"Unable to verify. …"`). */
@@ -115,13 +162,21 @@ export const VerificationFailed = Schema.TaggedStruct("Failed", {
 /**
  * The contract was verified already (by an earlier submission, or matched from a similar contract):
  * `"Already Verified"` or `"Contract source code already verified"`.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const VerificationAlreadyDone = Schema.TaggedStruct("AlreadyVerified", {
   /** The server's text, as sent. */
   result: Schema.String
 }).annotations({ identifier: "VerificationAlreadyDone" })
 
-/** What a verification's status is, one case per answer of `contract/checkverifystatus`. */
+/**
+ * What a verification's status is, one case per answer of `contract/checkverifystatus`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const VerificationState = Schema.Union(VerificationPending, VerificationPassed, VerificationFailed, VerificationAlreadyDone)
 
 const PENDING = /^pending in queue/i
@@ -141,6 +196,9 @@ const FAILED = /^fail - /i
  * const status = yield* client.checkverifystatus({ guid })
  * if (status._tag === "Pending") yield* Effect.sleep("5 seconds")
  * if (status._tag === "Failed") console.error(status.reason)
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const VerifyStatus: Schema.Schema<VerificationState, string> = Schema.transformOrFail(Schema.String, VerificationState, {
   strict: true,
@@ -154,12 +212,27 @@ export const VerifyStatus: Schema.Schema<VerificationState, string> = Schema.tra
   },
   encode: (state) => ParseResult.succeed(state.result)
 }).annotations({ identifier: "VerifyStatus" })
-/** @see VerificationState */
+/**
+ * The type of the values of the `VerificationState` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type VerificationState = typeof VerificationState.Type
-/** @see VerifyStatus */
+/**
+ * The type of the values of the `VerifyStatus` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type VerifyStatus = VerificationState
 
-/** Whether a text is one of the verification statuses (what the classifier keeps as a result on status "0"). */
+/**
+ * Whether a text is one of the verification statuses (what the classifier keeps as a result on status "0").
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isVerifyStatusText = (text: string): boolean => {
   const t = text.trim()
   return PENDING.test(t) || PASSED.test(t) || ALREADY.test(t) || FAILED.test(t)

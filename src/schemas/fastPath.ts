@@ -215,7 +215,12 @@ const runFields = (
 /** Sentinel of the fast path: "not sure, let the schema do it". */
 const FALLBACK: unique symbol = Symbol.for("explorer-etl/schemas/Fallback")
 
-/** Options of {@link recordsFastPath} and {@link decodeRecords}. */
+/**
+ * Options of {@link recordsFastPath} and {@link decodeRecords}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface FastPathOptions {
   /**
    * Keys of an input record the struct does not declare: dropped (`"ignore"`, the default) or kept
@@ -230,6 +235,9 @@ export interface FastPathOptions {
  * the decoded (or encoded) list, or `undefined` whenever they leave the work to the schema (unusual input,
  * invalid values, fields of kinds they do not know). What they return equals what the schema gives
  * (decoding with the same `onExcessProperty`; encoding drops undeclared keys, as the schema does).
+ *
+ * @since 0.1.0
+ * @category decoding
  */
 export const recordsFastPath = <Fields extends Schema.Struct.Fields>(row: Schema.Struct<Fields>, options: FastPathOptions = {}): {
   readonly decode: (input: unknown) => ReadonlyArray<Schema.Struct<Fields>["Type"]> | undefined
@@ -256,6 +264,9 @@ export const recordsFastPath = <Fields extends Schema.Struct.Fields>(row: Schema
  * The fields of a struct whose encoded value only ever holds text made of `[0-9A-Za-z_]` — numbers written
  * in decimal or hex, addresses, hashes, flags, and lists of them —, so that a file can write them without
  * CSV quoting, formula guard or JSON escaping. Empty when the struct is not one the fast path knows.
+ *
+ * @since 0.1.0
+ * @category decoding
  */
 export const plainTextFields = <Fields extends Schema.Struct.Fields>(row: Schema.Struct<Fields>): ReadonlySet<string> => {
   const fields = compileFields(row.fields, false)
@@ -272,6 +283,9 @@ export const plainTextFields = <Fields extends Schema.Struct.Fields>(row: Schema
  * @example
  * const decodeTransactions = decodeRecords(NormalTransaction)
  * const rows = yield* decodeTransactions(envelope.result)   // ReadonlyArray<NormalTransaction>
+ *
+ * @since 0.1.0
+ * @category decoding
  */
 export const decodeRecords = <Fields extends Schema.Struct.Fields>(row: Schema.Struct<Fields>, options: FastPathOptions = {}) => {
   const fast = recordsFastPath(row, options)
@@ -287,6 +301,9 @@ export const decodeRecords = <Fields extends Schema.Struct.Fields>(row: Schema.S
 /**
  * The encoder of a list of records back to the server's JSON form: the same as
  * `Schema.encode(Schema.Array(row))`, with the fast path of {@link decodeRecords}.
+ *
+ * @since 0.1.0
+ * @category decoding
  */
 export const encodeRecords = <Fields extends Schema.Struct.Fields>(row: Schema.Struct<Fields>) => {
   const fast = recordsFastPath(row)
@@ -363,6 +380,9 @@ const transcodeField = (wire: FastField, file: FastField): (u: unknown) => unkno
  * @example
  * const toFileRows = transcodeRecords(Log, LogFileRow)
  * toFileRows?.(JSON.parse(body).result) // [{ address, topics, data, blockNumber: "12878196", … }] or undefined
+ *
+ * @since 0.1.0
+ * @category decoding
  */
 export const transcodeRecords = <WireFields extends Schema.Struct.Fields, FileFields extends Schema.Struct.Fields>(
   wire: Schema.Struct<WireFields>,

@@ -13,6 +13,9 @@ import { DecimalInt } from "./common.js"
  * The `result` of `gastracker/gasoracle`. Prices are gwei as decimal strings ("119.9", "0.496839934"),
  * kept as sent so that nothing is rounded. `suggestBaseFee` and `gasUsedRatio` (five comma-separated
  * ratios) are absent from pre-London answers; `UsdPrice` appears on some chains (Polygon).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const GasOracle = Schema.Struct({
   LastBlock: DecimalInt,
@@ -23,10 +26,25 @@ export const GasOracle = Schema.Struct({
   gasUsedRatio: Schema.optional(Schema.String),
   UsdPrice: Schema.optional(Schema.String)
 }).annotations({ identifier: "GasOracle" })
-/** @see GasOracle */
+/**
+ * The type of the values of the `GasOracle` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GasOracle = typeof GasOracle.Type
 
-/** The `result` of `gastracker/gasestimate`: estimated seconds to confirmation, a decimal string. */
+/**
+ * The `result` of `gastracker/gasestimate`: estimated seconds to confirmation, a decimal string.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ConfirmationSeconds = DecimalInt.annotations({ identifier: "ConfirmationSeconds" })
-/** @see ConfirmationSeconds */
+/**
+ * The type of the values of the `ConfirmationSeconds` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ConfirmationSeconds = typeof ConfirmationSeconds.Type

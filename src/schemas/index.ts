@@ -5,8 +5,13 @@
  *
  * @example
  * import { Schema } from "effect"
- * import { Erc20Transfer } from "explorer-etl"
- * Schema.decodeUnknown(Schema.Array(Erc20Transfer))(envelope.result)
+ * import { Schemas } from "explorer-etl"
+ *
+ * const transfers = Schema.decodeUnknown(Schema.Array(Schemas.Erc20Transfer))(envelope.result)
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 export * from "./account.js"
 export * from "./block.js"

@@ -13,6 +13,9 @@ import { AddressField, DecimalBigInt, DecimalInt, Hash32, HashField, HexBigInt, 
  * One row of `logs/getLogs`. Unlike the account lists, every number is hex and zero is the bare `"0x"`
  * (`logIndex`, `transactionIndex`, even `gasPrice` on Gnosis); they decode to numbers / bigints and encode
  * back to the same text.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const Log = Schema.Struct({
   /** The emitting contract. */
@@ -35,11 +38,26 @@ export const Log = Schema.Struct({
   transactionHash: HashField,
   transactionIndex: HexInt
 }).annotations({ identifier: "Log" })
-/** @see Log */
+/**
+ * The type of the values of the `Log` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Log = typeof Log.Type
-/** Wire form of {@link Log}. */
+/**
+ * Wire form of {@link Log}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace Log {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof Log.Encoded
 }
 
@@ -47,6 +65,9 @@ export declare namespace Log {
  * A {@link Log} as explorer-etl writes it to CSV/JSONL files: the same record, with every number in
  * decimal (`"0x"` → `"0"`, `"0xc48174"` → `"12878196"`) so files of logs read like every other file.
  * Decoding a file row gives back the same `Log` value the API answer decoded to.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const LogFileRow = Schema.Struct({
   address: AddressField,
@@ -61,5 +82,10 @@ export const LogFileRow = Schema.Struct({
   transactionHash: HashField,
   transactionIndex: DecimalInt
 }).annotations({ identifier: "LogFileRow" })
-/** @see LogFileRow */
+/**
+ * The type of the values of the `LogFileRow` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type LogFileRow = typeof LogFileRow.Type

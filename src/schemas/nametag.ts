@@ -30,6 +30,9 @@ import { AddressField, JsonInt } from "./common.js"
 /**
  * One row of `nametag/getaddresstag`: the public name tag and labels of an address. `labels`,
  * `labels_slug` and `other_attributes` are JSON arrays; `reputation` and `lastupdatedtimestamp` JSON numbers.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const AddressTag = Schema.Struct({
   address: AddressField,
@@ -54,15 +57,35 @@ export const AddressTag = Schema.Struct({
   /** Last update, unix seconds (a JSON number). */
   lastupdatedtimestamp: JsonInt
 }).annotations({ identifier: "AddressTag" })
-/** @see AddressTag */
+/**
+ * The type of the values of the `AddressTag` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AddressTag = typeof AddressTag.Type
-/** Wire form of {@link AddressTag}. */
+/**
+ * Wire form of {@link AddressTag}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace AddressTag {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof AddressTag.Encoded
 }
 
-/** One row of `nametag/getlabelmasterlist`: a label (category) that addresses can carry. */
+/**
+ * One row of `nametag/getlabelmasterlist`: a label (category) that addresses can carry.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const LabelMaster = Schema.Struct({
   /** Display name (`"Axelar"`). */
   labelname: Schema.String,
@@ -73,18 +96,38 @@ export const LabelMaster = Schema.Struct({
   /** Last update, unix seconds (a JSON number). */
   lastupdatedtimestamp: JsonInt
 }).annotations({ identifier: "LabelMaster" })
-/** @see LabelMaster */
+/**
+ * The type of the values of the `LabelMaster` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type LabelMaster = typeof LabelMaster.Type
-/** Wire form of {@link LabelMaster}. */
+/**
+ * Wire form of {@link LabelMaster}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace LabelMaster {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof LabelMaster.Encoded
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // CSV cells
 
-/** Writes a list into one CSV cell (see the module comment for the rules). */
+/**
+ * Writes a list into one CSV cell (see the module comment for the rules).
+ *
+ * @since 0.1.0
+ * @category csv
+ */
 export const formatListCell = (items: ReadonlyArray<string>): string => {
   if (items.length === 0) return ""
   const plain = !(items[0] ?? "").startsWith("[") && items.every((item) => item !== "" && !item.includes(","))
@@ -100,11 +143,21 @@ const parseJsonStringArray = (cell: string): ReadonlyArray<string> | undefined =
   }
 }
 
-/** Reads a list from one CSV cell: `""` → `[]`, JSON array text → its items, otherwise split on `,`. */
+/**
+ * Reads a list from one CSV cell: `""` → `[]`, JSON array text → its items, otherwise split on `,`.
+ *
+ * @since 0.1.0
+ * @category csv
+ */
 export const parseListCell = (cell: string): ReadonlyArray<string> =>
   cell === "" ? [] : (cell.startsWith("[") ? parseJsonStringArray(cell) : undefined) ?? cell.split(",")
 
-/** A CSV cell holding a list of strings (see the module comment). */
+/**
+ * A CSV cell holding a list of strings (see the module comment).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ListCell: Schema.Schema<ReadonlyArray<string>, string> = Schema.transform(
   Schema.String,
   Schema.Array(Schema.String),
@@ -113,7 +166,12 @@ export const ListCell: Schema.Schema<ReadonlyArray<string>, string> = Schema.tra
 
 const SIGNED_DECIMAL = /^-?(?:0|[1-9][0-9]*)$/
 
-/** A CSV cell holding an integer in decimal (`"2"`, `"1728292621"`), decoded to a safe integer. */
+/**
+ * A CSV cell holding an integer in decimal (`"2"`, `"1728292621"`), decoded to a safe integer.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const IntCell: Schema.Schema<number, string> = Schema.transformOrFail(Schema.String, Schema.Number, {
   strict: true,
   decode: (s, _, ast) => {
@@ -131,6 +189,9 @@ export const IntCell: Schema.Schema<number, string> = Schema.transformOrFail(Sch
 /**
  * One row of the exportaddresstags CSV file: the same record as {@link AddressTag} (same decoded type, same
  * column order), with every cell a string on the encoded side.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const AddressTagCsvRow = Schema.Struct({
   address: AddressField,
@@ -146,15 +207,35 @@ export const AddressTagCsvRow = Schema.Struct({
   other_attributes: ListCell,
   lastupdatedtimestamp: IntCell
 }).annotations({ identifier: "AddressTagCsvRow" })
-/** @see AddressTagCsvRow */
+/**
+ * The type of the values of the `AddressTagCsvRow` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AddressTagCsvRow = typeof AddressTagCsvRow.Type
-/** Wire form of {@link AddressTagCsvRow}: one object of CSV cells keyed by header name. */
+/**
+ * Wire form of {@link AddressTagCsvRow}: one object of CSV cells keyed by header name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace AddressTagCsvRow {
-  /** The row's cells as written in the file. */
+  /**
+   * The row's cells as written in the file.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof AddressTagCsvRow.Encoded
 }
 
-/** One row of the getlabelmasterlist CSV file: a {@link LabelMaster} with every cell a string. */
+/**
+ * One row of the getlabelmasterlist CSV file: a {@link LabelMaster} with every cell a string.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const LabelMasterCsvRow = Schema.Struct({
   labelname: Schema.String,
   labelslug: Schema.String,
@@ -162,11 +243,26 @@ export const LabelMasterCsvRow = Schema.Struct({
   notes: Schema.String,
   lastupdatedtimestamp: IntCell
 }).annotations({ identifier: "LabelMasterCsvRow" })
-/** @see LabelMasterCsvRow */
+/**
+ * The type of the values of the `LabelMasterCsvRow` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type LabelMasterCsvRow = typeof LabelMasterCsvRow.Type
-/** Wire form of {@link LabelMasterCsvRow}. */
+/**
+ * Wire form of {@link LabelMasterCsvRow}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace LabelMasterCsvRow {
-  /** The row's cells as written in the file. */
+  /**
+   * The row's cells as written in the file.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof LabelMasterCsvRow.Encoded
 }
 
@@ -280,23 +376,53 @@ const csvFile = <A, I extends Readonly<Record<string, string>>>(row: Schema.Sche
     encode: (rows) => ParseResult.succeed(joinCsv(columns, rows.map((r) => columns.map((c) => r[c] ?? ""))))
   })
 
-/** The column order of the exportaddresstags file: the header of the docs, the fields of {@link AddressTag}. */
+/**
+ * The column order of the exportaddresstags file: the header of the docs, the fields of {@link AddressTag}.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const addressTagColumns: ReadonlyArray<string> = Object.keys(AddressTagCsvRow.fields)
 
-/** The column order of the getlabelmasterlist file: the fields of {@link LabelMaster}. */
+/**
+ * The column order of the getlabelmasterlist file: the fields of {@link LabelMaster}.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const labelMasterColumns: ReadonlyArray<string> = Object.keys(LabelMasterCsvRow.fields)
 
-/** A whole exportaddresstags CSV file: text ↔ `ReadonlyArray<AddressTag>`. */
+/**
+ * A whole exportaddresstags CSV file: text ↔ `ReadonlyArray<AddressTag>`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AddressTagsCsv = csvFile(AddressTagCsvRow, addressTagColumns).annotations({ identifier: "AddressTagsCsv" })
 
-/** A whole getlabelmasterlist CSV file: text ↔ `ReadonlyArray<LabelMaster>`. */
+/**
+ * A whole getlabelmasterlist CSV file: text ↔ `ReadonlyArray<LabelMaster>`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const LabelMasterCsv = csvFile(LabelMasterCsvRow, labelMasterColumns).annotations({ identifier: "LabelMasterCsv" })
 
-/** Reads an exportaddresstags CSV file (the text behind the download URL) into records. */
+/**
+ * Reads an exportaddresstags CSV file (the text behind the download URL) into records.
+ *
+ * @since 0.1.0
+ * @category csv
+ */
 export const parseAddressTagsCsv = (text: string): Effect.Effect<ReadonlyArray<AddressTag>, ParseResult.ParseError> =>
   Schema.decode(AddressTagsCsv)(text)
 
-/** Reads a getlabelmasterlist CSV file into records. */
+/**
+ * Reads a getlabelmasterlist CSV file into records.
+ *
+ * @since 0.1.0
+ * @category csv
+ */
 export const parseLabelMasterCsv = (text: string): Effect.Effect<ReadonlyArray<LabelMaster>, ParseResult.ParseError> =>
   Schema.decode(LabelMasterCsv)(text)
 
@@ -318,11 +444,19 @@ const addressTagCells = (t: AddressTag): ReadonlyArray<string> => [
 /**
  * Writes records as an exportaddresstags CSV file: header, then one line per record, every cell quoted,
  * `;` between cells, CRLF after each line. Total (never fails); {@link parseAddressTagsCsv} reads it back.
+ *
+ * @since 0.1.0
+ * @category csv
  */
 export const formatAddressTagsCsv = (rows: ReadonlyArray<AddressTag>): string =>
   joinCsv(addressTagColumns, rows.map(addressTagCells))
 
-/** Writes records as a getlabelmasterlist CSV file (same conventions as {@link formatAddressTagsCsv}). */
+/**
+ * Writes records as a getlabelmasterlist CSV file (same conventions as {@link formatAddressTagsCsv}).
+ *
+ * @since 0.1.0
+ * @category csv
+ */
 export const formatLabelMasterCsv = (rows: ReadonlyArray<LabelMaster>): string =>
   joinCsv(
     labelMasterColumns,

@@ -13,13 +13,26 @@ import { Hash32, HexData, HexQuantity, HexQuantityBigInt } from "./common.js"
 import { JsonRpcId } from "./envelope.js"
 import { Address } from "./inputs.js"
 
-/** The `result` of `proxy/eth_gasPrice`: wei per gas as a JSON-RPC hex quantity, decoded to a `bigint`. */
+/**
+ * The `result` of `proxy/eth_gasPrice`: wei per gas as a JSON-RPC hex quantity, decoded to a `bigint`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GasPrice = HexQuantityBigInt.annotations({ identifier: "GasPrice" })
-/** @see GasPrice */
+/**
+ * The type of the values of the `GasPrice` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GasPrice = typeof GasPrice.Type
 
 /**
  * A successful JSON-RPC body whose `result` is decoded with `result` (a typed {@link JsonRpcSuccess}).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const JsonRpcResult = <A, I, R>(result: Schema.Schema<A, I, R>) =>
   Schema.Struct({
@@ -28,14 +41,34 @@ export const JsonRpcResult = <A, I, R>(result: Schema.Schema<A, I, R>) =>
     result
   })
 
-/** The whole successful body of `proxy/eth_gasPrice`, `result` decoded with {@link GasPrice}. */
+/**
+ * The whole successful body of `proxy/eth_gasPrice`, `result` decoded with {@link GasPrice}.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GasPriceResponse = JsonRpcResult(GasPrice).annotations({ identifier: "GasPriceResponse" })
-/** @see GasPriceResponse */
+/**
+ * The type of the values of the `GasPriceResponse` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GasPriceResponse = typeof GasPriceResponse.Type
 
-/** The `result` of `proxy/eth_blockNumber`: the latest block number. */
+/**
+ * The `result` of `proxy/eth_blockNumber`: the latest block number.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const BlockNumberHex = HexQuantity.annotations({ identifier: "BlockNumberHex" })
-/** @see BlockNumberHex */
+/**
+ * The type of the values of the `BlockNumberHex` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type BlockNumberHex = typeof BlockNumberHex.Type
 
 /** An address of a JSON-RPC object (`0x` + 40 hex digits, kept as the node wrote it). */
@@ -46,6 +79,9 @@ const RpcAddress = Address
  * full blocks): quantities decoded to numbers (block, index, nonce, type) or bigints (wei, gas, signature).
  * Fields of newer transaction types and of other chains (`blockTimestamp`, `yParity`, L2 fields) are
  * kept as the node wrote them.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const RpcTransaction = Schema.Struct({
   /** `null` while pending. */
@@ -78,10 +114,20 @@ export const RpcTransaction = Schema.Struct({
   s: Schema.optional(HexQuantityBigInt),
   yParity: Schema.optional(HexQuantity)
 }).annotations({ identifier: "RpcTransaction" })
-/** @see RpcTransaction */
+/**
+ * The type of the values of the `RpcTransaction` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RpcTransaction = typeof RpcTransaction.Type
 
-/** One withdrawal of a block (`eth_getBlockByNumber`, from Shanghai on). */
+/**
+ * One withdrawal of a block (`eth_getBlockByNumber`, from Shanghai on).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const RpcWithdrawal = Schema.Struct({
   index: HexQuantity,
   validatorIndex: HexQuantity,
@@ -89,13 +135,21 @@ export const RpcWithdrawal = Schema.Struct({
   /** Gwei. */
   amount: HexQuantityBigInt
 }).annotations({ identifier: "RpcWithdrawal" })
-/** @see RpcWithdrawal */
+/**
+ * The type of the values of the `RpcWithdrawal` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RpcWithdrawal = typeof RpcWithdrawal.Type
 
 /**
  * A block as JSON-RPC writes it (`eth_getBlockByNumber`; an uncle of `eth_getUncleByBlockNumberAndIndex`
  * has no `transactions`). `transactions` holds hashes, or whole {@link RpcTransaction}s when asked with
  * `boolean: true`. Fields of other forks and chains (`withdrawals`, `l1BlockNumber`…) are kept as written.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const RpcBlock = Schema.Struct({
   /** Absent before London. */
@@ -133,10 +187,20 @@ export const RpcBlock = Schema.Struct({
   withdrawals: Schema.optional(Schema.Array(RpcWithdrawal)),
   withdrawalsRoot: Schema.optional(Hash32)
 }).annotations({ identifier: "RpcBlock" })
-/** @see RpcBlock */
+/**
+ * The type of the values of the `RpcBlock` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RpcBlock = typeof RpcBlock.Type
 
-/** A log of a receipt (`eth_getTransactionReceipt`). */
+/**
+ * A log of a receipt (`eth_getTransactionReceipt`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const RpcLog = Schema.Struct({
   address: RpcAddress,
   topics: Schema.Array(Hash32),
@@ -149,10 +213,20 @@ export const RpcLog = Schema.Struct({
   logIndex: HexQuantity,
   removed: Schema.Boolean
 }).annotations({ identifier: "RpcLog" })
-/** @see RpcLog */
+/**
+ * The type of the values of the `RpcLog` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RpcLog = typeof RpcLog.Type
 
-/** A transaction receipt (`eth_getTransactionReceipt`). */
+/**
+ * A transaction receipt (`eth_getTransactionReceipt`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const RpcReceipt = Schema.Struct({
   blockHash: Hash32,
   blockNumber: HexQuantity,
@@ -173,20 +247,55 @@ export const RpcReceipt = Schema.Struct({
   transactionIndex: HexQuantity,
   type: Schema.optional(HexQuantity)
 }).annotations({ identifier: "RpcReceipt" })
-/** @see RpcReceipt */
+/**
+ * The type of the values of the `RpcReceipt` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RpcReceipt = typeof RpcReceipt.Type
 
-/** A count of JSON-RPC (`eth_getTransactionCount`, `eth_getBlockTransactionCountByNumber`). */
+/**
+ * A count of JSON-RPC (`eth_getTransactionCount`, `eth_getBlockTransactionCountByNumber`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const RpcCount = HexQuantity.annotations({ identifier: "RpcCount" })
-/** @see RpcCount */
+/**
+ * The type of the values of the `RpcCount` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RpcCount = typeof RpcCount.Type
 
-/** Bytes of JSON-RPC (`eth_call` return data, `eth_getCode`, `eth_getStorageAt`), kept as hex. */
+/**
+ * Bytes of JSON-RPC (`eth_call` return data, `eth_getCode`, `eth_getStorageAt`), kept as hex.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const RpcData = HexData.annotations({ identifier: "RpcData" })
-/** @see RpcData */
+/**
+ * The type of the values of the `RpcData` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RpcData = typeof RpcData.Type
 
-/** Gas of JSON-RPC (`eth_estimateGas`), decoded to a `bigint`. */
+/**
+ * Gas of JSON-RPC (`eth_estimateGas`), decoded to a `bigint`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const RpcGas = HexQuantityBigInt.annotations({ identifier: "RpcGas" })
-/** @see RpcGas */
+/**
+ * The type of the values of the `RpcGas` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RpcGas = typeof RpcGas.Type

@@ -12,6 +12,9 @@ import { AddressField, DecimalBigInt, DecimalInt } from "./common.js"
 /**
  * The one row of `token/tokeninfo`. All values are strings on the wire; social links are `""` when unset.
  * Note `symbol`/`divisor` here against `tokenSymbol`/`tokenDecimal` in transfer lists.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const TokenInfo = Schema.Struct({
   contractAddress: AddressField,
@@ -45,15 +48,35 @@ export const TokenInfo = Schema.Struct({
   /** Logo URL; in the current docs, absent in 2020 answers. */
   image: Schema.optional(Schema.String)
 }).annotations({ identifier: "TokenInfo" })
-/** @see TokenInfo */
+/**
+ * The type of the values of the `TokenInfo` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TokenInfo = typeof TokenInfo.Type
-/** Wire form of {@link TokenInfo}. */
+/**
+ * Wire form of {@link TokenInfo}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace TokenInfo {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof TokenInfo.Encoded
 }
 
-/** One row of `token/topholders` (the largest holders, up to 1,000). */
+/**
+ * One row of `token/topholders` (the largest holders, up to 1,000).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TopHolder = Schema.Struct({
   TokenHolderAddress: AddressField,
   /**
@@ -64,24 +87,59 @@ export const TopHolder = Schema.Struct({
   /** `"C"` contract, `"E"` externally owned account (only `"C"` is attested), kept as sent. */
   TokenHolderAddressType: Schema.String
 }).annotations({ identifier: "TopHolder" })
-/** @see TopHolder */
+/**
+ * The type of the values of the `TopHolder` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TopHolder = typeof TopHolder.Type
-/** Wire form of {@link TopHolder}. */
+/**
+ * Wire form of {@link TopHolder}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace TopHolder {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof TopHolder.Encoded
 }
 
-/** One row of `token/tokenholderlist` (paged list of every holder). */
+/**
+ * One row of `token/tokenholderlist` (paged list of every holder).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TokenHolder = Schema.Struct({
   TokenHolderAddress: AddressField,
   /** Raw token units. */
   TokenHolderQuantity: DecimalBigInt
 }).annotations({ identifier: "TokenHolder" })
-/** @see TokenHolder */
+/**
+ * The type of the values of the `TokenHolder` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TokenHolder = typeof TokenHolder.Type
-/** Wire form of {@link TokenHolder}. */
+/**
+ * Wire form of {@link TokenHolder}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace TokenHolder {
-  /** The record exactly as the server sends it. */
+  /**
+   * The record exactly as the server sends it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Encoded = typeof TokenHolder.Encoded
 }

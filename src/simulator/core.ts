@@ -34,13 +34,28 @@ import { isServed } from "./profiles.js"
 import * as Rules from "./rules.js"
 import * as Texts from "./texts.js"
 
-/** A JSON value as the server writes it. */
+/**
+ * A JSON value as the server writes it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Json = string | number | boolean | null | ReadonlyArray<Json> | { readonly [key: string]: Json }
 
-/** One record of an answer's `result`, as a plain object exactly as the server sends it. */
+/**
+ * One record of an answer's `result`, as a plain object exactly as the server sends it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type WireRecord = { readonly [key: string]: Json }
 
-/** The documented demo keys, one per plan (made up; 34 characters of [A-Z0-9] like real keys). */
+/**
+ * The documented demo keys, one per plan (made up; 34 characters of [A-Z0-9] like real keys).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const demoKeys: Readonly<Record<Rules.PlanName, string>> = {
   free: "SIMFREE000000000000000000000000000",
   lite: "SIMLITE000000000000000000000000000",
@@ -50,11 +65,21 @@ export const demoKeys: Readonly<Record<Rules.PlanName, string>> = {
   proplus: "SIMPROPLUS000000000000000000000000"
 }
 
-/** The statistics key of an API key: a short hash, never the key itself ("(none)" when missing). */
+/**
+ * The statistics key of an API key: a short hash, never the key itself ("(none)" when missing).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const keyFingerprint = (key: string | undefined): string =>
   key === undefined || key === "" ? "(none)" : "key#" + hex8(hash2(hashString(key), key.length))
 
-/** What the simulator counted since it started (or since `resetStats`). */
+/**
+ * What the simulator counted since it started (or since `resetStats`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SimulatorStats {
   /** Every request to /v2/api (including faulted and refused ones). */
   readonly requests: number
@@ -94,7 +119,12 @@ export type HttpAnswer =
   }
   | { readonly _tag: "reset" }
 
-/** A query for the oracle: the same parameters a request would carry (apikey, page and offset ignored). */
+/**
+ * A query for the oracle: the same parameters a request would carry (apikey, page and offset ignored).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface OracleQuery {
   readonly chainId: number
   readonly module: string

@@ -52,13 +52,23 @@ import {
 
 // ---- public description ---------------------------------------------------------------------------
 
-/** A named entity of the data set. */
+/**
+ * A named entity of the data set.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface EntityRef {
   readonly name: string
   readonly address: string
 }
 
-/** A token contract of the data set. */
+/**
+ * A token contract of the data set.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TokenRef extends EntityRef {
   readonly tokenName: string
   readonly symbol: string
@@ -66,13 +76,23 @@ export interface TokenRef extends EntityRef {
   readonly standard: "erc20" | "erc721" | "erc1155"
 }
 
-/** A block holding more rows of one entity than a page (or a free window) holds. */
+/**
+ * A block holding more rows of one entity than a page (or a free window) holds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface DenseBlockRef {
   readonly block: number
   readonly rows: number
 }
 
-/** A name tag of the data set (nametag/getaddresstag, exportaddresstags). */
+/**
+ * A name tag of the data set (nametag/getaddresstag, exportaddresstags).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface LabelRef {
   readonly address: string
   readonly nametag: string
@@ -85,7 +105,12 @@ export interface LabelRef {
   readonly lastupdatedtimestamp: number
 }
 
-/** The well-known entities and shape of one chain's data set. */
+/**
+ * The well-known entities and shape of one chain's data set.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ChainDataset {
   readonly chainId: number
   readonly name: string
@@ -157,7 +182,12 @@ export interface ChainDataset {
   readonly shapes: ReadonlyArray<ShapeRef>
 }
 
-/** The whole data set's description. */
+/**
+ * The whole data set's description.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface DatasetDescription {
   readonly seed: number
   /** Chains with a populated data set; every other served chain answers empty lists. */
@@ -168,11 +198,26 @@ export interface DatasetDescription {
 
 // ---- defaults ---------------------------------------------------------------------------------------
 
-/** Default size of each busy wallet's txlist. */
+/**
+ * Default size of each busy wallet's txlist.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_BUSY_WALLET_TRANSACTIONS = 5_000
-/** Default number of logs of each heavy contract. */
+/**
+ * Default number of logs of each heavy contract.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_HEAVY_CONTRACT_LOGS = 20_000
-/** Rows of the dense blocks (busy wallet txs, heavy contract logs). */
+/**
+ * Rows of the dense blocks (busy wallet txs, heavy contract logs).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DENSE_ROWS = 1_500
 
 const LABEL_TIME = 1_721_899_658

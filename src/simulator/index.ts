@@ -1,7 +1,7 @@
 /**
- * explorer-etl's own explorer: an HTTP server that answers `/v2/api` as the real service does (facts
- * Part B, our decisions of Part A where the facts are silent) over a deterministic multichain data
- * set, with API keys and plans, rate limits, daily caps, fault injection, statistics and an oracle.
+ * explorer-etl's own explorer: an HTTP server that answers `/v2/api` as the real service does, over a
+ * deterministic multichain data set, with API keys and plans, rate limits, daily caps, fault injection,
+ * statistics and an oracle.
  * Exported as `explorer-etl/simulator`; started by `explorer-etl simulator`.
  *
  * @example
@@ -16,6 +16,9 @@
  *   const body = yield* Effect.promise(() => fetch(url).then((r) => r.json()))
  *   const expected = yield* sim.oracle({ chainId: 1, module: "account", action: "tokentx", params: { contractaddress: susd } })
  * }).pipe(Effect.provide(Simulator.layer({ seed: 7 })))
+ *
+ * @module explorer-etl/simulator
+ * @since 0.1.0
  */
 import type { ServeError } from "@effect/platform/HttpServerError"
 import * as Context from "effect/Context"
@@ -44,18 +47,57 @@ export { banner, make, serve } from "./server.js"
 export { APPROVAL_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC } from "./world.js"
 export { SWAP_TOPIC } from "./synthetic.js"
 
-/** The running simulator: base URL, demo keys, data set description, stats, faults, oracle. */
+/**
+ * The running simulator: base URL, demo keys, data set description, stats, faults, oracle.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class Simulator extends Context.Tag("explorer-etl/Simulator")<Simulator, Simulator.Service>() {}
 
-/** Types of the `Simulator` service. */
+/**
+ * Types of the `Simulator` service.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export declare namespace Simulator {
-  /** See `SimulatorService`. */
+  /**
+   * See `SimulatorService`.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   export type Service = Server.SimulatorService
 }
 
 /**
  * A scoped layer that starts the simulator (127.0.0.1 and a random free port unless `host`/`port`
  * are given) and stops it when the scope closes.
+ *
+ * @example
+ * import { ExplorerClient, Streams } from "explorer-etl"
+ * import * as Simulator from "explorer-etl/simulator"
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Layer, Redacted, Stream } from "effect"
+ *
+ * // The client, pointed at the simulator with one of its demo keys.
+ * const ClientOnSimulator = Layer.unwrapEffect(Effect.map(Simulator.Simulator, (sim) =>
+ *   ExplorerClient.layer({ baseUrl: sim.baseUrl, apiKey: Redacted.make(sim.demoKeys.standard), plan: "standard" })
+ * ))
+ * const program = Effect.gen(function*() {
+ *   const sim = yield* Simulator.Simulator
+ *   const token = sim.dataset.chain(1).erc20[0]?.address ?? ""
+ *   return yield* Stream.runCount(Streams.erc20Transfers({ chainId: 1, contractAddress: token }))
+ * })
+ * program.pipe(
+ *   Effect.provide(ClientOnSimulator),
+ *   Effect.provide(Simulator.layer({ seed: 7 })),
+ *   Effect.provide(NodeHttpClient.layerUndici)
+ * )
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = (options: SimulatorOptions = {}): Layer.Layer<Simulator, ServeError> =>
   Layer.scoped(Simulator, Server.make(options))

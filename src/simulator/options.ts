@@ -6,7 +6,12 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { PlanName } from "./rules.js"
 
-/** The row kinds a scenario can add (see `DatasetOptions.scenarios`). */
+/**
+ * The row kinds a scenario can add (see `DatasetOptions.scenarios`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ScenarioKind =
   | "logs"
   | "mixedLogs"
@@ -26,6 +31,9 @@ export type ScenarioKind =
  * the holder and balance kinds (not block-ordered) only the total count matters. `logs` are ERC-20-shaped
  * Transfer logs; `mixedLogs` the same with about one log in five an ERC-721-shaped Transfer (3 indexed
  * topics, no data) and about one in thirteen a `Paused(address)`, logs an ERC-20 ABI cannot decode.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface Scenario {
   readonly chainId: number
@@ -34,7 +42,12 @@ export interface Scenario {
   readonly rowsPerBlock: ReadonlyArray<readonly [block: number, count: number]>
 }
 
-/** Shape and scale of the generated data set. */
+/**
+ * Shape and scale of the generated data set.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface DatasetOptions {
   /** Chains with a populated data set (default 1, 137, 8453, 999, 11155111); other served chains are empty. */
   readonly chains?: ReadonlyArray<number>
@@ -46,7 +59,12 @@ export interface DatasetOptions {
   readonly scenarios?: ReadonlyArray<Scenario>
 }
 
-/** The kinds of injected fault. */
+/**
+ * The kinds of injected fault.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const faultKinds = [
   "http502",
   "http503",
@@ -60,13 +78,21 @@ export const faultKinds = [
   "freeUnavailable"
 ] as const
 
-/** One kind of injected fault. */
+/**
+ * One kind of injected fault.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FaultKind = typeof faultKinds[number]
 
 /**
  * Fault injection of one server. Each request's fault is decided from a hash of (seed, the query
  * without apikey, how many times that query was seen since the last `setFaults`), so a replay in the
  * same order per query gives the same faults even when requests interleave.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface FaultOptions {
   readonly seed?: number
@@ -80,7 +106,12 @@ export interface FaultOptions {
   readonly rates?: { readonly [K in FaultKind]?: number }
 }
 
-/** Options of `Simulator.layer` and `serve`. */
+/**
+ * Options of `Simulator.layer` and `serve`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SimulatorOptions {
   /** Seed of the data set (default 1). */
   readonly seed?: number
@@ -114,7 +145,12 @@ export interface SimulatorOptions {
   readonly dataset?: DatasetOptions
 }
 
-/** A `--fault` spec that cannot be read; `message` says which part. */
+/**
+ * A `--fault` spec that cannot be read; `message` says which part.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class FaultSpecError extends Schema.TaggedError<FaultSpecError>()("FaultSpecError", {
   spec: Schema.String,
   reason: Schema.String
@@ -145,6 +181,9 @@ const kindByName: Readonly<Record<string, FaultKind>> = Object.fromEntries(
  * @example
  * parseFaultSpec("http503=0.1,reset=0.05,latency=20+10,seed=7")
  * // Right({ seed: 7, latency: { fixedMs: 20, jitterMs: 10 }, rates: { http503: 0.1, reset: 0.05 } })
+ *
+ * @since 0.1.0
+ * @category parsing
  */
 export const parseFaultSpec = (spec: string): Either.Either<FaultOptions, FaultSpecError> => {
   const fail = (reason: string) => Either.left(new FaultSpecError({ spec, reason }))

@@ -4,7 +4,12 @@
  */
 import * as Schema from "effect/Schema"
 
-/** The simulator's oracle cannot list records for this query. */
+/**
+ * The simulator's oracle cannot list records for this query.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class SimulatorOracleError extends Schema.TaggedError<SimulatorOracleError>()("SimulatorOracleError", {
   query: Schema.String,
   reason: Schema.String

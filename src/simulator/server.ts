@@ -26,7 +26,12 @@ import { SimulatorOracleError } from "./oracleError.js"
 import { type PlanName, plans } from "./rules.js"
 import * as Texts from "./texts.js"
 
-/** The running simulator, as the `Simulator` service exposes it. */
+/**
+ * The running simulator, as the `Simulator` service exposes it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SimulatorService {
   /** Base URL, e.g. "http://127.0.0.1:40123" (the API is at `${baseUrl}/v2/api`). */
   readonly baseUrl: string
@@ -153,7 +158,12 @@ const makeRouter = (core: Core, now: () => number) => {
 
 const hostForUrl = (host: string): string => (host.includes(":") ? `[${host}]` : host)
 
-/** Start the simulator in the current scope and return its service. */
+/**
+ * Start the simulator in the current scope and return its service.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: SimulatorOptions = {}): Effect.Effect<SimulatorService, ServeError, Scope.Scope> =>
   Effect.gen(function*() {
     const core = new Core(options)
@@ -182,7 +192,12 @@ export const make = (options: SimulatorOptions = {}): Effect.Effect<SimulatorSer
     return service
   })
 
-/** The lines `serve` prints: base URL and the demo keys (never the extra `keys` of the options). */
+/**
+ * The lines `serve` prints: base URL and the demo keys (never the extra `keys` of the options).
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
 export const banner = (service: SimulatorService): string =>
   [
     `explorer-etl simulator listening on ${service.baseUrl}`,
@@ -191,7 +206,12 @@ export const banner = (service: SimulatorService): string =>
     ...plans.map((p) => `    ${p.padEnd(13)} ${service.demoKeys[p]}`)
   ].join("\n")
 
-/** Start the simulator, print its base URL and demo keys, and run until interrupted. */
+/**
+ * Start the simulator, print its base URL and demo keys, and run until interrupted.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const serve = (options: SimulatorOptions = {}): Effect.Effect<never, ServeError> =>
   Effect.scoped(
     Effect.gen(function*() {

@@ -14,22 +14,57 @@
 import { Prng } from "./hash.js"
 import { planRates, resultWindow, rowsPerRequest } from "./rules.js"
 
-/** The density shapes. */
+/**
+ * The density shapes.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const shapeNames = ["sparse", "dense", "bursty", "hot", "window"] as const
-/** A density shape. */
+/**
+ * A density shape.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ShapeName = (typeof shapeNames)[number]
 
-/** The sizes, as seconds of the plan's budget. */
+/**
+ * The sizes, as seconds of the plan's budget.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const shapeSizes = { "2s": 2, "5s": 5, "30s": 30, "5m": 300 } as const
-/** A size of a shape data set. */
+/**
+ * A size of a shape data set.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ShapeSize = keyof typeof shapeSizes
 
-/** The plans the sizes are measured against. */
+/**
+ * The plans the sizes are measured against.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const shapePlans = ["free", "standard", "professional"] as const
-/** A plan of a shape data set. */
+/**
+ * A plan of a shape data set.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ShapePlan = (typeof shapePlans)[number]
 
-/** What each shape claims, in words (the test checks the numbers). */
+/**
+ * What each shape claims, in words (the test checks the numbers).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const shapeDescriptions: Readonly<Record<ShapeName, string>> = {
   sparse: "uniform sparse: about 1 log per 20 blocks (denser only where the chain is too short), rarely more than 2 in a block",
   dense: "uniform dense: every block of the range holds 5–35 logs (mean 20)",
@@ -39,7 +74,12 @@ export const shapeDescriptions: Readonly<Record<ShapeName, string>> = {
   window: "next to the page window: blocks of 900–1,500 logs (900–999 on free, whose window is 1,000), 1–40 blocks apart"
 }
 
-/** One shape data set: what to query and what it holds. */
+/**
+ * One shape data set: what to query and what it holds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ShapeRef {
   /** `<shape>-<plan>-<size>`, e.g. `bursty-standard-5s`. */
   readonly name: string

@@ -14,7 +14,12 @@ import type { InternalTx, Log, NormalTx, TokenMeta, TokenTransfer } from "./rows
 import { lowerBound, type LogSource, type RowSource } from "./rowIndex.js"
 import { PAUSED_TOPIC, TRANSFER_TOPIC } from "./world.js"
 
-/** Topic0 of Uniswap-V3-style `Swap(address,address,int256,int256,uint160,uint128,int24)`. */
+/**
+ * Topic0 of Uniswap-V3-style `Swap(address,address,int256,int256,uint160,uint128,int24)`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const SWAP_TOPIC = "0xc42079f94a6350d7e6235f29174924f928cc2ac818eb64fed8004e115fbcca67"
 
 /** Where the dense block of a set sits and how many rows it holds. */

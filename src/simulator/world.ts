@@ -10,11 +10,26 @@ import { addressHex, addressTopic, hash2, hash32Hex, hashString, hexWords, Prng,
 import { ACTIVITY_SPAN, type ChainProfile, chainRoot, entityAddress } from "./profiles.js"
 import type { InternalTx, Log, NormalTx, TokenMeta, TokenTransfer } from "./rows.js"
 
-/** Topic0 of ERC-20/721 `Transfer(address,address,uint256)`. */
+/**
+ * Topic0 of ERC-20/721 `Transfer(address,address,uint256)`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
-/** Topic0 of ERC-20 `Approval(address,address,uint256)`. */
+/**
+ * Topic0 of ERC-20 `Approval(address,address,uint256)`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const APPROVAL_TOPIC = "0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925"
-/** Topic0 of ERC-1155 `TransferSingle(address,address,address,uint256,uint256)`. */
+/**
+ * Topic0 of ERC-1155 `TransferSingle(address,address,address,uint256,uint256)`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const TRANSFER_SINGLE_TOPIC = "0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62"
 /** Topic0 of Uniswap-V2-style `PairCreated(address,address,address,uint256)`. */
 export const PAIR_CREATED_TOPIC = "0x0d3648bd0f6ba80134a33ba9275ac585d9d315f0ad8355cddefde31afa28d0e9"

@@ -20,6 +20,10 @@
  *
  * The fingerprint identifies the export (data set, chains, query, format, columns, first block, formula
  * guard), so a checkpoint never continues a different query.
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
@@ -32,15 +36,28 @@ import { fileSystemError, SinkError } from "./SinkError.js"
 import { writeAtomic } from "./Files.js"
 import { State as ParquetState } from "./internal-parquet/state.js"
 
-/** Where an export stands: see the module header. */
+/**
+ * Where an export stands: see the module header.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Phase = Schema.Literal("writing", "publishing", "published")
-/** @see Phase */
+/**
+ * The type of the values of the `Phase` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Phase = typeof Phase.Type
 
 /**
  * A partition of a partitioned export whose rows wait in a spool file beside the temporary file, to be
  * appended to it once every block before `fromBlock` is there: its first `spoolBytes` bytes are durable
  * and hold exactly the `rows` rows of blocks `fromBlock..completeThrough`; it ends at `toBlock`.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const Partition = Schema.Struct({
   fromBlock: Schema.Number,
@@ -52,10 +69,20 @@ export const Partition = Schema.Struct({
   /** Decoded events: how many of those rows the ABI could not decode (absent: none). */
   undecodedRows: Schema.optional(Schema.Number)
 }).annotations({ identifier: "ExportPartition" })
-/** @see Partition */
+/**
+ * The type of the values of the `Partition` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Partition = typeof Partition.Type
 
-/** The content of `<out>.state.json`. */
+/**
+ * The content of `<out>.state.json`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const State = Schema.Struct({
   version: Schema.Literal(1),
   /** `sha256:` of the canonical JSON of the export's identity (see `fingerprint`). */
@@ -101,12 +128,22 @@ export const State = Schema.Struct({
   parquet: Schema.optional(ParquetState),
   updatedAt: Schema.String
 }).annotations({ identifier: "ExportState" })
-/** @see State */
+/**
+ * The type of the values of the `State` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type State = typeof State.Type
 
 const StateJson = Schema.parseJson(State, { space: 2 })
 
-/** What identifies an export: a checkpoint only continues the export with the same fingerprint. */
+/**
+ * What identifies an export: a checkpoint only continues the export with the same fingerprint.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Identity {
   readonly dataset: string
   readonly chainIds: ReadonlyArray<number>
@@ -123,6 +160,9 @@ export interface Identity {
  * A JSON value with object keys sorted, bigints as decimal strings, addresses in lower case and
  * `undefined` members dropped: the same query always hashes the same, whatever the order its keys were
  * written in or the letter case of its addresses (manifests store it so too).
+ *
+ * @since 0.1.0
+ * @category io
  */
 export const canonical = (value: unknown): unknown => {
   const lower = canonicalAs(value, true)
@@ -164,6 +204,9 @@ const legacyFingerprints = new Map<string, string>()
  * `sha256:<hex>` of an export's identity, its addresses in lower case. The fingerprint the same
  * identity had before (addresses as typed) is remembered, so `sameExport` accepts a checkpoint written
  * then with the same letter case.
+ *
+ * @since 0.1.0
+ * @category io
  */
 export const fingerprint = (identity: Identity): string => {
   const current = hashOf({ version: 1, ...identity }, true)
@@ -173,16 +216,29 @@ export const fingerprint = (identity: Identity): string => {
   return current
 }
 
-/** Whether a checkpoint's fingerprint `found` is that of the export `fingerprint` (or its legacy form). */
+/**
+ * Whether a checkpoint's fingerprint `found` is that of the export `fingerprint` (or its legacy form).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const sameExport = (found: string, fingerprint: string): boolean =>
   found === fingerprint || legacyFingerprints.get(fingerprint) === found
 
-/** `<out>.state.json`. */
+/**
+ * `<out>.state.json`.
+ *
+ * @since 0.1.0
+ * @category io
+ */
 export const statePath = (out: string): string => `${out}.state.json`
 
 /**
  * Reads a checkpoint: none when the file does not exist; `{ unreadable }` when it exists but cannot be
  * read as a state (the caller decides whether that matters).
+ *
+ * @since 0.1.0
+ * @category io
  */
 export const read = (
   out: string
@@ -200,7 +256,12 @@ export const read = (
     )
   })
 
-/** Commits a checkpoint atomically (the caller has fsynced the data it counts). */
+/**
+ * Commits a checkpoint atomically (the caller has fsynced the data it counts).
+ *
+ * @since 0.1.0
+ * @category io
+ */
 export const write = (
   out: string,
   state: State

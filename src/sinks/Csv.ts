@@ -7,7 +7,12 @@
 import { type CastingContext, type Options as CsvOptions, stringify } from "csv-stringify/sync"
 import { SinkError } from "./SinkError.js"
 
-/** The CSV record delimiter (LF), used for the header and every row alike. */
+/**
+ * The CSV record delimiter (LF), used for the header and every row alike.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const csvRecordDelimiter = "\n"
 
 const formulaStart = new Set(["=", "+", "-", "@", "\t", "\r"])
@@ -15,6 +20,9 @@ const formulaStart = new Set(["=", "+", "-", "@", "\t", "\r"])
 /**
  * The formula-injection guard on one text cell: `'` before a cell starting with = + - @ tab or CR,
  * every other cell unchanged.
+ *
+ * @since 0.1.0
+ * @category encoding
  */
 export const guardFormula = (cell: string): string =>
   cell.length > 0 && formulaStart.has(cell[0] as string) ? `'${cell}` : cell
@@ -141,12 +149,20 @@ export const csvWriter = (guardFrom: number | undefined) => {
 /** The options of cells written verbatim (the header, {@link csvCell}, {@link csvRecord}). */
 const verbatim = csvOptions(undefined)
 
-/** One CSV record: the cells as csv-stringify quotes them (RFC 4180), joined by commas, ended by LF. */
+/**
+ * One CSV record: the cells as csv-stringify quotes them (RFC 4180), joined by commas, ended by LF.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
 export const csvRecord = (cells: ReadonlyArray<string>): string => stringify([cells], verbatim)
 
 /**
  * One CSV cell as csv-stringify writes it (RFC 4180): quoted when it holds a comma, a double quote, CR
  * or LF, with its quotes doubled; as is otherwise (the empty cell too).
+ *
+ * @since 0.1.0
+ * @category encoding
  */
 export const csvCell = (cell: string): string => csvRecord([cell]).slice(0, -csvRecordDelimiter.length)
 

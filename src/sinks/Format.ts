@@ -35,6 +35,10 @@
  * @example
  * const encoder = yield* Format.encoder(Erc20Transfer, { format: "csv" })
  * const text = encoder.header + (yield* encoder.encode(rows))
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -49,24 +53,52 @@ import { SinkError } from "./SinkError.js"
 /** The CSV text of cells and records, as every CSV of an export writes them. */
 export { csvCell, csvRecord, csvRecordDelimiter, guardFormula } from "./Csv.js"
 
-/** The text formats the encoders of this module write. */
+/**
+ * The text formats the encoders of this module write.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TextFormat = "csv" | "jsonl"
 
-/** The file formats an export can write (Parquet through `Parquet`, from the JSONL encoder's rows). */
+/**
+ * The file formats an export can write (Parquet through `Parquet`, from the JSONL encoder's rows).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FileFormat = TextFormat | "parquet"
 
-/** The name of the chain id column, first when the export spans several chains. */
+/**
+ * The name of the chain id column, first when the export spans several chains.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const chainIdColumn = "chainid"
 
-/** The array field written as `topic0..topic3` in CSV. */
+/**
+ * The array field written as `topic0..topic3` in CSV.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const topicsField = "topics"
 
-/** How many topic columns a `topics` field gets in CSV (an EVM log has at most 4). */
+/**
+ * How many topic columns a `topics` field gets in CSV (an EVM log has at most 4).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const topicColumns = 4
 
 /**
  * The format of a file: the explicit one if given, else from the extension (`.csv`; `.jsonl` or
  * `.ndjson`; `.parquet`, case-insensitive). Any other extension is refused before anything runs.
+ *
+ * @since 0.1.0
+ * @category encoding
  */
 export const formatOf = (out: string, explicit?: FileFormat): Effect.Effect<FileFormat, SinkError> => {
   if (explicit !== undefined) return Effect.succeed(explicit)
@@ -83,7 +115,12 @@ export const formatOf = (out: string, explicit?: FileFormat): Effect.Effect<File
   )
 }
 
-/** One field of a record's encoded side, as the file writes it. */
+/**
+ * One field of a record's encoded side, as the file writes it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Field {
   readonly name: string
   /** Written as `topic0..topic3` in CSV. */
@@ -138,6 +175,9 @@ const propertiesOf = (ast: SchemaAST.AST): Option.Option<ReadonlyArray<SchemaAST
 /**
  * The fields of a record schema's encoded side, in the schema's order: what a file's columns derive from.
  * Fails (`InvalidInput`) when the encoded side is not a struct.
+ *
+ * @since 0.1.0
+ * @category encoding
  */
 export const fieldsOf = <A, I>(schema: Schema.Schema<A, I, never>): Either.Either<ReadonlyArray<Field>, string> => {
   const props = propertiesOf(Schema.encodedSchema(schema).ast)
@@ -152,7 +192,12 @@ export const fieldsOf = <A, I>(schema: Schema.Schema<A, I, never>): Either.Eithe
   return Either.right(fields)
 }
 
-/** What an encoder needs: the format, whether rows carry a chain id, and the CSV formula guard. */
+/**
+ * What an encoder needs: the format, whether rows carry a chain id, and the CSV formula guard.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface EncoderOptions<A> {
   /** `parquet` is refused: Parquet rows are the JSONL encoder's objects, written by `Parquet`. */
   readonly format: FileFormat
@@ -162,7 +207,12 @@ export interface EncoderOptions<A> {
   readonly formulaGuard?: boolean | undefined
 }
 
-/** Turns records into the text of a file: the header (CSV) and rows, chunk by chunk. */
+/**
+ * Turns records into the text of a file: the header (CSV) and rows, chunk by chunk.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RowEncoder<A> {
   readonly format: TextFormat
   /** The file's columns, in order (CSV: after the `topics` expansion; JSONL: the keys). */
@@ -233,6 +283,9 @@ const isPlainList = (value: unknown): value is ReadonlyArray<string> =>
 /**
  * An encoder for a record schema: derives the columns from the schema's encoded side and writes rows
  * as described in this module's header. Fails (`InvalidInput`) when the schema has no struct form.
+ *
+ * @since 0.1.0
+ * @category encoding
  */
 export const encoder = <A, I>(
   schema: Schema.Schema<A, I, never>,
@@ -245,6 +298,9 @@ export const encoder = <A, I>(
  * field the schema declares holds its encoded value, checked by the schema (keys it does not declare
  * are never read). The file is the same as {@link encoder} writes from the decoded rows; the rows are
  * written as they are, without encoding them again.
+ *
+ * @since 0.1.0
+ * @category encoding
  */
 export const encodedEncoder = <A, I>(
   schema: Schema.Schema<A, I, never>,

@@ -11,6 +11,10 @@
  * a runner of a cluster ({@link ClusterRunner}, which also names the runner in its locks) and the
  * cluster says that runner is gone: the runner that continues a killed runner's exports on another
  * machine takes its locks over.
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"
@@ -25,6 +29,9 @@ import { fileSystemError, SinkError } from "./SinkError.js"
 /**
  * Another export (process `pid` on `host`) is writing `path`; or, with `holder`, another process of that
  * kind is using it (`run of wallet-history`: a durable run of that pipeline holds its journal).
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class OutputLockedError extends Schema.TaggedError<OutputLockedError>()("OutputLockedError", {
   /** The output file (or the journal). */
@@ -42,13 +49,21 @@ export class OutputLockedError extends Schema.TaggedError<OutputLockedError>()("
   }
 }
 
-/** The lock file of an output. */
+/**
+ * The lock file of an output.
+ *
+ * @since 0.1.0
+ * @category io
+ */
 export const lockPath = (out: string): string => `${out}.lock`
 
 /**
  * The runner of a cluster this process is, for its locks: they name it (`runner`), and a lock another
  * host's runner left is taken over when `isAlive` says that runner is gone (`durable/Cluster`: its
  * heartbeat in the cluster's database is older than the shard locks' expiry, so its shards have moved).
+ *
+ * @since 0.1.0
+ * @category services
  */
 export class ClusterRunner extends Context.Tag("explorer-etl/Lock/ClusterRunner")<ClusterRunner, {
   /** This runner's address (`host:port`). */
@@ -156,6 +171,9 @@ const holdsHere = (holder: Holder, path: string): boolean => {
  * it; a stale lock (its process is gone, or its cluster runner: {@link ClusterRunner}) is taken over.
  * Released (removed, if still ours) when the scope closes, however it closes. `what` names what
  * takes it when it is not an export writing `out` (`run of <pipeline>`), for the error another gets.
+ *
+ * @since 0.1.0
+ * @category io
  */
 export const acquire = (
   out: string,
@@ -226,7 +244,12 @@ export const acquire = (
     return yield* lockedBy(parseHolder(text) ?? { pid: 0, host: self.host })
   })
 
-/** Who holds the lock of `out`, as this host sees it. */
+/**
+ * Who holds the lock of `out`, as this host sees it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface LockHolder {
   readonly pid: number
   readonly host: string
@@ -237,6 +260,9 @@ export interface LockHolder {
 /**
  * The holder of `out`'s lock, without taking it: none when there is no lock (or no readable one). A lock
  * of another host is taken as alive (it cannot be asked).
+ *
+ * @since 0.1.0
+ * @category io
  */
 export const inspect = (out: string): Effect.Effect<Option.Option<LockHolder>, never, FileSystem.FileSystem> =>
   Effect.gen(function*() {
@@ -249,7 +275,12 @@ export const inspect = (out: string): Effect.Effect<Option.Option<LockHolder>, n
     return Option.some({ pid: holder.pid, host: holder.host, alive })
   })
 
-/** A file at the output that this tool did not write (no manifest describes it): kept unless forced. */
+/**
+ * A file at the output that this tool did not write (no manifest describes it): kept unless forced.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class OutputExistsError extends Schema.TaggedError<OutputExistsError>()("OutputExistsError", {
   /** The output file. */
   path: Schema.String
@@ -264,6 +295,9 @@ export class OutputExistsError extends Schema.TaggedError<OutputExistsError>()("
  * Refuses to replace a file at `out` that this tool did not write: one is replaced only when its
  * manifest (or its checkpoint) beside it names it and gives its length. `force` skips that check; a
  * folder (or anything but a file) at `out` is refused even then (`SinkError`, option `out`).
+ *
+ * @since 0.1.0
+ * @category io
  */
 export const checkOverwrite = (
   out: string,

@@ -11,6 +11,10 @@
  *   "contentHash": "sha256:…", "createdAt": "2025-01-01T00:00:00.000Z",
  *   "tool": { "name": "explorer-etl", "version": "0.1.0" }, "run": { "mode": "fresh", "rowsWritten": 420 } }
  * ```
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
@@ -19,23 +23,53 @@ import * as Schema from "effect/Schema"
 import { writeAtomic } from "./Files.js"
 import { SinkError } from "./SinkError.js"
 
-/** The tool that wrote a file (the package's name and version). */
+/**
+ * The tool that wrote a file (the package's name and version).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const tool = { name: "explorer-etl", version: "0.1.0" } as const
 
-/** Whether the file holds every row of its query (over `blockRange` for block-ordered data sets). */
+/**
+ * Whether the file holds every row of its query (over `blockRange` for block-ordered data sets).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Completeness = Schema.Union(
   Schema.Struct({ status: Schema.Literal("complete") }),
   Schema.Struct({ status: Schema.Literal("truncated"), reason: Schema.String })
 )
-/** @see Completeness */
+/**
+ * The type of the values of the `Completeness` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Completeness = typeof Completeness.Type
 
-/** How the run that wrote the manifest produced the file. */
+/**
+ * How the run that wrote the manifest produced the file.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const RunMode = Schema.Literal("fresh", "resumed", "extended", "unchanged")
-/** @see RunMode */
+/**
+ * The type of the values of the `RunMode` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RunMode = typeof RunMode.Type
 
-/** The content of `<out>.manifest.json`. */
+/**
+ * The content of `<out>.manifest.json`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Manifest = Schema.Struct({
   manifestVersion: Schema.Literal(1),
   /** The output's file name (in the manifest's folder). */
@@ -83,15 +117,30 @@ export const Manifest = Schema.Struct({
   /** The run that wrote this manifest: how it started and the rows it added. */
   run: Schema.Struct({ mode: RunMode, rowsWritten: Schema.Number })
 }).annotations({ identifier: "ExportManifest" })
-/** @see Manifest */
+/**
+ * The type of the values of the `Manifest` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Manifest = typeof Manifest.Type
 
 const ManifestJson = Schema.parseJson(Manifest, { space: 2 })
 
-/** `<out>.manifest.json`. */
+/**
+ * `<out>.manifest.json`.
+ *
+ * @since 0.1.0
+ * @category io
+ */
 export const manifestPath = (out: string): string => `${out}.manifest.json`
 
-/** Writes the manifest of `out` atomically. */
+/**
+ * Writes the manifest of `out` atomically.
+ *
+ * @since 0.1.0
+ * @category io
+ */
 export const write = (
   out: string,
   manifest: Manifest
@@ -103,7 +152,12 @@ export const write = (
     Effect.flatMap((text) => writeAtomic(manifestPath(out), text + "\n"))
   )
 
-/** Reads and decodes a manifest (for tests and tools that check an export). */
+/**
+ * Reads and decodes a manifest (for tests and tools that check an export).
+ *
+ * @since 0.1.0
+ * @category io
+ */
 export const read = (out: string): Effect.Effect<Manifest, SinkError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem

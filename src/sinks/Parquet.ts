@@ -39,6 +39,10 @@
  * for (const page of pages) yield* writer.writeRowGroup(page)        // a row group per page
  * yield* saveCheckpoint({ ...checkpoint, parquet: yield* writer.sync })  // every second or so
  * const { bytes, rows, contentHash } = yield* writer.finish
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
@@ -121,13 +125,21 @@ export {
  * const columns = yield* Parquet.columnsOf(LogFileRow)
  * // [{ name: "address", type: "string" }, { name: "topic0", type: "string", field: "topics", index: 0 }, …,
  * //  { name: "blockNumber", type: "int64" }, { name: "timeStamp", type: "timestamp" }, { name: "gasPrice", type: "decimalString" }, …]
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const columnsOf = <A, I>(
   schema: Schema.Schema<A, I, never>,
   options?: DeriveOptions
 ): Either.Either<ReadonlyArray<Column>, SinkError> => deriveColumns(schema, options)
 
-/** Options of {@link open}. */
+/**
+ * Options of {@link open}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface OpenOptions {
   /** Continue a file from its last committed state (from the export's checkpoint) instead of starting it. */
   readonly resume?: State | undefined
@@ -139,7 +151,12 @@ export interface OpenOptions {
   readonly codec?: Codec | undefined
 }
 
-/** What {@link ParquetWriter.finish} wrote: the complete file's length, rows and sha256. */
+/**
+ * What {@link ParquetWriter.finish} wrote: the complete file's length, rows and sha256.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Finished {
   readonly bytes: number
   readonly rows: number
@@ -156,6 +173,9 @@ export interface Finished {
 /**
  * An open Parquet file being written, used by one fiber at a time. After a failed write it refuses
  * everything (its committed state stays valid for a resume); after `finish`, further writes fail.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface ParquetWriter {
   readonly path: string
@@ -232,6 +252,9 @@ const columnsProblem = (columns: ReadonlyArray<Column>): string | undefined => {
  * with `StateMismatch` when the state does not fit the columns or the file (shorter than the state,
  * not a Parquet start). The file is closed with the scope; a writer dropped unfinished leaves its
  * committed row groups for a resume.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const open = (
   path: string,
@@ -443,6 +466,9 @@ export const open = (
 /**
  * Rows in a row group of an export, at most: a count, with {@link rowGroupBytes}, that depends on the
  * rows alone, so a file's row groups do not depend on paging.
+ *
+ * @since 0.1.0
+ * @category constants
  */
 export const rowGroupRows = 10_000
 
@@ -456,10 +482,18 @@ export const rowGroupRows = 10_000
  * of 10,000-row pages peaked at 155–159 MB (medians of 8 runs of the library's export with the CLI's
  * V8 settings); at 3,000,000 (~3,300 log rows, ~4,600 transactions) 6–9 MB less, at the same rows/s on
  * the CPU path, for files ~2% larger. (10,000 log rows a group took a 1,000,000-row export to 157 MB.)
+ *
+ * @since 0.1.0
+ * @category constants
  */
 export const rowGroupBytes = 3_000_000
 
-/** Rows gathered into row groups before they reach a {@link ParquetWriter}. */
+/**
+ * Rows gathered into row groups before they reach a {@link ParquetWriter}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RowGroups {
   /**
    * Adds rows; a row group is written as soon as it holds `size` rows, or, when the rows' text lengths
@@ -491,6 +525,9 @@ export interface RowGroups {
  * for (const page of pages) yield* groups.add(page)
  * yield* groups.flush
  * const finished = yield* writer.finish
+ *
+ * @since 0.1.0
+ * @category combinators
  */
 export const rowGroups = (writer: ParquetWriter, size: number = rowGroupRows, bytes: number = rowGroupBytes): RowGroups => {
   let gathered: Array<Row> = []
@@ -547,6 +584,9 @@ export const rowGroups = (writer: ParquetWriter, size: number = rowGroupRows, by
  * About the length of a row's JSONL line, without writing it: what a row group of rows given as objects
  * counts against {@link rowGroupBytes} (text: its length and quotes; numbers, flags and nulls: 8; lists:
  * their items), plus each key.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const rowChars = (row: Row): number => {
   let chars = 2
@@ -562,14 +602,24 @@ export const rowChars = (row: Row): number => {
   return chars
 }
 
-/** JSONL lines (as a `Format` jsonl encoder writes them) as the rows a Parquet writer takes. */
+/**
+ * JSONL lines (as a `Format` jsonl encoder writes them) as the rows a Parquet writer takes.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const rowsOfLines = (lines: ReadonlyArray<string>): ReadonlyArray<Row> => {
   const rows: Array<Row> = new Array(lines.length)
   for (let i = 0; i < lines.length; i++) rows[i] = JSON.parse(lines[i] as string) as Row
   return rows
 }
 
-/** Options of {@link sink}: the columns ({@link columnsOf}), the codec ({@link open}), the row group size. */
+/**
+ * Options of {@link sink}: the columns ({@link columnsOf}), the codec ({@link open}), the row group size.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SinkOptions extends DeriveOptions {
   readonly codec?: Codec | undefined
   /** Rows per row group (default {@link rowGroupRows}). */
@@ -590,6 +640,9 @@ export interface SinkOptions extends DeriveOptions {
  * const written = yield* Streams.logs({ address: token, topic0: decoder.topic0 }).pipe(
  *   Events.decodeLogs(decoder),
  *   Stream.run(Sinks.Parquet.sink("out/transfers.parquet", decoder.schema, { floats: true })))
+ *
+ * @since 0.1.0
+ * @category sinks
  */
 export const sink = <A, I>(
   path: string,

@@ -8,6 +8,10 @@
  *     wrote 12,345 rows to out.csv (complete, blocks 100..2,000) in 4.2 s, 17 calls
  *
  * The writer is injectable (`ProgressOutput`) so tests and embedding apps can capture it.
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -15,7 +19,12 @@ import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 import type { RetryNotice } from "../Config.js"
 
-/** Where progress goes: a text writer, and whether it is a terminal (redraw in place) or not. */
+/**
+ * Where progress goes: a text writer, and whether it is a terminal (redraw in place) or not.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ProgressOutput {
   readonly isTTY: boolean
   /** The terminal's width: a TTY line is cut to it, since a wrapped line cannot be redrawn with `\r`. */
@@ -23,7 +32,12 @@ export interface ProgressOutput {
   readonly write: (text: string) => void
 }
 
-/** The process's stderr. */
+/**
+ * The process's stderr.
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
 export const stderr: ProgressOutput = {
   get isTTY() {
     return process.stderr.isTTY === true
@@ -39,10 +53,18 @@ export const stderr: ProgressOutput = {
 /**
  * The process's stderr as plain lines, even on a terminal: for several exports at once (a pipeline's),
  * which cannot each redraw one terminal line.
+ *
+ * @since 0.1.0
+ * @category outputs
  */
 export const plainStderr: ProgressOutput = { isTTY: false, write: (text) => void process.stderr.write(text) }
 
-/** What one progress line shows. */
+/**
+ * What one progress line shows.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Snapshot {
   /** E.g. `logs chain 1`. */
   readonly label: string
@@ -70,16 +92,36 @@ export interface Snapshot {
   readonly partitions?: number | undefined
 }
 
-/** A whole number with thousands separators (`12,345`), the same on every locale. */
+/**
+ * A whole number with thousands separators (`12,345`), the same on every locale.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
 export const count = (n: number): string => Math.round(n).toLocaleString("en-US")
 
-/** A count and its noun: `1 row`, `1,234 rows`. */
+/**
+ * A count and its noun: `1 row`, `1,234 rows`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
 export const plural = (n: number, word: string): string => `${count(n)} ${word}${n === 1 ? "" : "s"}`
 
-/** A count of retries: `1 retry`, `3 retries`. */
+/**
+ * A count of retries: `1 retry`, `3 retries`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
 export const retries = (n: number): string => `${count(n)} ${n === 1 ? "retry" : "retries"}`
 
-/** A duration for people: `850 ms`, `4.2 s`, `3 min 05 s`, `2 h 07 min`. */
+/**
+ * A duration for people: `850 ms`, `4.2 s`, `3 min 05 s`, `2 h 07 min`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
 export const duration = (ms: number): string => {
   if (ms < 1000) return `${Math.round(ms)} ms`
   const s = ms / 1000
@@ -93,10 +135,18 @@ export const duration = (ms: number): string => {
 /**
  * Rates are shown once this much of the export has passed: before, two calls in the first 0.3 s would
  * read as 7.6 calls/s, past any plan's rate.
+ *
+ * @since 0.1.0
+ * @category constants
  */
 export const ratesAfterMs = 3_000
 
-/** The window the display's rates are measured over: the last 10 seconds, not the run's average. */
+/**
+ * The window the display's rates are measured over: the last 10 seconds, not the run's average.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const rateWindowMs = 10_000
 
 /** A rate for people: `4.8`, `12`, `1,250`. */
@@ -107,6 +157,9 @@ const rate = (perSecond: number): string => perSecond < 10 ? perSecond.toFixed(1
  * rate when known), block, and — only when the fraction done is known — percent and ETA:
  *
  *     logs chain 1 · 12,345 rows · 2,469 rows/s · 17 calls · 3.4/5 calls/s · block 19,000,000 · 42.0% · ETA 6.9 s
+ *
+ * @since 0.1.0
+ * @category formatting
  */
 export const line = (s: Snapshot): string => {
   const parts = [s.label, `${count(s.rows)} rows`]
@@ -135,17 +188,32 @@ export const line = (s: Snapshot): string => {
   return parts.join(" · ")
 }
 
-/** A line among the progress (a retry): on a TTY the progress line is erased first; its next redraw brings it back. */
+/**
+ * A line among the progress (a retry): on a TTY the progress line is erased first; its next redraw brings it back.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
 export const notice = (output: ProgressOutput, text: string): void => {
   output.write(output.isTTY ? `\r\x1b[K${text}\n` : `${text}\n`)
 }
 
-/** The line of one retry: `retry 2/6 in 1.0 s: connection refused (account/txlist, TransportError)`. */
+/**
+ * The line of one retry: `retry 2/6 in 1.0 s: connection refused (account/txlist, TransportError)`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
 export const retryLine = (n: RetryNotice): string =>
   `retry ${n.retry}/${n.of} in ${duration(Duration.toMillis(n.delay))}: ${n.error.detail.replace(/\s*\n\s*/g, " ")} ` +
   `(${n.module}/${n.action}, ${n.error._tag})`
 
-/** What the reporter needs. */
+/**
+ * What the reporter needs.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ReporterOptions {
   readonly output?: ProgressOutput | undefined
   readonly quiet?: boolean | undefined
@@ -155,7 +223,12 @@ export interface ReporterOptions {
   readonly every?: Duration.DurationInput | undefined
 }
 
-/** A running progress display. */
+/**
+ * A running progress display.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Reporter {
   /** Stops the display, erases the TTY line, and prints the summary line (unless quiet). */
   readonly finish: (summary: string) => Effect.Effect<void>
@@ -167,6 +240,9 @@ const ttyEvery = Duration.millis(250)
 /**
  * Starts the display in the scope. If the scope closes without `finish` (a failed export), the TTY line
  * is erased so the error prints on a clean line.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const start = (options: ReporterOptions): Effect.Effect<Reporter, never, Scope.Scope> =>
   Effect.gen(function*() {

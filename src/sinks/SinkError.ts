@@ -17,12 +17,25 @@ import * as Schema from "effect/Schema"
  * - `Encode`: a record did not encode with the record schema, or has no CSV form (more than 4 topics);
  * - `StateMismatch`: `resume` found a checkpoint of another query, an unreadable state file, or an output
  *   file changed since the export that wrote it — the runner refuses rather than mix two files.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const SinkErrorReason = Schema.Literal("InvalidInput", "FileSystem", "Encode", "StateMismatch")
-/** @see SinkErrorReason */
+/**
+ * The type of the values of the `SinkErrorReason` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SinkErrorReason = typeof SinkErrorReason.Type
 
-/** A sink failure, with the file it concerns and a readable explanation. */
+/**
+ * A sink failure, with the file it concerns and a readable explanation.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class SinkError extends Schema.TaggedError<SinkError>()("SinkError", {
   reason: SinkErrorReason,
   /** The file (or folder) concerned. */

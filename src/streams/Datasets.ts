@@ -21,14 +21,24 @@ import * as Partitions from "./engine/Partitions.js"
 import * as Progress from "./Progress.js"
 import type { BlockRange, BlockSource, RowSource, StreamOptions } from "./Sources.js"
 
-/** A block range; `toBlock` defaults to `"latest"`, resolved once when the stream starts. */
+/**
+ * A block range; `toBlock` defaults to `"latest"`, resolved once when the stream starts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface BlockRangeQuery {
   readonly chainId?: number | undefined
   readonly fromBlock?: number | undefined
   readonly toBlock?: number | "latest" | undefined
 }
 
-/** Logs by emitting contract and/or topics, with the API's and/or operators between topics. */
+/**
+ * Logs by emitting contract and/or topics, with the API's and/or operators between topics.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface LogsQuery extends BlockRangeQuery {
   readonly address?: string | undefined
   readonly topic0?: string | undefined
@@ -38,23 +48,43 @@ export interface LogsQuery extends BlockRangeQuery {
   readonly topicOperators?: ParamsOf<"getLogs">["topicOperators"]
 }
 
-/** Transactions of one address. */
+/**
+ * Transactions of one address.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface AddressQuery extends BlockRangeQuery {
   readonly address: string
 }
 
-/** Internal transactions of an address, or of every address in a block range (a PRO call). */
+/**
+ * Internal transactions of an address, or of every address in a block range (a PRO call).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface InternalQuery extends BlockRangeQuery {
   readonly address?: string | undefined
 }
 
-/** Token transfers of an address and/or a token contract (at least one of the two). */
+/**
+ * Token transfers of an address and/or a token contract (at least one of the two).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TransfersQuery extends BlockRangeQuery {
   readonly address?: string | undefined
   readonly contractAddress?: string | undefined
 }
 
-/** Daily statistics between two dates (yyyy-MM-dd). */
+/**
+ * Daily statistics between two dates (yyyy-MM-dd).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface DailyQuery {
   readonly chainId?: number | undefined
   readonly startDate: string
@@ -283,6 +313,9 @@ const singleSource = <A, I>(info: RowInfo<A, I>, fetch: Effect.Effect<ReadonlyAr
  *   dataset: "tokenInfo", operation: "tokeninfo", query: { contractAddress: token },
  *   schema: Schemas.TokenInfo, fetch: (client, chainId) => client.tokeninfo({ chainId, contractAddress: token })
  * })
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const oneCall = <A, I>(args: {
   /** The data set's name for the manifest, e.g. "tokenInfo". */
@@ -309,7 +342,12 @@ export const oneCall = <A, I>(args: {
     return singleSource(info, args.fetch(client, chainId))
   })
 
-/** Event logs by address and/or topics, every log exactly once, in block order. */
+/**
+ * Event logs by address and/or topics, every log exactly once, in block order.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
 export const logs = (query: LogsQuery) =>
   Effect.gen(function*() {
     const { chainId: _, ...filters } = query
@@ -325,7 +363,12 @@ export const logs = (query: LogsQuery) =>
     })
   })
 
-/** Normal transactions of an address (txlist). */
+/**
+ * Normal transactions of an address (txlist).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
 export const transactions = (query: AddressQuery) =>
   Effect.gen(function*() {
     const { chainId, client } = yield* prepare("txlist", query.chainId, { address: query.address, ...accountRange(query) })
@@ -339,7 +382,12 @@ export const transactions = (query: AddressQuery) =>
     })
   })
 
-/** Internal transactions of an address, or of a block range when no address is given (PRO). */
+/**
+ * Internal transactions of an address, or of a block range when no address is given (PRO).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
 export const internalTransactions = (query: InternalQuery) =>
   Effect.gen(function*() {
     const address = query.address === undefined ? {} : { address: query.address }
@@ -374,13 +422,28 @@ const transfers = <K extends "tokentx" | "tokennfttx" | "token1155tx", I extends
     })
   })
 
-/** ERC-20 transfers of an address and/or a token (tokentx). */
+/**
+ * ERC-20 transfers of an address and/or a token (tokentx).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
 export const erc20Transfers = transfers("tokentx", "erc20Transfers", Schemas.Erc20Transfer)
 
-/** ERC-721 transfers of an address and/or a collection (tokennfttx). */
+/**
+ * ERC-721 transfers of an address and/or a collection (tokennfttx).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
 export const erc721Transfers = transfers("tokennfttx", "erc721Transfers", Schemas.Erc721Transfer)
 
-/** ERC-1155 transfers of an address and/or a collection (token1155tx). */
+/**
+ * ERC-1155 transfers of an address and/or a collection (token1155tx).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
 export const erc1155Transfers = transfers("token1155tx", "erc1155Transfers", Schemas.Erc1155Transfer)
 
 /** The list operations a data set reads with one request, or page by page. */
@@ -416,19 +479,39 @@ const listSource = <K extends ListName, A, I, Q extends { readonly chainId?: num
       : singleSource(info, method({ chainId, ...params } as ParamsOf<K>))
   })
 
-/** Every holder of a token with its raw quantity (tokenholderlist, PRO), page by page. */
+/**
+ * Every holder of a token with its raw quantity (tokenholderlist, PRO), page by page.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
 export const tokenHolders = (query: { readonly chainId?: number | undefined; readonly contractAddress: string }) =>
   listSource("tokenholderlist", "tokenHolders", Schemas.TokenHolder, query, { contractAddress: query.contractAddress }, "pages")
 
-/** The ERC-20 balances of an address (addresstokenbalance, PRO), page by page. */
+/**
+ * The ERC-20 balances of an address (addresstokenbalance, PRO), page by page.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
 export const tokenBalances = (query: { readonly chainId?: number | undefined; readonly address: string }) =>
   listSource("addresstokenbalance", "tokenBalances", Schemas.TokenBalance, query, { address: query.address }, "pages")
 
-/** The NFT holdings of an address (addresstokennftbalance, PRO), page by page. */
+/**
+ * The NFT holdings of an address (addresstokennftbalance, PRO), page by page.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
 export const nftHoldings = (query: { readonly chainId?: number | undefined; readonly address: string }) =>
   listSource("addresstokennftbalance", "nftHoldings", Schemas.NftBalance, query, { address: query.address }, "pages")
 
-/** The largest holders of a token (topholders, PRO; `limit` ≤ 1,000, default 1,000). */
+/**
+ * The largest holders of a token (topholders, PRO; `limit` ≤ 1,000, default 1,000).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
 export const topHolders = (
   query: { readonly chainId?: number | undefined; readonly contractAddress: string; readonly limit?: number | undefined }
 ) => {
@@ -444,26 +527,49 @@ const dailyParams = (query: DailyQuery) => ({
   ...(query.sort ? { sort: query.sort } : {})
 })
 
-/** Gas used per day (dailygasused, PRO). */
+/**
+ * Gas used per day (dailygasused, PRO).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
 export const dailyGasUsed = (query: DailyQuery) =>
   listSource("dailygasused", "dailyGasUsed", Schemas.DailyGasUsed, query, dailyParams(query), "one request")
 
-/** Transactions per day (dailytx, PRO). */
+/**
+ * Transactions per day (dailytx, PRO).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
 export const dailyTxCount = (query: DailyQuery) =>
   listSource("dailytx", "dailyTxCount", Schemas.DailyTxCount, query, dailyParams(query), "one request")
 
-/** Every name tag of a label (exportaddresstags, Pro Plus): the downloaded file's rows. */
+/**
+ * Every name tag of a label (exportaddresstags, Pro Plus): the downloaded file's rows.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
 export const addressTags = (query: { readonly chainId?: number | undefined; readonly label: string }) =>
   listSource("exportaddresstags", "addressTags", Schemas.AddressTag, query, { label: query.label }, "one request")
 
 /**
  * The blocks an address proposed (getminedblocks), with their rewards, newest first as the server lists
  * them, page by page (the server takes no block range for it).
+ *
+ * @since 0.1.0
+ * @category sources
  */
 export const minedBlocks = (query: { readonly chainId?: number | undefined; readonly address: string }) =>
   listSource("getminedblocks", "minedBlocks", Schemas.MinedBlock, query, { address: query.address }, "pages")
 
-/** Consensus-layer withdrawals to an address (txsBeaconWithdrawal), every one exactly once, in block order. */
+/**
+ * Consensus-layer withdrawals to an address (txsBeaconWithdrawal), every one exactly once, in block order.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
 export const beaconWithdrawals = (query: AddressQuery) =>
   Effect.gen(function*() {
     const { chainId, client } = yield* prepare("txsBeaconWithdrawal", query.chainId, { address: query.address, ...accountRange(query) })
@@ -477,7 +583,12 @@ export const beaconWithdrawals = (query: AddressQuery) =>
     })
   })
 
-/** The daily statistics beside dailytx and dailygasused, and the record of each (issue 16). */
+/**
+ * The daily statistics beside dailytx and dailygasused, and the record of each.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const dailyStatistics = {
   dailyavgblocksize: Schemas.DailyAvgBlockSize,
   dailyavgblocktime: Schemas.DailyAvgBlockTime,
@@ -495,10 +606,20 @@ export const dailyStatistics = {
   ethdailyprice: Schemas.EthDailyPrice
 } as const
 
-/** The name (the API's action) of one of {@link dailyStatistics}. */
+/**
+ * The name (the API's action) of one of {@link dailyStatistics}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DailyStatistic = keyof typeof dailyStatistics
 
-/** One daily statistic between two dates (PRO), named by its action, e.g. `dailyStatistic("ethdailyprice", …)`. */
+/**
+ * One daily statistic between two dates (PRO), named by its action, e.g. `dailyStatistic("ethdailyprice", …)`.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
 export const dailyStatistic = <K extends DailyStatistic>(stat: K, query: DailyQuery) =>
   listSource(
     stat,

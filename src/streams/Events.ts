@@ -28,6 +28,10 @@
  * import { Exports, Sources } from "explorer-etl"
  * const source = yield* Sources.events({ chainId: 1, address: token, abi, event: "Transfer", fromBlock: 19_000_000 })
  * yield* Exports.toFile(source, { out: "out/transfers.csv", resume: true })
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
@@ -47,10 +51,20 @@ import { logs, type LogsQuery } from "./Datasets.js"
 import * as Progress from "./Progress.js"
 import type { BlockSource, StreamOptions } from "./Sources.js"
 
-/** A JSON ABI: its items as getabi answers them (only the events are read), or that JSON text. */
+/**
+ * A JSON ABI: its items as getabi answers them (only the events are read), or that JSON text.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Abi = ReadonlyArray<unknown> | string
 
-/** What the decoder reads of a log (a `Schemas.Log` record is one). */
+/**
+ * What the decoder reads of a log (a `Schemas.Log` record is one).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface LogRecord {
   readonly address: string
   readonly topics: ReadonlyArray<string>
@@ -61,7 +75,12 @@ export interface LogRecord {
   readonly logIndex: number
 }
 
-/** A row of the `events` data set (see the module's documentation for its columns). */
+/**
+ * A row of the `events` data set (see the module's documentation for its columns).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface DecodedEvent {
   readonly blockNumber: number
   readonly timeStamp: number
@@ -81,7 +100,12 @@ export interface DecodedEvent {
   readonly [column: string]: unknown
 }
 
-/** One argument of the chosen event, as a column. */
+/**
+ * One argument of the chosen event, as a column.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ArgumentColumn {
   /** The column's name (the ABI's name, or `arg<position>`). */
   readonly column: string
@@ -90,7 +114,12 @@ export interface ArgumentColumn {
   readonly indexed: boolean
 }
 
-/** A decoder of logs by one ABI: what `decodeLogs` and the `events` source use. */
+/**
+ * A decoder of logs by one ABI: what `decodeLogs` and the `events` source use.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Decoder {
   /** The events it decodes: the chosen one, or every non-anonymous event of the ABI. */
   readonly events: ReadonlyArray<AbiEvent.AbiEvent>
@@ -326,6 +355,9 @@ const undecoded = (log: LogRecord): DecodedEvent => {
  * @example
  * const decoder = yield* Events.decoder(abiJson, { event: "Transfer" })
  * const rows = Streams.logs({ address: token }).pipe(Events.decodeLogs(decoder))
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const decoder = (
   abi: Abi,
@@ -417,11 +449,19 @@ export const decoder = (
  *
  * @example
  * Streams.logs({ address: token, topic0: decoder.topic0 }).pipe(Events.decodeLogs(decoder))
+ *
+ * @since 0.1.0
+ * @category combinators
  */
 export const decodeLogs = (decoder: Decoder) => <E, R>(logs: Stream.Stream<LogRecord, E, R>): Stream.Stream<DecodedEvent, E, R> =>
   Stream.map(logs, decoder.decode)
 
-/** Decoded events by contract address and/or topics, with the ABI and the event to decode them by. */
+/**
+ * Decoded events by contract address and/or topics, with the ABI and the event to decode them by.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface EventsQuery extends LogsQuery {
   /** The contract's ABI (its items, or the JSON text getabi answers); `[]` with a full event signature. */
   readonly abi: Abi
@@ -429,13 +469,23 @@ export interface EventsQuery extends LogsQuery {
   readonly event?: string | undefined
 }
 
-/** How many rows of an `events` source were decoded, and how many kept raw. */
+/**
+ * How many rows of an `events` source were decoded, and how many kept raw.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface DecodeCounts {
   readonly decoded: number
   readonly undecoded: number
 }
 
-/** The `events` source: a block source, plus the decoder and its counts. */
+/**
+ * The `events` source: a block source, plus the decoder and its counts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface EventsSource extends BlockSource<DecodedEvent, Readonly<Record<string, unknown>>> {
   readonly decoder: Decoder
   /** Rows decoded and kept undecoded by this source's streams so far (every run of it adds to them). */
@@ -465,6 +515,9 @@ const encodedRowOf = (decode: Decoder["decode"]) => (log: LogRecord): DecodedEve
  * @example
  * const source = yield* Sources.events({ address: token, abi, event: "Transfer", fromBlock: 19_000_000 })
  * yield* Exports.toFile(source, { out: "out/transfers.jsonl" })
+ *
+ * @since 0.1.0
+ * @category sources
  */
 export const events = (query: EventsQuery): Effect.Effect<EventsSource, StreamError, ExplorerClient> =>
   Effect.gen(function*() {
@@ -532,7 +585,12 @@ export const events = (query: EventsQuery): Effect.Effect<EventsSource, StreamEr
     } satisfies EventsSource
   })
 
-/** A contract's ABI as fetched: the contract, the implementation behind it when it is a proxy, and the ABI. */
+/**
+ * A contract's ABI as fetched: the contract, the implementation behind it when it is a proxy, and the ABI.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface FetchedAbi {
   readonly chainId: number
   readonly address: string
@@ -550,6 +608,9 @@ export interface FetchedAbi {
  *
  * @example
  * const { abi } = yield* Events.fetchAbi({ chainId: 1, address: usdc })
+ *
+ * @since 0.1.0
+ * @category abi
  */
 export const fetchAbi = (args: { readonly chainId?: number | undefined; readonly address: string }): Effect.Effect<FetchedAbi, StreamError, ExplorerClient> =>
   Effect.gen(function*() {
@@ -592,6 +653,9 @@ const CachedAbi = Schema.parseJson(Schema.Struct({
  *
  * @example
  * const { abi } = yield* Events.cachedAbi({ chainId: 1, address: usdc, dir: "/home/me/.cache/explorer-etl/abi" })
+ *
+ * @since 0.1.0
+ * @category abi
  */
 export const cachedAbi = (args: { readonly chainId?: number | undefined; readonly address: string; readonly dir: string }) =>
   Effect.gen(function*() {

@@ -6,14 +6,28 @@
  * const progress = yield* Progress.make("logs", 1)
  * const rows = Streams.logs({ address }, { progress })
  * yield* progress.changes.pipe(Stream.runForEach((p) => Console.log(p.rows)), Effect.fork)
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Effect from "effect/Effect"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 
-/** Whether a finished stream delivered every row, or stopped early because the caller allowed it. */
+/**
+ * Whether a finished stream delivered every row, or stopped early because the caller allowed it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Completeness = "running" | "complete" | "truncated"
 
-/** A snapshot of a stream's progress. */
+/**
+ * A snapshot of a stream's progress.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Progress {
   /** The data set, e.g. "logs", "transactions", "tokenHolders". */
   readonly dataset: string
@@ -39,14 +53,29 @@ export interface Progress {
   readonly undecodedRows?: number
 }
 
-/** A progress cell: a `SubscriptionRef` of `Progress`. */
+/**
+ * A progress cell: a `SubscriptionRef` of `Progress`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ProgressRef = SubscriptionRef.SubscriptionRef<Progress>
 
-/** A fresh progress cell for a data set. */
+/**
+ * A fresh progress cell for a data set.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (dataset: string, chainId: number): Effect.Effect<ProgressRef> =>
   SubscriptionRef.make<Progress>({ dataset, chainId, calls: 0, pages: 0, rows: 0, completeness: "running" })
 
-/** Fraction of the block range done, 0..1, when the stream is block-ordered and its range is known. */
+/**
+ * Fraction of the block range done, 0..1, when the stream is block-ordered and its range is known.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const fraction = (p: Progress): number | undefined => {
   if (p.completeness !== "running") return 1
   if (p.fromBlock === undefined || p.targetBlock === undefined) return undefined
@@ -56,6 +85,11 @@ export const fraction = (p: Progress): number | undefined => {
   return Math.max(0, Math.min(1, done / span))
 }
 
-/** @internal updates a progress cell if there is one. */
+/**
+ * @internal updates a progress cell if there is one.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const update = (ref: ProgressRef | undefined, f: (p: Progress) => Progress): Effect.Effect<void> =>
   ref === undefined ? Effect.void : SubscriptionRef.update(ref, f)

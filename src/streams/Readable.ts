@@ -26,6 +26,10 @@
  * import { Exports, Sources } from "explorer-etl"
  * const source = yield* Sources.withDecimals(yield* Sources.erc20Transfers({ contractAddress: usdc }))
  * yield* Exports.toFile(source, { out: "out/usdc.csv" })
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
@@ -41,6 +45,9 @@ import type { BlockRange, BlockSource, RowSource, Source, StreamOptions } from "
  *
  * @example
  * Readable.scale(1_234_567_800n, 6) // "1234.5678"
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const scale = (raw: bigint, decimals: number): string => {
   if (decimals === 0) return raw.toString()
@@ -51,10 +58,20 @@ export const scale = (raw: bigint, decimals: number): string => {
   return `${negative ? "-" : ""}${abs / unit}${fraction === "" ? "" : `.${fraction}`}`
 }
 
-/** Unix seconds as ISO-8601 UTC text to the second: `2024-03-01T12:00:00Z`. */
+/**
+ * Unix seconds as ISO-8601 UTC text to the second: `2024-03-01T12:00:00Z`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const isoTime = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString().replace(/\.000Z$/, "Z")
 
-/** The columns `withDecimals` adds: `<amount>Scaled` (null when the decimals are unknown) and `<time>Iso`. */
+/**
+ * The columns `withDecimals` adds: `<amount>Scaled` (null when the decimals are unknown) and `<time>Iso`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ReadableColumns = { readonly [column: `${string}Scaled`]: string | null } & { readonly [column: `${string}Iso`]: string }
 
 /** Where the decimals of a data set's rows come from. */
@@ -78,7 +95,12 @@ const plans: Readonly<Record<string, Plan>> = {
   topHolders: { amount: "TokenHolderQuantity", decimals: { _tag: "Server" } }
 }
 
-/** The data sets `withDecimals` takes. */
+/**
+ * The data sets `withDecimals` takes.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const datasets: ReadonlyArray<string> = Object.keys(plans)
 
 /** Decimals as a token may report them: a whole number 0..255 (uint8), else unknown. */
@@ -119,6 +141,9 @@ const tokenDecimals = (chainId: number, contractAddress: string): Effect.Effect<
  *
  * @example
  * const holders = yield* Sources.withDecimals(yield* Sources.tokenHolders({ contractAddress: token }))
+ *
+ * @since 0.1.0
+ * @category combinators
  */
 export const withDecimals = <A, I, E, R>(
   source: Source<A, I, E, R>

@@ -9,12 +9,16 @@
  * checks its whole query with the client's parameter checker before its first request, and gives its
  * batches twice over: `batches` (decoded records, for streams) and `lineBatches` (the same records as
  * the file's lines, checked on the wire but never decoded, each page held as its text: what exports
- * read; see bench/RESULTS.md for the gain).
+ * read).
  *
  * @example
  * import { Exports, Sources } from "explorer-etl"
  * const source = yield* Sources.logs({ chainId: 137, address, fromBlock: 50_000_000 })
  * yield* Exports.toFile(source, { out: "out/logs.csv", resume: true })
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
@@ -49,7 +53,12 @@ export { events } from "./Events.js"
 export type { EventsQuery, EventsSource } from "./Events.js"
 export { withDecimals } from "./Readable.js"
 
-/** Options every stream of a source takes. */
+/**
+ * Options every stream of a source takes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface StreamOptions {
   /** A progress cell to publish pages, calls, rows and block position to (see Progress.make). */
   readonly progress?: Progress.ProgressRef | undefined
@@ -77,19 +86,34 @@ export interface StreamOptions {
   readonly heldRows?: number | undefined
 }
 
-/** A range of blocks, both ends included. */
+/**
+ * A range of blocks, both ends included.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface BlockRange {
   readonly fromBlock: number
   readonly toBlock: number
 }
 
-/** Rows of several chains in one file: the chains, and the chain of each row (its `chainid` column). */
+/**
+ * Rows of several chains in one file: the chains, and the chain of each row (its `chainid` column).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface MultiChain<A> {
   readonly chainIds: ReadonlyArray<number>
   readonly chainIdOf: (row: A) => number
 }
 
-/** What every source says of itself (for the manifest and the resume fingerprint). */
+/**
+ * What every source says of itself (for the manifest and the resume fingerprint).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SourceInfo<A, I> {
   /** The data set's name in the user's words: "logs", "erc20Transfers", "tokenHolders", … */
   readonly dataset: string
@@ -101,7 +125,12 @@ export interface SourceInfo<A, I> {
   readonly schema: Schema.Schema<A, I>
 }
 
-/** A block-ordered data set: resumable from any block, extendable as the chain grows. */
+/**
+ * A block-ordered data set: resumable from any block, extendable as the chain grows.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface BlockSource<A, I = unknown, E = StreamError, R = never> extends SourceInfo<A, I> {
   readonly _tag: "Blocks"
   readonly chainId: number
@@ -158,7 +187,12 @@ export interface BlockSource<A, I = unknown, E = StreamError, R = never> extends
   readonly encodedBatches?: (range: BlockRange, options?: StreamOptions) => Stream.Stream<BlockBatch<I>, E, R>
 }
 
-/** A data set read whole (holders, balances, daily stats, tags, or any stream of your own). */
+/**
+ * A data set read whole (holders, balances, daily stats, tags, or any stream of your own).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RowSource<A, I = unknown, E = StreamError, R = never> extends SourceInfo<A, I> {
   readonly _tag: "Rows"
   /** The chain of every row, or the chains of a file spanning several. */
@@ -166,10 +200,20 @@ export interface RowSource<A, I = unknown, E = StreamError, R = never> extends S
   readonly rows: (options?: StreamOptions) => Stream.Stream<A, E, R>
 }
 
-/** Any source: the one type `Streams` reads and `Exports.toFile` writes. */
+/**
+ * Any source: the one type `Streams` reads and `Exports.toFile` writes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Source<A, I = unknown, E = StreamError, R = never> = BlockSource<A, I, E, R> | RowSource<A, I, E, R>
 
-/** The chains a source's rows belong to. */
+/**
+ * The chains a source's rows belong to.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const chainIdsOf = <A, I, E, R>(source: Source<A, I, E, R>): ReadonlyArray<number> =>
   typeof source.chainId === "number" ? [source.chainId] : source.chainId.chainIds
 
@@ -183,6 +227,9 @@ export const chainIdsOf = <A, I, E, R>(source: Source<A, I, E, R>): ReadonlyArra
  *   Sources.fromStream({ dataset: "topHolders", chainId: 1, plan: client.plan, query: { token },
  *     schema: Schemas.TopHolder, rows: Stream.fromIterable(holders) }),
  *   { out: "out/top-holders.csv" })
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const fromStream = <A, I, E = never, R = never>(args: SourceInfo<A, I> & {
   readonly chainId: number | MultiChain<A>
@@ -202,6 +249,9 @@ export const fromStream = <A, I, E = never, R = never>(args: SourceInfo<A, I> & 
  * @example
  * Sources.fromBlocks({ dataset: "swaps", chainId: 1, plan: "standard", query: { pool }, schema: Swap,
  *   fromBlock: 0, toBlock: "latest", latestBlock: headOfChain, batches: (range) => swapBatches(range) })
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const fromBlocks = <A, I, E = never, R = never>(args: SourceInfo<A, I> & {
   readonly chainId: number

@@ -6,7 +6,7 @@
  *
  * @example
  * import { Streams } from "explorer-etl"
- * import { Effect, Stream } from "effect"
+ * import { Stream } from "effect"
  *
  * const transfers = Streams.logs({
  *   chainId: 1,
@@ -15,6 +15,10 @@
  *   fromBlock: 19_000_000
  * })
  * const count = transfers.pipe(Stream.runCount) // Effect<number, StreamError, ExplorerClient>
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -26,7 +30,12 @@ import * as Sources from "./Sources.js"
 
 export type { StreamOptions } from "./Sources.js"
 
-/** The block range of a block-ordered source with `latest` resolved (the source counts its call in `progress`). */
+/**
+ * The block range of a block-ordered source with `latest` resolved (the source counts its call in `progress`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const resolveRange = <A, I, E, R>(
   source: Sources.BlockSource<A, I, E, R>,
   options?: Sources.StreamOptions
@@ -40,6 +49,9 @@ export const resolveRange = <A, I, E, R>(
  * that reads in parallel (`parallel`: the library's) is read by the paging engine's scheduler, as an
  * export is (several pages and ranges in flight, handed over in block order, rows read ahead held in
  * memory up to `heldRows`); `concurrency: 1` reads it with one cursor.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const fromSource = <A, I, E, R>(
   source: Sources.Source<A, I, E, R>,
@@ -93,41 +105,136 @@ const streamOf = <Q, A, I>(make: (query: Q) => Effect.Effect<Sources.Source<A, I
 (query: Q, options?: Sources.StreamOptions): Stream.Stream<A, StreamError, ExplorerClient> =>
   Stream.unwrap(Effect.map(make(query), (source) => fromSource(source, options)))
 
-/** Event logs by address and/or topic0..3 (with and/or operators) over a block range. */
+/**
+ * Event logs by address and/or topic0..3 (with and/or operators) over a block range.
+ *
+ * @example
+ * import { Streams } from "explorer-etl"
+ * import { Stream } from "effect"
+ *
+ * const transfers = Streams.logs({
+ *   chainId: 1,
+ *   address: "0xdac17f958d2ee523a2206206994597c13d831ec7",
+ *   topic0: "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
+ *   fromBlock: 19_000_000
+ * })
+ * const count = Stream.runCount(transfers) // Effect<number, StreamError, ExplorerClient>
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const logs = streamOf(Sources.logs)
 /**
  * Event logs decoded by an ABI (the `events` data set: see `Events`), undecodable logs kept with an
  * empty `event`. The same rows as `Streams.logs(…).pipe(Events.decodeLogs(decoder))`.
+ *
+ * @since 0.1.0
+ * @category streams
  */
 export const events = streamOf(Sources.events)
-/** Normal transactions of an address (txlist). */
+/**
+ * Normal transactions of an address (txlist).
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const transactions = streamOf(Sources.transactions)
-/** Internal transactions of an address, or of a block range (PRO) (txlistinternal). */
+/**
+ * Internal transactions of an address, or of a block range (PRO) (txlistinternal).
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const internalTransactions = streamOf(Sources.internalTransactions)
-/** ERC-20 transfers by address and/or token contract (tokentx). */
+/**
+ * ERC-20 transfers by address and/or token contract (tokentx).
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const erc20Transfers = streamOf(Sources.erc20Transfers)
-/** ERC-721 transfers by address and/or collection (tokennfttx). */
+/**
+ * ERC-721 transfers by address and/or collection (tokennfttx).
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const erc721Transfers = streamOf(Sources.erc721Transfers)
-/** ERC-1155 transfers by address and/or collection (token1155tx). */
+/**
+ * ERC-1155 transfers by address and/or collection (token1155tx).
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const erc1155Transfers = streamOf(Sources.erc1155Transfers)
-/** Every holder of a token (tokenholderlist, PRO); `allowPartial` accepts a list cut by the window. */
+/**
+ * Every holder of a token (tokenholderlist, PRO); `allowPartial` accepts a list cut by the window.
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const tokenHolders = streamOf(Sources.tokenHolders)
-/** The largest holders of a token (topholders, PRO). */
+/**
+ * The largest holders of a token (topholders, PRO).
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const topHolders = streamOf(Sources.topHolders)
-/** The NFT holdings of an address (addresstokennftbalance, PRO). */
+/**
+ * The NFT holdings of an address (addresstokennftbalance, PRO).
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const nftHoldings = streamOf(Sources.nftHoldings)
-/** The ERC-20 balances of an address (addresstokenbalance, PRO). */
+/**
+ * The ERC-20 balances of an address (addresstokenbalance, PRO).
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const tokenBalances = streamOf(Sources.tokenBalances)
-/** Gas used per day (dailygasused, PRO). */
+/**
+ * Gas used per day (dailygasused, PRO).
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const dailyGasUsed = streamOf(Sources.dailyGasUsed)
-/** Transactions per day (dailytx, PRO). */
+/**
+ * Transactions per day (dailytx, PRO).
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const dailyTxCount = streamOf(Sources.dailyTxCount)
-/** The name tags of a label (exportaddresstags download, Pro Plus). */
+/**
+ * The name tags of a label (exportaddresstags download, Pro Plus).
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const addressTags = streamOf(Sources.addressTags)
-/** Blocks an address proposed, newest first, with their rewards (getminedblocks). */
+/**
+ * Blocks an address proposed, newest first, with their rewards (getminedblocks).
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const minedBlocks = streamOf(Sources.minedBlocks)
-/** Consensus-layer withdrawals to an address, in block order (txsBeaconWithdrawal). */
+/**
+ * Consensus-layer withdrawals to an address, in block order (txsBeaconWithdrawal).
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const beaconWithdrawals = streamOf(Sources.beaconWithdrawals)
-/** One daily statistic between two dates, named by its action (PRO). */
+/**
+ * One daily statistic between two dates, named by its action (PRO).
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const dailyStatistic = <K extends Sources.DailyStatistic>(stat: K, query: Sources.DailyQuery, options?: Sources.StreamOptions) =>
   streamOf((q: Sources.DailyQuery) => Sources.dailyStatistic(stat, q))(query, options)

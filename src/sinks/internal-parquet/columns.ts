@@ -24,15 +24,26 @@ export type SchemaElement = Parameters<typeof schemaPathResolver>[0][number]
  *   decimal. Cast in SQL (`value::HUGEINT`, `value::DOUBLE`) or read the `float64` companion;
  * - `float64`: a double (a companion of an amount: the nearest double, not exact);
  * - `bool`: a boolean (`"1"`/`"0"`, `"true"`/`"false"` in the row).
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type ColumnType = "int64" | "timestamp" | "string" | "decimalString" | "float64" | "bool"
 
-/** Every {@link ColumnType}, for the schema of a column description. */
+/**
+ * Every {@link ColumnType}, for the schema of a column description.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const columnTypes = ["int64", "timestamp", "string", "decimalString", "float64", "bool"] as const
 
 /**
  * One column of a Parquet file. Every column is OPTIONAL (nullable): a cell that is absent, `null`, or
  * `""` in a column that is not text is written as NULL.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface Column {
   /** The column's name in the file. */
@@ -46,10 +57,20 @@ export interface Column {
   readonly emptyAsNull?: boolean | undefined
 }
 
-/** A cell of a row: what the encoded side of the library's record schemas holds. */
+/**
+ * A cell of a row: what the encoded side of the library's record schemas holds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Cell = string | number | bigint | boolean | null | undefined
 
-/** A row to write: the encoded form of a record (field → cell, or a list of cells such as `topics`). */
+/**
+ * A row to write: the encoded form of a record (field → cell, or a list of cells such as `topics`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Row = Readonly<Record<string, Cell | ReadonlyArray<Cell>>>
 
 /**
@@ -239,7 +260,12 @@ export const cellOf = (column: Column): (row: Row) => Cell | ReadonlyArray<Cell>
 // ---------------------------------------------------------------------------------------------------------
 // Record schema → columns
 
-/** Options of {@link deriveColumns}. */
+/**
+ * Options of `deriveColumns`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface DeriveOptions {
   /** Types by field name, over the derived ones (and over the built-in table). */
   readonly overrides?: Readonly<Record<string, ColumnType>> | undefined
@@ -252,6 +278,9 @@ export interface DeriveOptions {
 /**
  * Types the schema alone cannot tell, by record identifier (the `identifier` annotation of the record
  * schemas in src/schemas): text fields that hold decimal numbers or flags.
+ *
+ * @since 0.1.0
+ * @category constants
  */
 export const knownOverrides: Readonly<Record<string, Readonly<Record<string, ColumnType>>>> = {
   TopHolder: { TokenHolderQuantity: "decimalString" },

@@ -19,9 +19,19 @@ type Encoding = NonNullable<ColumnChunk["meta_data"]>["encodings"][number]
 
 const Count = Schema.Int.pipe(Schema.nonNegative())
 
-/** The compression of the pages. */
+/**
+ * The compression of the pages.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Codec = Schema.Literal("GZIP", "SNAPPY", "UNCOMPRESSED")
-/** @see Codec */
+/**
+ * The type of the values of the `Codec` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Codec = typeof Codec.Type
 
 /** The encoding of a chunk's data pages (the names of the Parquet format). */
@@ -33,6 +43,9 @@ export const PageEncoding = Schema.Literal(
 /**
  * The statistics of a chunk of a number or flag column: min and max as text (decimal integers, doubles
  * as JavaScript writes them with `-0` kept, `true`/`false`), absent when every value is null.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const ChunkStatistics = Schema.Struct({
   /** Data pages in the chunk (the footer's encoding statistics). */
@@ -43,10 +56,20 @@ export const ChunkStatistics = Schema.Struct({
   /** Float columns only. */
   nanCount: Schema.optional(Count)
 })
-/** @see ChunkStatistics */
+/**
+ * The type of the values of the `ChunkStatistics` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ChunkStatistics = typeof ChunkStatistics.Type
 
-/** One column chunk of a committed row group; offsets are from the start of the file. */
+/**
+ * One column chunk of a committed row group; offsets are from the start of the file.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ColumnChunkState = Schema.Struct({
   /** Where the chunk starts (its dictionary page when it has one, else its first data page). */
   offset: Count,
@@ -63,10 +86,20 @@ export const ColumnChunkState = Schema.Struct({
   /** Number and flag columns only. */
   statistics: Schema.optional(ChunkStatistics)
 })
-/** @see ColumnChunkState */
+/**
+ * The type of the values of the `ColumnChunkState` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ColumnChunkState = typeof ColumnChunkState.Type
 
-/** One committed row group: its rows and its column chunks, in column order. */
+/**
+ * One committed row group: its rows and its column chunks, in column order.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const RowGroupState = Schema.Struct({
   rows: Count,
   /** Where the row group starts. */
@@ -76,28 +109,51 @@ export const RowGroupState = Schema.Struct({
   codec: Codec,
   columns: Schema.Array(ColumnChunkState)
 })
-/** @see RowGroupState */
+/**
+ * The type of the values of the `RowGroupState` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RowGroupState = typeof RowGroupState.Type
 
 /**
  * The state of a Parquet file being written: its first `bytes` bytes are the magic `PAR1` and the row
  * groups `rowGroups` (durable once the writer's `sync` has returned it). Plain JSON, to be stored in a
  * checkpoint.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const State = Schema.Struct({
   bytes: Count,
   rowGroups: Schema.Array(RowGroupState)
 }).annotations({ identifier: "ParquetState" })
-/** @see State */
+/**
+ * The type of the values of the `State` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type State = typeof State.Type
 
 /** Bytes of the magic number `PAR1` that starts (and ends) a Parquet file. */
 export const magicBytes = 4
 
-/** The state of a file that holds the magic number only. */
+/**
+ * The state of a file that holds the magic number only.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const emptyState: State = { bytes: magicBytes, rowGroups: [] }
 
-/** Rows in the committed row groups. */
+/**
+ * Rows in the committed row groups.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const rowsOf = (state: State): number => state.rowGroups.reduce((n, group) => n + group.rows, 0)
 
 /** A statistic value as text, exact (see {@link ChunkStatistics}). */

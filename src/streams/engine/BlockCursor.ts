@@ -19,6 +19,10 @@
  *
  * De-duplicating on a key is no substitute: token-transfer rows have no log index, a transaction can
  * hold identical twin transfers, and internal transactions share their parent's hash.
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -30,7 +34,12 @@ import * as Stream from "effect/Stream"
 import { DecodeError, DenseBlockError, type QueryTimeoutError, type StreamError } from "../../ExplorerError.js"
 import * as Progress from "../Progress.js"
 
-/** One request of the engine: an ascending block range and a page of it. */
+/**
+ * One request of the engine: an ascending block range and a page of it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface BlockPageRequest {
   readonly fromBlock: number
   readonly toBlock: number
@@ -44,7 +53,12 @@ export interface BlockPageRequest {
   readonly retryQueryTimeout: boolean
 }
 
-/** A batch of rows the engine emits: every row with a block ≤ `completeThrough` has now been emitted. */
+/**
+ * A batch of rows the engine emits: every row with a block ≤ `completeThrough` has now been emitted.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface BlockBatch<A> {
   readonly rows: ReadonlyArray<A>
   readonly completeThrough: number
@@ -62,6 +76,9 @@ export interface BlockBatch<A> {
  * hands the upper part of the range to another cursor). The engine never emits a row past `end`, ends
  * once it has emitted every row up to it, and records in `claimed` the last block whose rows it has
  * already taken to emit: `end` may only be lowered to a block ≥ `claimed` (see {@link lower}).
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface Bound {
   end: number
@@ -91,7 +108,12 @@ export interface Bound {
   density?: number
 }
 
-/** A bound for a range ending at `end`, nothing claimed before `fromBlock`. */
+/**
+ * A bound for a range ending at `end`, nothing claimed before `fromBlock`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const bound = (fromBlock: number, end: number): Bound => ({ end, claimed: fromBlock - 1 })
 
 /**
@@ -103,6 +125,9 @@ export const bound = (fromBlock: number, end: number): Bound => ({ end, claimed:
  * @example
  * BlockCursor.pagesExpected({ first: 100, last: 200, page: 1, cap: 1_000, end: 400 }) // 1,000 rows a 100 blocks → 2 more pages
  * BlockCursor.pagesExpected({ first: 100, last: 100, page: 2, cap: 1_000, end: 400 }) // one block so far → 1
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const pagesExpected = (q: {
   readonly first: number
@@ -121,6 +146,9 @@ export const pagesExpected = (q: {
 /**
  * Lowers a bound to `end` if the engine has not taken rows past it: true when lowered. Synchronous:
  * the engine reads the bound and claims blocks without yielding in between, so the two never race.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const lower = (b: Bound, end: number): boolean => {
   if (end < b.claimed || end >= b.end) return false
@@ -128,7 +156,12 @@ export const lower = (b: Bound, end: number): boolean => {
   return true
 }
 
-/** What the engine needs to page one block-ordered query. */
+/**
+ * What the engine needs to page one block-ordered query.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface BlockCursorOptions<A, E> {
   readonly chainId: number
   readonly module: string
@@ -173,6 +206,9 @@ const isQueryTimeout = (e: unknown): e is QueryTimeoutError =>
 /**
  * The engine as a stream of batches, each ending on a complete block: what sinks need to checkpoint
  * exactly (`completeThrough` advances through empty stretches too).
+ *
+ * @since 0.1.0
+ * @category streams
  */
 export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<BlockBatch<A>, E | StreamError> => {
   const { rowsPerRequest: cap, window, blockOf } = options
@@ -408,6 +444,11 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
     : pages
 }
 
-/** The engine as a stream of rows, each exactly once, in ascending block order. */
+/**
+ * The engine as a stream of rows, each exactly once, in ascending block order.
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const rows = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<A, E | StreamError> =>
   batches(options).pipe(Stream.mapConcat((batch) => batch.rows))

@@ -3,6 +3,10 @@
  * holdings): page 1, 2, … until an empty or short page. The result window stops paging before the
  * end of a long list; the stream then fails with `ResultWindowError` — unless the caller asked for a
  * partial result (`allowPartial`), in which case it ends and its progress says "truncated at N rows".
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -11,7 +15,12 @@ import * as Stream from "effect/Stream"
 import { type ExplorerError, ResultWindowError } from "../../ExplorerError.js"
 import * as Progress from "../Progress.js"
 
-/** What the engine needs to page one page-numbered query. */
+/**
+ * What the engine needs to page one page-numbered query.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface PageNumberOptions<A, E> {
   readonly chainId: number
   readonly module: string
@@ -26,7 +35,12 @@ export interface PageNumberOptions<A, E> {
   readonly progress?: Progress.ProgressRef | undefined
 }
 
-/** Every row of a page-numbered list, in the server's order, each exactly once. */
+/**
+ * Every row of a page-numbered list, in the server's order, each exactly once.
+ *
+ * @since 0.1.0
+ * @category streams
+ */
 export const rows = <A, E>(options: PageNumberOptions<A, E>): Stream.Stream<A, E | ExplorerError> => {
   const { offset, window } = options
   const tick = (f: (p: Progress.Progress) => Progress.Progress) => Progress.update(options.progress, f)
