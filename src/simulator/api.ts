@@ -320,6 +320,12 @@ const holdingRow = (h: Holding, nft: boolean): string =>
   JSON.stringify(h.symbol) + ",\"TokenQuantity\":" + str(h.quantity) +
   (nft ? "" : ",\"TokenDivisor\":" + str(h.decimals) + ",\"TokenPriceUSD\":" + str(h.priceUsd)) + "}"
 
+/**
+ * Chains whose txlistinternal rows carry the parent's `transactionIndex` right after `blockNumber`, as
+ * recorded on HyperEVM (by transaction hash; the other variants are taken to match).
+ */
+const INTERNAL_ROWS_WITH_TX_INDEX: ReadonlySet<number> = new Set([999])
+
 /** The native gas price of a chain (proxy/eth_gasPrice), stable per data set. */
 export const gasPriceOf = (c: ChainData): bigint => (c.profile.gasPriceWei * BigInt(90 + (c.root % 40))) / 100n + BigInt(c.root % 1_000_000)
 
@@ -347,17 +353,18 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
       return list(select(sel, pageWindow(p, op, mode), (t) => renderNormalTx(t, view), mode), Texts.NO_TRANSACTIONS_FOUND)
     }
     case "txlistinternal": {
+      const withTxIndex = INTERNAL_ROWS_WITH_TX_INDEX.has(c.chainId)
       const a = optionalAddress(p, "address", Texts.INVALID_ADDRESS)
       const hash = p.txhash
       if (a === undefined && hash !== undefined) {
         if (!HASH.test(hash)) refuse(Texts.INVALID_PARAMETER)
         const rows = c.internalByHash(hash.toLowerCase())
-        return list(slice(rows, pageWindow(p, op, mode)).map((t) => renderInternalTx(t, view, true)), Texts.NO_TRANSACTIONS_FOUND)
+        return list(slice(rows, pageWindow(p, op, mode)).map((t) => renderInternalTx(t, view, true, withTxIndex)), Texts.NO_TRANSACTIONS_FOUND)
       }
       const sel: Selection<InternalTx> = {
         sources: c.internalSources(a), fromBlock: uint(p, "startblock", 0), toBlock: blockBound(p, "endblock", latest, latest), desc: descending(p)
       }
-      return list(select(sel, pageWindow(p, op, mode), (t) => renderInternalTx(t, view, false), mode), Texts.NO_TRANSACTIONS_FOUND)
+      return list(select(sel, pageWindow(p, op, mode), (t) => renderInternalTx(t, view, false, withTxIndex), mode), Texts.NO_TRANSACTIONS_FOUND)
     }
     case "tokentx":
     case "tokennfttx":
@@ -562,8 +569,9 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
     case "ethprice": {
       const t = view.timestampOf(latest)
       const usd = usdOf(c, Math.floor(t / DAY))
-      const btc = Math.floor(usd / 60_000 * 100_000) / 100_000
-      return value("{\"ethbtc\":" + str(btc) + ",\"ethbtc_timestamp\":" + str(t - 2) + ",\"ethusd\":" + str(usd) +
+      // written as the service writes them: cents for dollars, five decimals for bitcoin
+      const btc = (Math.floor(usd / 60_000 * 100_000) / 100_000).toFixed(5)
+      return value("{\"ethbtc\":" + str(btc) + ",\"ethbtc_timestamp\":" + str(t - 2) + ",\"ethusd\":" + str(usd.toFixed(2)) +
         ",\"ethusd_timestamp\":" + str(t) + "}")
     }
     case "gasoracle": {
@@ -597,8 +605,11 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
       const target = uint(p, "blockno")
       if (target <= latest) refuse(Texts.BLOCK_ALREADY_PASSED)
       const remaining = target - latest
+      // the estimate runs on the chain's measured mean block time (a little above the nominal one), to a
+      // tenth of a second, as recorded ("1163998654.8")
+      const meanBlockTime = c.profile.blockTime * (1.001 + dailyValue(c, latest, 12) * 0.008)
       return value("{\"CurrentBlock\":" + str(latest) + ",\"CountdownBlock\":" + str(target) + ",\"RemainingBlock\":" +
-        str(remaining) + ",\"EstimateTimeInSec\":" + str(Math.round(remaining * c.profile.blockTime * 10) / 10) + "}")
+        str(remaining) + ",\"EstimateTimeInSec\":" + str((remaining * meanBlockTime).toFixed(1)) + "}")
     }
     case "getminedblocks": {
       const a = address(p, "address", Texts.INVALID_ADDRESS)
