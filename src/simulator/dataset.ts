@@ -19,6 +19,7 @@ import {
 } from "./profiles.js"
 import { proposerNames, STAKER, stakerValidators, withdrawnBy } from "./blocks.js"
 import { buildShape, planShapes, shapeRef, type ShapePlanned, type ShapeRef } from "./shapes.js"
+import { Submissions } from "./submissions.js"
 import { makeVerifications, noVerifications, type VerificationGuids, type Verifications } from "./verifications.js"
 import type { ChainView, InternalTx, Log, NormalTx, TokenMeta, TokenTransfer } from "./rows.js"
 import { arrayLogSource, arraySource, type LogSource, type RowSource, upperBound } from "./rowIndex.js"
@@ -347,6 +348,9 @@ export class ChainData {
 
   /** The regular world (empty on chains without a populated data set). */
   readonly world = lazy(() => (this.populated ? buildWorld(this.seed, this.profile) : EMPTY_HISTORY_WORLD))
+
+  /** Verifications submitted while the simulator runs (verifysourcecode, verifyproxycontract). */
+  readonly submissions = lazy(() => new Submissions(this.root))
 
   /** Source-code verifications and their GUIDs (checkverifystatus); none on a chain without data. */
   readonly verifications = lazy((): Verifications =>
