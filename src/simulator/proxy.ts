@@ -8,7 +8,8 @@
  * Answers: `result` (a hex string, an object, or `null` for an unknown hash or a block past the latest),
  * or a JSON-RPC `error` as geth words it: a revert with reason data is `{code: 3, message: "execution
  * reverted: <reason>", data}`, one without data `{code: -32000, message: "execution reverted"}`, a
- * malformed raw transaction `{code: -32000, message: "rlp: …"}`. A malformed parameter is refused with the
+ * malformed raw transaction `{code: -32000, message: "rlp: …"}`, one signed for another chain
+ * `{code: -32000, message: "invalid chain id"}`. A malformed parameter is refused with the
  * explorer's own NOTOK text, like every other module (our choice: the real service's answer is unknown).
  */
 import { baseFeeOf, CANCUN_TIME, GAS_LIMIT, gasUsedOf, minerOf, SHANGHAI_TIME, STAKER, withdrawalsIn } from "./blocks.js"
@@ -340,6 +341,63 @@ const rlpProblem = (bytes: Uint8Array): string | undefined => {
   return undefined
 }
 
+/** One RLP item inside `bytes`: where its payload starts and ends, and whether it is a list. */
+interface RlpItem {
+  readonly list: boolean
+  readonly start: number
+  readonly end: number
+}
+
+/** The item starting at `pos`, or undefined if it runs past `limit`. */
+const rlpItemAt = (bytes: Uint8Array, pos: number, limit: number): RlpItem | undefined => {
+  const prefix = bytes[pos]
+  if (prefix === undefined) return undefined
+  if (prefix < 0x80) return { list: false, start: pos, end: pos + 1 }
+  const list = prefix >= 0xc0
+  const base = list ? 0xc0 : 0x80
+  let length = prefix - base
+  let start = pos + 1
+  if (length > 55) {
+    const size = length - 55
+    length = 0
+    for (let k = 1; k <= size; k++) length = length * 256 + (bytes[pos + k] ?? 0)
+    start = pos + 1 + size
+  }
+  return start + length > limit ? undefined : { list, start, end: start + length }
+}
+
+/** The items of a well-formed outer list (rlpProblem found none). */
+const rlpListItems = (bytes: Uint8Array, outer: number): Array<RlpItem> => {
+  const list = rlpItemAt(bytes, outer, bytes.length)
+  const items: Array<RlpItem> = []
+  let pos = list?.start ?? bytes.length
+  while (list !== undefined && pos < list.end) {
+    const item = rlpItemAt(bytes, pos, list.end)
+    if (item === undefined) break
+    items.push(item)
+    pos = item.end
+  }
+  return items
+}
+
+const uintOf = (bytes: Uint8Array, item: RlpItem | undefined): bigint => {
+  let n = 0n
+  if (item !== undefined) for (let i = item.start; i < item.end; i++) n = n * 256n + BigInt(bytes[i] as number)
+  return n
+}
+
+/**
+ * The chain a raw transaction is signed for: the first field of a typed transaction, or what an EIP-155
+ * `v` holds in a legacy one; `undefined` for a legacy transaction signed for any chain (v 27 or 28).
+ */
+const chainIdOf = (bytes: Uint8Array): bigint | undefined => {
+  const typed = (bytes[0] as number) <= 0x7f
+  const items = rlpListItems(bytes, typed ? 1 : 0)
+  if (typed) return uintOf(bytes, items[0])
+  const v = uintOf(bytes, items[6])
+  return v >= 35n ? (v - 35n) / 2n : undefined
+}
+
 // ---- the actions ----------------------------------------------------------------------------------
 
 const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
@@ -412,6 +470,9 @@ const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
       const bytes = hexToBytes(hex)
       const problem = rlpProblem(bytes)
       if (problem !== undefined) return { _tag: "rpcError", id: 1, code: -32000, message: problem }
+      const chainId = chainIdOf(bytes)
+      // signed for another chain: the node's pool refuses it
+      if (chainId !== undefined && chainId !== BigInt(c.chainId)) return { _tag: "rpcError", id: 1, code: -32000, message: "invalid chain id" }
       return ok(q(keccakHex(hex)))
     }
   }

@@ -147,6 +147,23 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("the proxy modu
       expect(yield* client.eth_sendRawTransaction({ hex: signed })).toBe(Transaction.from(signed).hash)
       const broken = yield* Effect.flip(client.eth_sendRawTransaction({ hex: signed.slice(0, -4) }))
       expect(broken).toMatchObject({ _tag: "JsonRpcError", code: -32000, detail: "rlp: value size exceeds available input length" })
+
+      // signed for another chain (typed, and legacy with EIP-155's v): the node refuses it; a legacy one for this chain passes
+      const signer = Wallet.createRandom()
+      const elsewhere = yield* Effect.promise(() =>
+        Promise.all([
+          signer.signTransaction({ type: 2, chainId: 5, nonce: 0, to: wallet, value: 1n, gasLimit: 21_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n }),
+          signer.signTransaction({ type: 0, chainId: 137, nonce: 0, to: wallet, value: 1n, gasLimit: 21_000n, gasPrice: 2n })
+        ])
+      )
+      for (const hex of elsewhere) {
+        expect(yield* Effect.flip(client.eth_sendRawTransaction({ hex }))).toMatchObject({ _tag: "JsonRpcError", code: -32000, detail: "invalid chain id" })
+      }
+      const legacy = yield* Effect.promise(() =>
+        signer.signTransaction({ type: 0, chainId: 1, nonce: 0, to: wallet, value: 1n, gasLimit: 21_000n, gasPrice: 2n })
+      )
+      expect(Transaction.from(legacy).chainId).toBe(1n)
+      expect(yield* client.eth_sendRawTransaction({ hex: legacy })).toBe(Transaction.from(legacy).hash)
     }))
 
   it.effect("bad input is refused before sending", () =>
