@@ -166,7 +166,7 @@ export const Params = {
     )),
     contractName: withMessage(Schema.String.pipe(Schema.pattern(/^\S+$/)), "must be the contract's name (path:Name for standard JSON input)"),
     compilerVersion: withMessage(Schema.String.pipe(Schema.pattern(/^\S+$/)), "must be a compiler version such as v0.8.24+commit.e11b9ed9"),
-    optimizationUsed: Schema.optional(withMessage(Schema.Literal(0, 1), "must be 0 or 1")),
+    optimizationUsed: Schema.optional(withMessage(Schema.Number.pipe(Schema.int(), Schema.between(0, 1)), "must be 0 or 1")),
     runs: Schema.optional(withMessage(Schema.Number.pipe(Schema.int(), Schema.nonNegative()), "must be an integer ≥ 0")),
     constructorArguments: Schema.optional(withMessage(Schema.String.pipe(Schema.pattern(/^(?:[0-9a-fA-F]{2})*$/)), "must be hex without 0x")),
     evmVersion: Schema.optional(Schema.String),
