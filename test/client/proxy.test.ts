@@ -141,10 +141,26 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("the proxy modu
       expect(bare).toMatchObject({ _tag: "JsonRpcError", code: -32000, detail: "execution reverted" })
       expect(yield* client.eth_estimateGas({ to: wallet, value: "0x1" })).toBe(21_000n)
 
+      // the simulator's development account holds ether: its transactions are accepted, once
+      const dev = new Wallet(Simulator.DEV_ACCOUNT.privateKey)
       const signed = yield* Effect.promise(() =>
-        Wallet.createRandom().signTransaction({ type: 2, chainId: 1, nonce: 0, to: wallet, value: 1n, gasLimit: 21_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n })
+        dev.signTransaction({ type: 2, chainId: 1, nonce: 0, to: wallet, value: 1n, gasLimit: 21_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n })
       )
       expect(yield* client.eth_sendRawTransaction({ hex: signed })).toBe(Transaction.from(signed).hash)
+      const pending = yield* client.eth_getTransactionByHash({ txHash: Transaction.from(signed).hash ?? "" })
+      expect(pending).toMatchObject({ hash: Transaction.from(signed).hash, blockNumber: null, transactionIndex: null, nonce: 0 })
+      expect(pending?.from.toLowerCase()).toBe(dev.address.toLowerCase())
+      expect(yield* client.eth_getTransactionReceipt({ txHash: Transaction.from(signed).hash ?? "" })).toBeNull()
+      expect(yield* Effect.flip(client.eth_sendRawTransaction({ hex: signed }))).toMatchObject({ _tag: "JsonRpcError", detail: "already known" })
+      // a sender without ether is refused, as a node refuses it
+      const unfunded = yield* Effect.promise(() =>
+        Wallet.createRandom().signTransaction({ type: 2, chainId: 1, nonce: 0, to: wallet, value: 1n, gasLimit: 21_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n })
+      )
+      expect(yield* Effect.flip(client.eth_sendRawTransaction({ hex: unfunded }))).toMatchObject({
+        _tag: "JsonRpcError",
+        code: -32000,
+        detail: "insufficient funds for gas * price + value"
+      })
       const broken = yield* Effect.flip(client.eth_sendRawTransaction({ hex: signed.slice(0, -4) }))
       expect(broken).toMatchObject({ _tag: "JsonRpcError", code: -32000, detail: "rlp: value size exceeds available input length" })
 
@@ -160,7 +176,7 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("the proxy modu
         expect(yield* Effect.flip(client.eth_sendRawTransaction({ hex }))).toMatchObject({ _tag: "JsonRpcError", code: -32000, detail: "invalid chain id" })
       }
       const legacy = yield* Effect.promise(() =>
-        signer.signTransaction({ type: 0, chainId: 1, nonce: 0, to: wallet, value: 1n, gasLimit: 21_000n, gasPrice: 2n })
+        dev.signTransaction({ type: 0, chainId: 1, nonce: 1, to: wallet, value: 1n, gasLimit: 21_000n, gasPrice: 2n })
       )
       expect(Transaction.from(legacy).chainId).toBe(1n)
       expect(yield* client.eth_sendRawTransaction({ hex: legacy })).toBe(Transaction.from(legacy).hash)
