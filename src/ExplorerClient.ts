@@ -311,6 +311,28 @@ export declare namespace ExplorerClient {
      * switch (status._tag) { case "Pending": … case "Failed": console.error(status.reason) … }
      */
     readonly checkverifystatus: Method<"checkverifystatus">
+    /**
+     * contract/verifysourcecode (every plan and chain; sent as a POST form): submits a contract's source
+     * for verification and answers the GUID to poll with `checkverifystatus`. A contract verified already,
+     * or an address without code, is a NotOkError with the service's words. Submitting changes the
+     * service's state, so a retried submission may be queued twice.
+     *
+     * @example
+     * const guid = yield* client.verifysourcecode({ contractAddress, sourceCode, contractName: "Vault", compilerVersion: "v0.8.24+commit.e11b9ed9" })
+     * const status = yield* client.checkverifystatus({ guid }) // Pending first, then Verified or Failed
+     */
+    readonly verifysourcecode: Method<"verifysourcecode">
+    /** contract/verifyproxycontract (every plan and chain; a POST form): submits a proxy; answers the GUID for `checkproxyverification`. */
+    readonly verifyproxycontract: Method<"verifyproxycontract">
+    /**
+     * contract/checkproxyverification: the outcome of a proxy verification — the service's sentence naming the
+     * implementation found; an unverified proxy or one without an implementation is a NotOkError with its words.
+     */
+    readonly checkproxyverification: Method<"checkproxyverification">
+    /** stats/ethsupply2: the native supply with the staked, burnt and withdrawn totals, in wei. */
+    readonly ethsupply2: OptionalMethod<"ethsupply2">
+    /** block/getblocktxnscount: the transactions, internal transactions and token transfers of a block, counted. */
+    readonly getblocktxnscount: Method<"getblocktxnscount">
     /** stats/tokensupplyhistory (PRO, 2/s): a token's raw total supply at `blockNo`. */
     readonly tokensupplyhistory: Method<"tokensupplyhistory">
     /** stats/chainsize: a node's chain data size per day (`clientType` geth/parity, `syncMode` default/archive). */

@@ -112,6 +112,8 @@ export interface Operation {
   readonly paging: Paging
   /** Served to free keys on paid-only chains too (getsourcecode, getabi). */
   readonly allChains: boolean
+  /** Sent as a POST form (the verification submissions); every other operation is a GET. */
+  readonly post?: boolean
 }
 
 const op = (
@@ -169,6 +171,11 @@ export const operations = {
   getblockreward: op("block", "getblockreward", "free", false, "none"),
   getcontractcreation: op("contract", "getcontractcreation", "free", false, "none"),
   checkverifystatus: op("contract", "checkverifystatus", "free", false, "none", true),
+  verifysourcecode: { ...op("contract", "verifysourcecode", "free", false, "none", true), post: true },
+  verifyproxycontract: { ...op("contract", "verifyproxycontract", "free", false, "none", true), post: true },
+  checkproxyverification: op("contract", "checkproxyverification", "free", false, "none", true),
+  ethsupply2: op("stats", "ethsupply2", "free", false, "none"),
+  getblocktxnscount: op("block", "getblocktxnscount", "free", false, "none"),
   tokensupplyhistory: op("stats", "tokensupplyhistory", "standard", true, "none"),
   chainsize: op("stats", "chainsize", "free", false, "none"),
   dailyavgblocksize: op("stats", "dailyavgblocksize", "standard", false, "none"),

@@ -35,10 +35,22 @@ const renames: Readonly<Record<string, string>> = {
   gasprice: "gasPrice",
   contractaddresses: "contractAddresses",
   clienttype: "clientType",
-  syncmode: "syncMode"
+  syncmode: "syncMode",
+  sourcecode: "sourceCode",
+  codeformat: "codeFormat",
+  contractname: "contractName",
+  compilerversion: "compilerVersion",
+  optimizationused: "optimizationUsed",
+  constructorarguements: "constructorArguments",
+  constructorarguments: "constructorArguments",
+  evmversion: "evmVersion",
+  licensetype: "licenseType",
+  expectedimplementation: "expectedImplementation"
 }
 
-const numeric = new Set(["startBlock", "endBlock", "fromBlock", "toBlock", "blockNo", "page", "offset", "timestamp", "limit"])
+const numeric = new Set([
+  "startBlock", "endBlock", "fromBlock", "toBlock", "blockNo", "page", "offset", "timestamp", "limit", "optimizationUsed", "runs"
+])
 /** Parameters the API takes comma-separated and the client as a list (balancemulti's `address`). */
 const listValued: Readonly<Record<string, string>> = { balancemulti: "address", getcontractcreation: "contractAddresses" }
 

@@ -169,6 +169,26 @@ export const Params = {
   getblockreward: Schema.Struct({ ...chainField, blockNo: BlockParam }),
   getcontractcreation: Schema.Struct({ ...chainField, contractAddresses: ContractListParam }),
   checkverifystatus: Schema.Struct({ ...chainField, guid: GuidParam }),
+  verifysourcecode: Schema.Struct({
+    ...chainField,
+    contractAddress: AddressParam,
+    sourceCode: withMessage(Schema.String.pipe(Schema.minLength(1)), "must be the contract's source (not empty)"),
+    codeFormat: Schema.optional(withMessage(
+      Schema.Literal("solidity-single-file", "solidity-standard-json-input", "vyper-json"),
+      "must be \"solidity-single-file\", \"solidity-standard-json-input\" or \"vyper-json\""
+    )),
+    contractName: withMessage(Schema.String.pipe(Schema.pattern(/^\S+$/)), "must be the contract's name (path:Name for standard JSON input)"),
+    compilerVersion: withMessage(Schema.String.pipe(Schema.pattern(/^\S+$/)), "must be a compiler version such as v0.8.24+commit.e11b9ed9"),
+    optimizationUsed: Schema.optional(withMessage(Schema.Number.pipe(Schema.int(), Schema.between(0, 1)), "must be 0 or 1")),
+    runs: Schema.optional(withMessage(Schema.Number.pipe(Schema.int(), Schema.nonNegative()), "must be an integer ≥ 0")),
+    constructorArguments: Schema.optional(withMessage(Schema.String.pipe(Schema.pattern(/^(?:[0-9a-fA-F]{2})*$/)), "must be hex without 0x")),
+    evmVersion: Schema.optional(Schema.String),
+    licenseType: Schema.optional(Schema.String)
+  }),
+  verifyproxycontract: Schema.Struct({ ...chainField, address: AddressParam, expectedImplementation: Schema.optional(AddressParam) }),
+  checkproxyverification: Schema.Struct({ ...chainField, guid: GuidParam }),
+  ethsupply2: Schema.Struct({ ...chainField }),
+  getblocktxnscount: Schema.Struct({ ...chainField, blockNo: BlockParam }),
   tokensupplyhistory: Schema.Struct({ ...chainField, contractAddress: AddressParam, blockNo: BlockParam }),
   chainsize: Schema.Struct({
     ...dailyFields,
@@ -237,7 +257,16 @@ const WIRE_NAMES: Readonly<Record<string, string>> = {
   gasPrice: "gasprice",
   contractAddresses: "contractaddresses",
   clientType: "clienttype",
-  syncMode: "syncmode"
+  syncMode: "syncmode",
+  sourceCode: "sourceCode",
+  codeFormat: "codeformat",
+  contractName: "contractname",
+  compilerVersion: "compilerversion",
+  // the service's own spelling
+  constructorArguments: "constructorArguements",
+  evmVersion: "evmversion",
+  licenseType: "licenseType",
+  expectedImplementation: "expectedimplementation"
 }
 
 /** The API's names and texts of checked parameters (`chainId` is sent as `chainid` by the transport). */

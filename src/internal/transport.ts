@@ -354,10 +354,18 @@ export const make = (
         yield* Ref.update(counters, (s) => ({ ...s, requests: s.requests + 1 }))
         yield* CallCount.record(attempt > 1)
         yield* Metric.increment(metrics.requests)
-        const request = HttpClientRequest.get(ExplorerConfig.API_PATH).pipe(
-          HttpClientRequest.setUrlParams({ chainid: String(call.chainId), module: call.module, action: call.action, ...call.wire }),
-          HttpClientRequest.acceptJson
-        )
+        // A submission (verifysourcecode, a source of many kilobytes) goes as a POST form; the service reads
+        // `chainid` from the query string only, so it stays there.
+        const request = call.operation?.post === true
+          ? HttpClientRequest.post(ExplorerConfig.API_PATH).pipe(
+            HttpClientRequest.setUrlParams({ chainid: String(call.chainId) }),
+            HttpClientRequest.bodyUrlParams({ module: call.module, action: call.action, ...call.wire }),
+            HttpClientRequest.acceptJson
+          )
+          : HttpClientRequest.get(ExplorerConfig.API_PATH).pipe(
+            HttpClientRequest.setUrlParams({ chainid: String(call.chainId), module: call.module, action: call.action, ...call.wire }),
+            HttpClientRequest.acceptJson
+          )
         const got = slices === undefined ? yield* readText(api, request, call, "") : yield* readBytes(api, request, call)
         if (onAnswer !== undefined) onAnswer((yield* Clock.currentTimeMillis) - slot)
         yield* Effect.annotateCurrentSpan("http.response.status_code", got.status)
@@ -388,7 +396,7 @@ export const make = (
         Effect.withSpan("ExplorerClient.http", {
           kind: "client",
           attributes: {
-            "http.request.method": "GET",
+            "http.request.method": call.operation?.post === true ? "POST" : "GET",
             "server.address": apiOrigin,
             "url.path": apiPath,
             "explorer.chain_id": call.chainId,

@@ -7,7 +7,7 @@
  * Schema.decodeUnknownSync(BlockNumberResult)("9251482") // 9251482
  */
 import * as Schema from "effect/Schema"
-import { AddressField, DecimalBigInt, DecimalInt } from "./common.js"
+import { AddressField, DecimalBigInt, DecimalInt, JsonInt } from "./common.js"
 
 /**
  * The `result` of `block/getblocknobytime`: a block number as a decimal string, decoded to a `number`.
@@ -89,3 +89,18 @@ export const BlockReward = Schema.Struct({
  * @category models
  */
 export type BlockReward = typeof BlockReward.Type
+
+/**
+ * The `result` of `block/getblocktxnscount`: how many transactions a block holds, and how many internal
+ * transactions and ERC-20, ERC-721 and ERC-1155 transfers they made (JSON numbers).
+ */
+export const BlockTxnsCount = Schema.Struct({
+  block: JsonInt,
+  txsCount: JsonInt,
+  internalTxsCount: JsonInt,
+  erc20TransfersCount: JsonInt,
+  erc721TransfersCount: JsonInt,
+  erc1155TransfersCount: JsonInt
+}).annotations({ identifier: "BlockTxnsCount" })
+/** @see BlockTxnsCount */
+export type BlockTxnsCount = typeof BlockTxnsCount.Type

@@ -237,3 +237,21 @@ export const isVerifyStatusText = (text: string): boolean => {
   const t = text.trim()
   return PENDING.test(t) || PASSED.test(t) || ALREADY.test(t) || FAILED.test(t)
 }
+
+/**
+ * The `result` of `contract/verifysourcecode` and `contract/verifyproxycontract`: the GUID of the
+ * submission, to poll with `checkverifystatus` (a source) or `checkproxyverification` (a proxy).
+ */
+export const VerificationGuid = Schema.String.pipe(Schema.pattern(/^\S+$/)).annotations({ identifier: "VerificationGuid" })
+/** @see VerificationGuid */
+export type VerificationGuid = typeof VerificationGuid.Type
+
+/**
+ * The `result` of `contract/checkproxyverification` when the proxy's implementation was found (status
+ * "1"): the server's sentence, e.g. "The proxy's (0x…) implementation contract is found at 0x… and is
+ * successfully updated." A proxy that is not verified, or without an implementation, is a NOTOK answer
+ * (the client's NotOkError, with the server's words).
+ */
+export const ProxyVerification = Schema.String.annotations({ identifier: "ProxyVerification" })
+/** @see ProxyVerification */
+export type ProxyVerification = typeof ProxyVerification.Type

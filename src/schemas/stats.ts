@@ -486,3 +486,16 @@ export const ApiLimit = Schema.Struct({
  * @category models
  */
 export type ApiLimit = typeof ApiLimit.Type
+
+/**
+ * The `result` of `stats/ethsupply2`: the native supply and its parts, all in wei — the supply (as
+ * `ethsupply`), the ether staked on the beacon chain, the fees burnt, and the total withdrawn from staking.
+ */
+export const EtherSupply2 = Schema.Struct({
+  EthSupply: DecimalBigInt,
+  Eth2Staking: DecimalBigInt,
+  BurntFees: DecimalBigInt,
+  WithdrawnTotal: DecimalBigInt
+}).annotations({ identifier: "EtherSupply2" })
+/** @see EtherSupply2 */
+export type EtherSupply2 = typeof EtherSupply2.Type

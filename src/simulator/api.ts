@@ -26,7 +26,9 @@ import { type LogSource, type RowSource, type Selection, walk } from "./rowIndex
 import { type Endpoint, type PlanName, resultWindow, rowsPerRequest } from "./rules.js"
 import { addressTagsCsv, labelMasterCsv } from "./tagFiles.js"
 import * as Texts from "./texts.js"
+import type { SubmittedSource } from "./submissions.js"
 import type { VerificationState } from "./verifications.js"
+import { TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC } from "./world.js"
 
 /** Query parameters of one call, names lower-cased, empty values dropped. */
 export type Params = Readonly<Record<string, string>>
@@ -320,6 +322,35 @@ const holdingRow = (h: Holding, nft: boolean): string =>
   JSON.stringify(h.symbol) + ",\"TokenQuantity\":" + str(h.quantity) +
   (nft ? "" : ",\"TokenDivisor\":" + str(h.decimals) + ",\"TokenPriceUSD\":" + str(h.priceUsd)) + "}"
 
+/**
+ * Chains whose txlistinternal rows carry the parent's `transactionIndex` right after `blockNumber`, as
+ * recorded on HyperEVM (by transaction hash; the other variants are taken to match).
+ */
+const INTERNAL_ROWS_WITH_TX_INDEX: ReadonlySet<number> = new Set([999])
+
+/** The getsourcecode record of a contract verified by a submission while the simulator runs. */
+const submittedRecord = (s: SubmittedSource): Readonly<Record<string, string>> => {
+  const vyper = s.compilerVersion.startsWith("vyper")
+  return {
+    SourceCode: s.sourceCode,
+    ABI: s.abi,
+    ContractName: s.contractName,
+    CompilerVersion: s.compilerVersion,
+    CompilerType: vyper ? "vyper" : "solc",
+    OptimizationUsed: s.optimizationUsed,
+    Runs: s.runs,
+    ConstructorArguments: s.constructorArguments,
+    EVMVersion: s.evmVersion,
+    Library: "",
+    ContractFileName: "",
+    LicenseType: s.licenseType,
+    Proxy: "0",
+    Implementation: "",
+    SwarmSource: "",
+    SimilarMatch: ""
+  }
+}
+
 /** The native gas price of a chain (proxy/eth_gasPrice), stable per data set. */
 export const gasPriceOf = (c: ChainData): bigint => (c.profile.gasPriceWei * BigInt(90 + (c.root % 40))) / 100n + BigInt(c.root % 1_000_000)
 
@@ -347,17 +378,18 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
       return list(select(sel, pageWindow(p, op, mode), (t) => renderNormalTx(t, view), mode), Texts.NO_TRANSACTIONS_FOUND)
     }
     case "txlistinternal": {
+      const withTxIndex = INTERNAL_ROWS_WITH_TX_INDEX.has(c.chainId)
       const a = optionalAddress(p, "address", Texts.INVALID_ADDRESS)
       const hash = p.txhash
       if (a === undefined && hash !== undefined) {
         if (!HASH.test(hash)) refuse(Texts.INVALID_PARAMETER)
         const rows = c.internalByHash(hash.toLowerCase())
-        return list(slice(rows, pageWindow(p, op, mode)).map((t) => renderInternalTx(t, view, true)), Texts.NO_TRANSACTIONS_FOUND)
+        return list(slice(rows, pageWindow(p, op, mode)).map((t) => renderInternalTx(t, view, true, withTxIndex)), Texts.NO_TRANSACTIONS_FOUND)
       }
       const sel: Selection<InternalTx> = {
         sources: c.internalSources(a), fromBlock: uint(p, "startblock", 0), toBlock: blockBound(p, "endblock", latest, latest), desc: descending(p)
       }
-      return list(select(sel, pageWindow(p, op, mode), (t) => renderInternalTx(t, view, false), mode), Texts.NO_TRANSACTIONS_FOUND)
+      return list(select(sel, pageWindow(p, op, mode), (t) => renderInternalTx(t, view, false, withTxIndex), mode), Texts.NO_TRANSACTIONS_FOUND)
     }
     case "tokentx":
     case "tokennfttx":
@@ -459,12 +491,74 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
     case "getsourcecode": {
       const a = address(p, "address", Texts.INVALID_ADDRESS)
       const v = c.verified(a)
-      return value("[" + JSON.stringify(v === undefined ? unverifiedRecord : sourceRecord(v, c.root, a)) + "]")
+      const submitted = v === undefined ? c.submissions().source(a) : undefined
+      const record = v !== undefined ? sourceRecord(v, c.root, a) : submitted !== undefined ? submittedRecord(submitted) : unverifiedRecord
+      return value("[" + JSON.stringify(record) + "]")
     }
     case "getabi": {
       const a = address(p, "address", Texts.INVALID_ADDRESS)
       const v = c.verified(a)
-      return v === undefined ? refuse(Texts.SOURCE_NOT_VERIFIED) : value(JSON.stringify(abiOf(v)))
+      if (v !== undefined) return value(JSON.stringify(abiOf(v)))
+      const submitted = c.submissions().source(a)
+      return submitted === undefined ? refuse(Texts.SOURCE_NOT_VERIFIED) : value(JSON.stringify(submitted.abi))
+    }
+    case "verifysourcecode": {
+      const a = address(p, "contractaddress", Texts.INVALID_CONTRACT_ADDRESS)
+      const sourceCode = p.sourcecode
+      const contractName = p.contractname
+      const compilerVersion = p.compilerversion
+      if (sourceCode === undefined || contractName === undefined || compilerVersion === undefined) return refuse(Texts.INVALID_PARAMETER)
+      if (!c.isContract(a)) return refuse(Texts.noContractCodeAt(a))
+      if (c.verified(a) !== undefined || c.submissions().source(a) !== undefined) return refuse(Texts.SOURCE_ALREADY_VERIFIED)
+      return value(str(c.submissions().submitSource({
+        address: a,
+        sourceCode,
+        contractName,
+        compilerVersion,
+        optimizationUsed: p.optimizationused ?? "0",
+        runs: p.runs ?? "200",
+        // the service's parameter is spelled "constructorArguements"
+        constructorArguments: p.constructorarguements ?? p.constructorarguments ?? "",
+        evmVersion: p.evmversion ?? "Default",
+        licenseType: p.licensetype ?? "None"
+      })))
+    }
+    case "verifyproxycontract": {
+      const a = address(p, "address", Texts.INVALID_ADDRESS)
+      const expected = optionalAddress(p, "expectedimplementation", Texts.INVALID_ADDRESS)
+      return value(str(c.submissions().submitProxy(a, expected)))
+    }
+    case "checkproxyverification": {
+      const guid = p.guid
+      if (guid === undefined) return refuse(Texts.INVALID_PARAMETER)
+      const submission = c.submissions().proxy(guid)
+      if (submission === undefined) return refuse(Texts.UNKNOWN_UID)
+      const a = submission.address
+      const v = c.verified(a)
+      if (v === undefined && c.submissions().source(a) === undefined) return refuse(Texts.proxyNotVerified(a))
+      // the implementation is the one in the EIP-1967 slot: only a proxy of the data set has one
+      const implementation = v?.kind === "proxy" ? v.implementation : ""
+      if (implementation === "" || (submission.expectedImplementation !== undefined && submission.expectedImplementation !== implementation)) {
+        return refuse(Texts.PROXY_IMPLEMENTATION_NOT_DETECTED)
+      }
+      return value(str(Texts.proxyVerified(a, implementation)))
+    }
+    case "getblocktxnscount": {
+      const b = uint(p, "blockno")
+      if (b > latest) refuse(Texts.INVALID_PARAMETER)
+      const txs = c.txsInBlock(b)
+      let internal = 0
+      const transfers = { erc20: 0, erc721: 0, erc1155: 0 }
+      for (const t of txs) {
+        internal += c.internalByHash(t.hash).length
+        for (const l of c.logsOfTx(t.hash)) {
+          const standard = c.tokenMeta(l.address)?.standard
+          if (standard !== undefined && (l.topics[0] === TRANSFER_TOPIC || l.topics[0] === TRANSFER_SINGLE_TOPIC)) transfers[standard]++
+        }
+      }
+      return value("{\"block\":" + b + ",\"txsCount\":" + txs.length + ",\"internalTxsCount\":" + internal +
+        ",\"erc20TransfersCount\":" + transfers.erc20 + ",\"erc721TransfersCount\":" + transfers.erc721 +
+        ",\"erc1155TransfersCount\":" + transfers.erc1155 + "}")
     }
     case "dailygasused":
     case "dailytx":
@@ -529,7 +623,10 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
       const guid = p.guid
       if (guid === undefined) return refuse(Texts.INVALID_PARAMETER)
       const submission = c.verifications().byGuid(guid)
-      return submission === undefined ? refuse(Texts.UNKNOWN_UID) : verificationAnswer(submission.state)
+      if (submission !== undefined) return verificationAnswer(submission.state)
+      const submitted = c.submissions().pollSource(guid)
+      if (submitted === undefined) return refuse(Texts.UNKNOWN_UID)
+      return verificationAnswer(submitted._tag)
     }
     case "nodecount":
       return value("{\"UTCDate\":" + str(formatDay(Math.floor(view.timestampOf(latest) / DAY))) + ",\"TotalNodeCount\":" +
@@ -540,6 +637,14 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
     }
     case "ethsupply":
       return value(str(c.profile.supplyWei))
+    case "ethsupply2": {
+      // the supply of ethsupply, and the staked, burnt and withdrawn totals as shares of it
+      const supply = c.profile.supplyWei
+      const share = (salt: number, from: number, span: number): bigint =>
+        (supply * BigInt(from * 1_000 + (hash2(c.root ^ 0xe2, salt) % (span * 1_000)))) / 100_000n
+      return value("{\"EthSupply\":" + str(supply) + ",\"Eth2Staking\":" + str(share(1, 27, 3)) + ",\"BurntFees\":" +
+        str(share(2, 3, 1)) + ",\"WithdrawnTotal\":" + str(share(3, 18, 4)) + "}")
+    }
     case "balancemulti": {
       const raw = p.address
       if (raw === undefined) return refuse(Texts.INVALID_ADDRESS)
@@ -562,8 +667,9 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
     case "ethprice": {
       const t = view.timestampOf(latest)
       const usd = usdOf(c, Math.floor(t / DAY))
-      const btc = Math.floor(usd / 60_000 * 100_000) / 100_000
-      return value("{\"ethbtc\":" + str(btc) + ",\"ethbtc_timestamp\":" + str(t - 2) + ",\"ethusd\":" + str(usd) +
+      // written as the service writes them: cents for dollars, five decimals for bitcoin
+      const btc = (Math.floor(usd / 60_000 * 100_000) / 100_000).toFixed(5)
+      return value("{\"ethbtc\":" + str(btc) + ",\"ethbtc_timestamp\":" + str(t - 2) + ",\"ethusd\":" + str(usd.toFixed(2)) +
         ",\"ethusd_timestamp\":" + str(t) + "}")
     }
     case "gasoracle": {
@@ -597,8 +703,11 @@ const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
       const target = uint(p, "blockno")
       if (target <= latest) refuse(Texts.BLOCK_ALREADY_PASSED)
       const remaining = target - latest
+      // the estimate runs on the chain's measured mean block time (a little above the nominal one), to a
+      // tenth of a second, as recorded ("1163998654.8")
+      const meanBlockTime = c.profile.blockTime * (1.001 + dailyValue(c, latest, 12) * 0.008)
       return value("{\"CurrentBlock\":" + str(latest) + ",\"CountdownBlock\":" + str(target) + ",\"RemainingBlock\":" +
-        str(remaining) + ",\"EstimateTimeInSec\":" + str(Math.round(remaining * c.profile.blockTime * 10) / 10) + "}")
+        str(remaining) + ",\"EstimateTimeInSec\":" + str((remaining * meanBlockTime).toFixed(1)) + "}")
     }
     case "getminedblocks": {
       const a = address(p, "address", Texts.INVALID_ADDRESS)

@@ -9,7 +9,7 @@
  * export whole).
  */
 import type { ChainData } from "./dataset.js"
-import { hash2, hash3, mix32 } from "./hash.js"
+import { hash2, hash3 } from "./hash.js"
 
 /** Entity names of the proposers (addresses come from `ChainData.addr`). */
 export const proposerNames = {
@@ -56,12 +56,11 @@ export const baseFeeOf = (c: ChainData, block: number): bigint =>
 /** The gas limit of every block. */
 export const GAS_LIMIT = 45_000_000
 
-/** Gas used by a block: past its last known transaction's cumulative gas, or a made-up load if it has none. */
+/** Gas used by a block: its last transaction's cumulative gas (a block holds exactly its transactions), 0 if it has none. */
 export const gasUsedOf = (c: ChainData, block: number): number => {
   const txs = c.txsInBlock(block)
-  const h = mix32(hash2(c.root ^ 0x6a5, block))
   const last = txs[txs.length - 1]
-  return last === undefined ? 8_000_000 + (h % 12_000_000) : Math.min(GAS_LIMIT, last.cumulativeGasUsed + (h % 3_000_000))
+  return last === undefined ? 0 : Math.min(GAS_LIMIT, last.cumulativeGasUsed)
 }
 
 /**

@@ -19,6 +19,7 @@ import {
 } from "./profiles.js"
 import { proposerNames, STAKER, stakerValidators, withdrawnBy } from "./blocks.js"
 import { buildShape, planShapes, shapeRef, type ShapePlanned, type ShapeRef } from "./shapes.js"
+import { Submissions } from "./submissions.js"
 import { makeVerifications, noVerifications, type VerificationGuids, type Verifications } from "./verifications.js"
 import type { ChainView, InternalTx, Log, NormalTx, TokenMeta, TokenTransfer } from "./rows.js"
 import { arrayLogSource, arraySource, type LogSource, type RowSource, upperBound } from "./rowIndex.js"
@@ -51,6 +52,21 @@ import {
 } from "./world.js"
 
 // ---- public description ---------------------------------------------------------------------------
+
+
+/**
+ * An account whose key is public (the first of Hardhat's and Anvil's development accounts), holding
+ * 10,000 of the native coin from genesis on every populated chain: the one sender whose transactions
+ * a test can sign and the simulator accepts (eth_sendRawTransaction checks the sender's balance).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const DEV_ACCOUNT = {
+  address: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+  privateKey: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+  balance: 10_000n * 10n ** 18n
+} as const
 
 /**
  * A named entity of the data set.
@@ -392,6 +408,12 @@ export class ChainData {
 
   /** The regular world (empty on chains without a populated data set). */
   readonly world = lazy(() => (this.populated ? buildWorld(this.seed, this.profile) : EMPTY_HISTORY_WORLD))
+
+  /** Raw transactions accepted by eth_sendRawTransaction and not mined: hash → the pending transaction's JSON. */
+  readonly pendingTxs = lazy(() => new Map<string, string>())
+
+  /** Verifications submitted while the simulator runs (verifysourcecode, verifyproxycontract). */
+  readonly submissions = lazy(() => new Submissions(this.root))
 
   /** Source-code verifications and their GUIDs (checkverifystatus); none on a chain without data. */
   readonly verifications = lazy((): Verifications =>
@@ -824,6 +846,7 @@ export class ChainData {
   /** Native balance of `address` at the end of `block` (regular world, the busy wallet's rows, withdrawals). */
   nativeBalanceAt(address: string, block: number): bigint {
     let b = balanceAt(this.world().nativeHistory.get(address), block)
+    if (address === DEV_ACCOUNT.address && this.populated) b += DEV_ACCOUNT.balance
     if (address === this.addr(STAKER)) b += withdrawnBy(this, block)
     if (address === this.busyAddress) {
       const src = this.busy()

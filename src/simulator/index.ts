@@ -36,7 +36,7 @@ export type {
   LabelRef,
   TokenRef
 } from "./dataset.js"
-export { DEFAULT_BUSY_WALLET_TRANSACTIONS, DEFAULT_HEAVY_CONTRACT_LOGS, DENSE_ROWS } from "./dataset.js"
+export { DEFAULT_BUSY_WALLET_TRANSACTIONS, DEFAULT_HEAVY_CONTRACT_LOGS, DENSE_ROWS, DEV_ACCOUNT } from "./dataset.js"
 export { FaultSpecError, faultKinds, parseFaultSpec } from "./options.js"
 export type { DatasetOptions, FaultKind, FaultOptions, Scenario, ScenarioKind, SimulatorOptions } from "./options.js"
 export { SimulatorOracleError } from "./oracleError.js"

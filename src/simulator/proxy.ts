@@ -8,13 +8,17 @@
  * Answers: `result` (a hex string, an object, or `null` for an unknown hash or a block past the latest),
  * or a JSON-RPC `error` as geth words it: a revert with reason data is `{code: 3, message: "execution
  * reverted: <reason>", data}`, one without data `{code: -32000, message: "execution reverted"}`, a
- * malformed raw transaction `{code: -32000, message: "rlp: …"}`. A malformed parameter is refused with the
+ * malformed raw transaction `{code: -32000, message: "rlp: …"}`, and the pool's refusals of a raw
+ * transaction as geth words them (`invalid chain id`, `already known`, `nonce too low`, `insufficient funds
+ * for gas * price + value`). An accepted one stays pending (eth_getTransactionByHash without a block,
+ * no receipt): the simulated chain does not grow. A malformed parameter is refused with the
  * explorer's own NOTOK text, like every other module (our choice: the real service's answer is unknown).
  */
 import { baseFeeOf, CANCUN_TIME, GAS_LIMIT, gasUsedOf, minerOf, SHANGHAI_TIME, STAKER, withdrawalsIn } from "./blocks.js"
 import type { ChainData } from "./dataset.js"
 import { hash2, hash32Hex, hashString, hexWords, quantityHex, word } from "./hash.js"
-import { hexToBytes, keccakHex, logsBloom } from "./keccak.js"
+import { bytesToHex, hexToBytes, keccak256, keccakHex, logsBloom } from "./keccak.js"
+import { recoverAddress } from "./secp256k1.js"
 import type { Log, NormalTx } from "./rows.js"
 import * as Texts from "./texts.js"
 
@@ -340,6 +344,164 @@ const rlpProblem = (bytes: Uint8Array): string | undefined => {
   return undefined
 }
 
+/** One RLP item inside `bytes`: where its payload starts and ends, and whether it is a list. */
+interface RlpItem {
+  readonly list: boolean
+  /** Where the item's encoding starts (its prefix). */
+  readonly from: number
+  readonly start: number
+  readonly end: number
+}
+
+/** The item starting at `pos`, or undefined if it runs past `limit`. */
+const rlpItemAt = (bytes: Uint8Array, pos: number, limit: number): RlpItem | undefined => {
+  const prefix = bytes[pos]
+  if (prefix === undefined) return undefined
+  if (prefix < 0x80) return { list: false, from: pos, start: pos, end: pos + 1 }
+  const list = prefix >= 0xc0
+  const base = list ? 0xc0 : 0x80
+  let length = prefix - base
+  let start = pos + 1
+  if (length > 55) {
+    const size = length - 55
+    length = 0
+    for (let k = 1; k <= size; k++) length = length * 256 + (bytes[pos + k] ?? 0)
+    start = pos + 1 + size
+  }
+  return start + length > limit ? undefined : { list, from: pos, start, end: start + length }
+}
+
+/** The items of a well-formed outer list (rlpProblem found none). */
+const rlpListItems = (bytes: Uint8Array, outer: number): Array<RlpItem> => {
+  const list = rlpItemAt(bytes, outer, bytes.length)
+  const items: Array<RlpItem> = []
+  let pos = list?.start ?? bytes.length
+  while (list !== undefined && pos < list.end) {
+    const item = rlpItemAt(bytes, pos, list.end)
+    if (item === undefined) break
+    items.push(item)
+    pos = item.end
+  }
+  return items
+}
+
+const uintOf = (bytes: Uint8Array, item: RlpItem | undefined): bigint => {
+  let n = 0n
+  if (item !== undefined) for (let i = item.start; i < item.end; i++) n = n * 256n + BigInt(bytes[i] as number)
+  return n
+}
+
+/**
+ * The chain a raw transaction is signed for: the first field of a typed transaction, or what an EIP-155
+ * `v` holds in a legacy one; `undefined` for a legacy transaction signed for any chain (v 27 or 28).
+ */
+const chainIdOf = (bytes: Uint8Array): bigint | undefined => {
+  const typed = (bytes[0] as number) <= 0x7f
+  const items = rlpListItems(bytes, typed ? 1 : 0)
+  if (typed) return uintOf(bytes, items[0])
+  const v = uintOf(bytes, items[6])
+  return v >= 35n ? (v - 35n) / 2n : undefined
+}
+
+/** RLP of a list whose items are already encoded. */
+const rlpList = (payload: Uint8Array): Uint8Array => {
+  if (payload.length <= 55) return Uint8Array.from([0xc0 + payload.length, ...payload])
+  const size = payload.length.toString(16).padStart(2, "0")
+  const lengthBytes = hexToBytes("0x" + (size.length % 2 === 1 ? "0" + size : size))
+  return Uint8Array.from([0xf7 + lengthBytes.length, ...lengthBytes, ...payload])
+}
+
+/** RLP of an unsigned integer. */
+const rlpUint = (n: bigint): Uint8Array => {
+  if (n === 0n) return Uint8Array.from([0x80])
+  const digits = n.toString(16)
+  const bytes = hexToBytes("0x" + (digits.length % 2 === 1 ? "0" + digits : digits))
+  return bytes.length === 1 && (bytes[0] as number) < 0x80 ? bytes : Uint8Array.from([0x80 + bytes.length, ...bytes])
+}
+
+/** A raw transaction read far enough for a node's checks, with its sender. */
+interface SignedTx {
+  readonly from: string
+  readonly nonce: bigint
+  readonly gasLimit: bigint
+  /** gasPrice (legacy, access list) or maxFeePerGas (dynamic fee): what the sender must cover per gas. */
+  readonly maxGasPrice: bigint
+  readonly maxPriorityFee: bigint
+  readonly to: string
+  readonly value: bigint
+  readonly input: string
+  readonly type: number
+  readonly v: bigint
+  readonly r: bigint
+  readonly s: bigint
+}
+
+/**
+ * The fields and the sender of a well-formed legacy (EIP-155), access-list or dynamic-fee transaction;
+ * `undefined` for another type or a signature no key made. The signing hash is Keccak-256 of the type
+ * byte and the list of the fields before the signature (legacy: the six fields, chain id, 0, 0).
+ */
+const decodeSigned = (bytes: Uint8Array, chainId: bigint): SignedTx | undefined => {
+  const type = (bytes[0] as number) <= 0x7f ? (bytes[0] as number) : 0
+  const items = rlpListItems(bytes, type === 0 ? 0 : 1)
+  const field = (i: number): bigint => uintOf(bytes, items[i])
+  const data = (i: number): string => {
+    const item = items[i]
+    return item === undefined ? "0x" : bytesToHex(bytes.slice(item.start, item.end))
+  }
+  const encoded = (from: number, to: number): Uint8Array => {
+    const first = items[from]
+    const last = items[to - 1]
+    return first === undefined || last === undefined ? new Uint8Array() : bytes.slice(first.from, last.end)
+  }
+  let signing: Uint8Array
+  let fields: Omit<SignedTx, "from">
+  let recoveryId: number
+  if (type === 0 && items.length === 9) {
+    const v = field(6)
+    recoveryId = v >= 35n ? Number((v - 35n) % 2n) : Number(v - 27n)
+    const tail = v >= 35n ? Uint8Array.from([...rlpUint(chainId), 0x80, 0x80]) : new Uint8Array()
+    signing = rlpList(Uint8Array.from([...encoded(0, 6), ...tail]))
+    fields = {
+      nonce: field(0), maxGasPrice: field(1), maxPriorityFee: field(1), gasLimit: field(2), to: data(3), value: field(4), input: data(5),
+      type, v, r: field(7), s: field(8)
+    }
+  } else if ((type === 1 && items.length === 11) || (type === 2 && items.length === 12)) {
+    const at = type === 1 ? 8 : 9
+    recoveryId = Number(field(at))
+    signing = Uint8Array.from([type, ...rlpList(encoded(0, at))])
+    fields = {
+      nonce: field(1),
+      maxGasPrice: type === 1 ? field(2) : field(3),
+      maxPriorityFee: field(2),
+      gasLimit: type === 1 ? field(3) : field(4),
+      to: data(type === 1 ? 4 : 5),
+      value: field(type === 1 ? 5 : 6),
+      input: data(type === 1 ? 6 : 7),
+      type,
+      v: field(at),
+      r: field(at + 1),
+      s: field(at + 2)
+    }
+  } else {
+    return undefined
+  }
+  const from = recoverAddress(keccak256(signing), fields.r, fields.s, recoveryId)
+  return from === undefined ? undefined : { ...fields, from }
+}
+
+/** A pending transaction (eth_getTransactionByHash): no block yet, keys in the order of a mined one. */
+const renderPending = (c: ChainData, hash: string, tx: SignedTx): string =>
+  "{\"blockHash\":null,\"blockNumber\":null,\"from\":" + q(tx.from) + ",\"gas\":" + qx(tx.gasLimit) +
+  ",\"gasPrice\":" + qx(tx.maxGasPrice) +
+  (tx.type === 2 ? ",\"maxFeePerGas\":" + qx(tx.maxGasPrice) + ",\"maxPriorityFeePerGas\":" + qx(tx.maxPriorityFee) : "") +
+  ",\"hash\":" + q(hash) + ",\"input\":" + q(tx.input) + ",\"nonce\":" + qx(tx.nonce) + ",\"to\":" +
+  (tx.to === "0x" ? "null" : q(tx.to)) + ",\"transactionIndex\":null,\"value\":" + qx(tx.value) + ",\"type\":" + qx(tx.type) +
+  (tx.type === 0 ? "" : ",\"accessList\":[],\"chainId\":" + qx(c.chainId)) + ",\"v\":" + qx(tx.v) + ",\"r\":" + qx(tx.r) +
+  ",\"s\":" + qx(tx.s) + (tx.type === 0 ? "" : ",\"yParity\":" + qx(tx.v)) + "}"
+
+const nodeError = (message: string): RpcOutcome => ({ _tag: "rpcError", id: 1, code: -32000, message })
+
 // ---- the actions ----------------------------------------------------------------------------------
 
 const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
@@ -361,7 +523,11 @@ const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
     }
     case "eth_getTransactionByHash":
     case "eth_getTransactionReceipt": {
-      const tx = c.txByHash(hashParam(p))
+      const hash = hashParam(p)
+      const tx = c.txByHash(hash)
+      // accepted and not mined: the transaction without a block, no receipt yet
+      const pending = tx === undefined ? c.pendingTxs().get(hash) : undefined
+      if (pending !== undefined) return ok(action === "eth_getTransactionByHash" ? pending : "null")
       if (tx === undefined || tx.genesis) return ok("null")
       return ok(action === "eth_getTransactionByHash" ? renderTx(c, tx) : renderReceipt(c, tx))
     }
@@ -412,7 +578,21 @@ const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
       const bytes = hexToBytes(hex)
       const problem = rlpProblem(bytes)
       if (problem !== undefined) return { _tag: "rpcError", id: 1, code: -32000, message: problem }
-      return ok(q(keccakHex(hex)))
+      const chainId = chainIdOf(bytes)
+      // signed for another chain: the node's pool refuses it
+      if (chainId !== undefined && chainId !== BigInt(c.chainId)) return nodeError("invalid chain id")
+      const hash = keccakHex(hex)
+      const pool = c.pendingTxs()
+      if (pool.has(hash)) return nodeError("already known")
+      const tx = decodeSigned(bytes, BigInt(c.chainId))
+      if (tx === undefined) return nodeError("invalid sender")
+      const latest = c.profile.latestBlock
+      if (tx.nonce < BigInt(c.nonceAt(tx.from, latest))) return nodeError("nonce too low")
+      if (c.nativeBalanceAt(tx.from, latest) < tx.gasLimit * tx.maxGasPrice + tx.value) {
+        return nodeError("insufficient funds for gas * price + value")
+      }
+      pool.set(hash, renderPending(c, hash, tx))
+      return ok(q(hash))
     }
   }
 }

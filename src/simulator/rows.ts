@@ -118,10 +118,12 @@ export const renderNormalTx = (tx: NormalTx, chain: ChainView): string => {
 /**
  * A txlistinternal row. By address and by block range the keys are blockNumber, timeStamp, hash,
  * from, to, value, contractAddress, input, type, gas, gasUsed, traceId, isError, errCode; the
- * by-txhash variant omits `hash` and `traceId` (facts §2.12).
+ * by-txhash variant omits `hash` and `traceId` (facts §2.12). `withTxIndex` (HyperEVM) adds the
+ * parent's `transactionIndex` right after `blockNumber`, as recorded there.
  */
-export const renderInternalTx = (t: InternalTx, chain: ChainView, byTxHash: boolean): string =>
-  "{\"blockNumber\":\"" + t.block + "\",\"timeStamp\":\"" + chain.timestampOf(t.block) +
+export const renderInternalTx = (t: InternalTx, chain: ChainView, byTxHash: boolean, withTxIndex = false): string =>
+  "{\"blockNumber\":\"" + t.block + (withTxIndex ? "\",\"transactionIndex\":\"" + t.txIndex : "") +
+  "\",\"timeStamp\":\"" + chain.timestampOf(t.block) +
   (byTxHash ? "" : "\",\"hash\":\"" + t.hash) + "\",\"from\":\"" + t.from + "\",\"to\":\"" + t.to +
   "\",\"value\":\"" + t.value + "\",\"contractAddress\":\"" + t.contractAddress + "\",\"input\":\"" + t.input +
   "\",\"type\":\"" + t.type + "\",\"gas\":\"" + t.gas + "\",\"gasUsed\":\"" + t.gasUsed +

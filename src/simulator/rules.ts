@@ -47,12 +47,15 @@ const actionsByModule = {
     "tokenbalancehistory", "addresstokenbalance", "addresstokennftbalance", "fundedby",
     "balancemulti", "tokenbalance", "getminedblocks", "txsBeaconWithdrawal"
   ],
-  contract: ["getsourcecode", "getabi", "getcontractcreation", "checkverifystatus"],
-  block: ["getblocknobytime", "getblockcountdown", "getblockreward"],
+  contract: [
+    "getsourcecode", "getabi", "getcontractcreation", "checkverifystatus", "verifysourcecode", "verifyproxycontract",
+    "checkproxyverification"
+  ],
+  block: ["getblocknobytime", "getblockcountdown", "getblockreward", "getblocktxnscount"],
   logs: ["getLogs"],
   token: ["tokeninfo", "topholders", "tokenholderlist"],
   stats: [
-    "ethsupply", "dailytx", "dailygasused", "tokensupply", "ethprice", "tokensupplyhistory", "chainsize", "nodecount",
+    "ethsupply", "ethsupply2", "dailytx", "dailygasused", "tokensupply", "ethprice", "tokensupplyhistory", "chainsize", "nodecount",
     ...dailySeries
   ],
   gastracker: ["gasoracle", "gasestimate"],
@@ -149,9 +152,11 @@ const PAID_ONLY_CHAINS: ReadonlySet<number> = new Set([56, 97, 8453, 84532, 10, 
 
 /**
  * The operations a free key may call on a paid-only chain too (facts §3.4, the exception: "source code
- * and ABI endpoints"; the verification status poll is taken as one of them).
+ * and ABI endpoints"; the verification submissions and status polls are taken as ones of them).
  */
-const ON_EVERY_CHAIN_FOR_FREE: ReadonlySet<Action> = new Set<Action>(["getsourcecode", "getabi", "checkverifystatus"])
+const ON_EVERY_CHAIN_FOR_FREE: ReadonlySet<Action> = new Set<Action>([
+  "getsourcecode", "getabi", "checkverifystatus", "verifysourcecode", "verifyproxycontract", "checkproxyverification"
+])
 
 /** Whether a free key is refused this operation on this chain ("Free API access is not supported…"). */
 export const refusedToFreeKeys = (chainId: number, action: Action): boolean =>

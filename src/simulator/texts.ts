@@ -84,3 +84,15 @@ export const QUERY_TIMEOUT = "Query Timeout occured. Please select a smaller res
 export const SERVER_TOO_BUSY = "Unexpected err, timeout occurred or server too busy. Please try again later"
 /** topholders on chain 999 (Part A.6: our wording, the real text is unknown). */
 export const CHAIN_NOT_SUPPORTED_FOR_ENDPOINT = "Error! Chain not supported for this endpoint"
+/** verifysourcecode for an address that holds no contract (the text foundry's verifier waits on). */
+export const noContractCodeAt = (address: string): string => `Unable to locate ContractCode at ${address}`
+/** verifysourcecode for a contract verified already. */
+export const SOURCE_ALREADY_VERIFIED = "Contract source code already verified"
+/** checkproxyverification when the proxy's own source is not verified (Etherscan's docs). */
+export const proxyNotVerified = (address: string): string =>
+  `The proxy contract at ${address} does not seem to be verified. Please verify and publish the contract source before proceeding with this proxy verification.`
+/** checkproxyverification when no implementation is found behind the proxy. */
+export const PROXY_IMPLEMENTATION_NOT_DETECTED = "A corresponding implementation contract was unfortunately not detected for the proxy address."
+/** checkproxyverification of a proxy whose implementation was found (status "1"). */
+export const proxyVerified = (address: string, implementation: string): string =>
+  `The proxy's (${address}) implementation contract is found at ${implementation} and is successfully updated.`

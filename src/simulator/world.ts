@@ -287,13 +287,15 @@ export const buildWorld = (seed: number, profile: ChainProfile): World => {
   let nextTxIndex = 0
   let nextLogIndex = 0
   let cumulativeGas = 0
+  // A block holds exactly the transactions sent into it: indexes 0..n-1, log indexes from 0, and the
+  // cumulative gas of the first transaction is its own (as a node's eth_getBlockTransactionCountByNumber
+  // and eth_getTransactionByBlockNumberAndIndex need).
   const enterBlock = (block: number) => {
     if (block !== currentBlock) {
       currentBlock = block
-      const h = hash2(root, block)
-      nextTxIndex = h % 40
-      nextLogIndex = (h >>> 8) % 90
-      cumulativeGas = 21_000 + ((h >>> 16) % 4_000_000)
+      nextTxIndex = 0
+      nextLogIndex = 0
+      cumulativeGas = 0
     }
   }
   let txSerial = 0

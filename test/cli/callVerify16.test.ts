@@ -47,6 +47,25 @@ describe("explorer-etl call contract checkverifystatus …", () => {
       expect(JSON.parse(succeeded(onBase).stdout)).toMatchObject({ _tag: "Verified" })
     }), TIMEOUT)
 
+  it.live("call contract verifysourcecode with the API's parameter names answers a GUID; its status is Pending, then Verified", () =>
+    Effect.gen(function*() {
+      const vault = sim.dataset.chain(1).unverifiedContract.address
+      const submitted = yield* transcript.cli([
+        "call", "contract", "verifysourcecode", `contractaddress=${vault}`, "sourceCode=contract Vault { function withdraw(uint256 amount) external {} }",
+        "contractname=Vault", "compilerversion=v0.8.24+commit.e11b9ed9", "optimizationUsed=1", "runs=200", "constructorArguements=", ...api()
+      ])
+      const guid = JSON.parse(succeeded(submitted).stdout) as string
+      expect(guid).toMatch(/^[a-z0-9]{50}$/)
+      const state = () =>
+        Effect.map(transcript.cli(["call", "contract", "checkverifystatus", `guid=${guid}`, ...api()]), (r) => JSON.parse(succeeded(r).stdout))
+      expect(yield* state()).toEqual({ _tag: "Pending", result: "Pending in queue" })
+      expect(yield* state()).toEqual({ _tag: "Verified", result: "Pass - Verified" })
+      const abi = yield* transcript.cli(["call", "contract", "getabi", `address=${vault}`, ...api()])
+      expect(JSON.parse(JSON.parse(succeeded(abi).stdout) as string)).toEqual([
+        { inputs: [{ internalType: "uint256", name: "amount", type: "uint256" }], name: "withdraw", outputs: [], stateMutability: "nonpayable", type: "function" }
+      ])
+    }), TIMEOUT)
+
   it.live("a GUID nobody submitted: InvalidInputError with the server's words", () =>
     Effect.gen(function*() {
       const result = yield* transcript.cli(["call", "contract", "checkverifystatus", `guid=${"q".repeat(50)}`, ...api()])

@@ -280,6 +280,38 @@ const cases: ReadonlyArray<OpCase> = [
     expectResult: (r) => expect(r).toBe(122373866217800000000000000n)
   },
   {
+    name: "ethsupply2",
+    call: (c) => c.ethsupply2(),
+    module: "stats",
+    action: "ethsupply2",
+    sent: {},
+    reply: ok({
+      EthSupply: "122373866217800000000000000",
+      Eth2Staking: "1157529105115885000000000",
+      BurntFees: "3102505506455601519229842",
+      WithdrawnTotal: "1170332576190999777000000"
+    }),
+    expectResult: (r) => expect(r).toMatchObject({ EthSupply: 122373866217800000000000000n, BurntFees: 3102505506455601519229842n })
+  },
+  {
+    name: "getblocktxnscount",
+    call: (c) => c.getblocktxnscount({ blockNo: 2165403 }),
+    module: "block",
+    action: "getblocktxnscount",
+    sent: { blockno: "2165403" },
+    reply: ok({ block: 2165403, txsCount: 4, internalTxsCount: 1, erc20TransfersCount: 2, erc721TransfersCount: 0, erc1155TransfersCount: 0 }),
+    expectResult: (r) => expect(r).toMatchObject({ block: 2165403, txsCount: 4, erc20TransfersCount: 2 })
+  },
+  {
+    name: "checkproxyverification",
+    call: (c) => c.checkproxyverification({ guid: "gwgrrnfy56zf6vc1fljuejwg6pelnc5yns6fg6y2i6zfpgzquz" }),
+    module: "contract",
+    action: "checkproxyverification",
+    sent: { guid: "gwgrrnfy56zf6vc1fljuejwg6pelnc5yns6fg6y2i6zfpgzquz" },
+    reply: ok("The proxy's (0xbc46363a7669f6e12353fa95bb067aead3675c29) implementation contract is found at 0xe45a5176bc0f2c1198e2451c4e4501d4ed9b65a6 and is successfully updated."),
+    expectResult: (r) => expect(r).toMatch(/is successfully updated\.$/)
+  },
+  {
     name: "getaddresstag",
     call: (c) => c.getaddresstag({ address: F.ADDRESS }),
     module: "nametag",

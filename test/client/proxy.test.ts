@@ -72,6 +72,48 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("the proxy modu
       )
     }))
 
+  it.effect("every block holds its transactions at indexes 0..n-1: count, by-index lookups, receipts and gas agree", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const client = yield* Client.ExplorerClient
+      const c = sim.dataset.chain(1)
+      // the blocks of three wallets' transactions, and the block after each (usually empty)
+      const blocks = new Set<number>()
+      for (const w of c.wallets.slice(0, 3)) {
+        for (const t of yield* client.txlist({ address: w.address, page: 1, offset: 10_000 })) {
+          blocks.add(t.blockNumber)
+          blocks.add(t.blockNumber + 1)
+        }
+      }
+      const walk = [...blocks].sort((a, b) => a - b).slice(0, 40)
+      let filled = 0
+      let several = 0
+      for (const b of walk) {
+        const n = yield* client.eth_getBlockTransactionCountByNumber({ tag: hex(b) })
+        const block = yield* client.eth_getBlockByNumber({ tag: hex(b), boolean: true })
+        expect(block?.transactions?.length).toBe(n)
+        let cumulative = 0n
+        for (let i = 0; i < (n ?? 0); i++) {
+          const tx = yield* client.eth_getTransactionByBlockNumberAndIndex({ tag: hex(b), index: hex(i) })
+          expect(tx).toMatchObject({ blockNumber: b, transactionIndex: i })
+          const inBlock = block?.transactions?.[i]
+          expect(typeof inBlock === "string" ? inBlock : inBlock?.hash).toBe(tx?.hash)
+          const receipt = yield* client.eth_getTransactionReceipt({ txHash: tx?.hash ?? "" })
+          expect(receipt?.transactionIndex).toBe(i)
+          // the first transaction's cumulative gas is its own; each next one adds its gas
+          expect(receipt?.cumulativeGasUsed).toBe(cumulative + (receipt?.gasUsed ?? 0n))
+          cumulative = receipt?.cumulativeGasUsed ?? 0n
+        }
+        expect(yield* client.eth_getTransactionByBlockNumberAndIndex({ tag: hex(b), index: hex(n ?? 0) })).toBeNull()
+        expect(block?.gasUsed).toBe(cumulative)
+        if ((n ?? 0) > 0) filled++
+        if ((n ?? 0) > 1) several++
+      }
+      // the walk saw filled blocks, some with more than one transaction
+      expect(filled).toBeGreaterThan(10)
+      expect(several).toBeGreaterThan(0)
+    }))
+
   it.effect("code, storage, calls (revert: JsonRpcError with code 3 and the reason's data), estimates, raw transactions", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator.Simulator
@@ -99,12 +141,45 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("the proxy modu
       expect(bare).toMatchObject({ _tag: "JsonRpcError", code: -32000, detail: "execution reverted" })
       expect(yield* client.eth_estimateGas({ to: wallet, value: "0x1" })).toBe(21_000n)
 
+      // the simulator's development account holds ether: its transactions are accepted, once
+      const dev = new Wallet(Simulator.DEV_ACCOUNT.privateKey)
       const signed = yield* Effect.promise(() =>
-        Wallet.createRandom().signTransaction({ type: 2, chainId: 1, nonce: 0, to: wallet, value: 1n, gasLimit: 21_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n })
+        dev.signTransaction({ type: 2, chainId: 1, nonce: 0, to: wallet, value: 1n, gasLimit: 21_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n })
       )
       expect(yield* client.eth_sendRawTransaction({ hex: signed })).toBe(Transaction.from(signed).hash)
+      const pending = yield* client.eth_getTransactionByHash({ txHash: Transaction.from(signed).hash ?? "" })
+      expect(pending).toMatchObject({ hash: Transaction.from(signed).hash, blockNumber: null, transactionIndex: null, nonce: 0 })
+      expect(pending?.from.toLowerCase()).toBe(dev.address.toLowerCase())
+      expect(yield* client.eth_getTransactionReceipt({ txHash: Transaction.from(signed).hash ?? "" })).toBeNull()
+      expect(yield* Effect.flip(client.eth_sendRawTransaction({ hex: signed }))).toMatchObject({ _tag: "JsonRpcError", detail: "already known" })
+      // a sender without ether is refused, as a node refuses it
+      const unfunded = yield* Effect.promise(() =>
+        Wallet.createRandom().signTransaction({ type: 2, chainId: 1, nonce: 0, to: wallet, value: 1n, gasLimit: 21_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n })
+      )
+      expect(yield* Effect.flip(client.eth_sendRawTransaction({ hex: unfunded }))).toMatchObject({
+        _tag: "JsonRpcError",
+        code: -32000,
+        detail: "insufficient funds for gas * price + value"
+      })
       const broken = yield* Effect.flip(client.eth_sendRawTransaction({ hex: signed.slice(0, -4) }))
       expect(broken).toMatchObject({ _tag: "JsonRpcError", code: -32000, detail: "rlp: value size exceeds available input length" })
+
+      // signed for another chain (typed, and legacy with EIP-155's v): the node refuses it; a legacy one for this chain passes
+      const signer = Wallet.createRandom()
+      const elsewhere = yield* Effect.promise(() =>
+        Promise.all([
+          signer.signTransaction({ type: 2, chainId: 5, nonce: 0, to: wallet, value: 1n, gasLimit: 21_000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n }),
+          signer.signTransaction({ type: 0, chainId: 137, nonce: 0, to: wallet, value: 1n, gasLimit: 21_000n, gasPrice: 2n })
+        ])
+      )
+      for (const hex of elsewhere) {
+        expect(yield* Effect.flip(client.eth_sendRawTransaction({ hex }))).toMatchObject({ _tag: "JsonRpcError", code: -32000, detail: "invalid chain id" })
+      }
+      const legacy = yield* Effect.promise(() =>
+        dev.signTransaction({ type: 0, chainId: 1, nonce: 1, to: wallet, value: 1n, gasLimit: 21_000n, gasPrice: 2n })
+      )
+      expect(Transaction.from(legacy).chainId).toBe(1n)
+      expect(yield* client.eth_sendRawTransaction({ hex: legacy })).toBe(Transaction.from(legacy).hash)
     }))
 
   it.effect("bad input is refused before sending", () =>

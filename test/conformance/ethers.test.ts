@@ -137,7 +137,8 @@ layer(
       // the receipt's logs are getLogs' logs of that transaction
       const ofTx = logs.filter((l) => l.transactionHash === transfer.hash)
       expect(got.receipt?.logs.map((l) => [l.index, l.topics, l.data])).toEqual(
-        ofTx.map((l) => [Number(l.logIndex), l.topics, l.data])
+        // getLogs writes a zero index as "0x"
+        ofTx.map((l) => [l.logIndex === "0x" ? 0 : Number(l.logIndex), l.topics, l.data])
       )
       expect(got.unknown).toBeNull()
       expect(got.nonce).toBe(sent.length)
@@ -162,7 +163,8 @@ layer(
         "function transfer(address,uint256) returns (bool)"
       ])
       const vault = new Interface(["function withdraw(uint256)"])
-      const signer = Wallet.createRandom()
+      // the simulator's development account holds ether, so the node accepts what it signs
+      const signer = new Wallet(Simulator.DEV_ACCOUNT.privateKey)
       const signed = yield* Effect.promise(() =>
         signer.signTransaction({
           type: 2,
@@ -173,6 +175,11 @@ layer(
           gasLimit: 21_000n,
           maxFeePerGas: 30_000_000_000n,
           maxPriorityFeePerGas: 1_000_000_000n
+        })
+      )
+      const poor = yield* Effect.promise(() =>
+        Wallet.createRandom().signTransaction({
+          type: 2, chainId: 1, nonce: 0, to: wallet, value: 1n, gasLimit: 21_000n, maxFeePerGas: 30_000_000_000n, maxPriorityFeePerGas: 1n
         })
       )
       const got = yield* withProvider(async (p) => {
@@ -190,7 +197,10 @@ layer(
             (e: unknown) => e
           ),
           plain: await p.estimateGas({ to: wallet, value: 1n }),
-          broadcast: await p.broadcastTransaction(signed)
+          broadcast: await p.broadcastTransaction(signed),
+          pending: await p.getTransaction(Transaction.from(signed).hash ?? ""),
+          again: await p.broadcastTransaction(signed).then(() => undefined, (e: unknown) => e),
+          unfunded: await p.broadcastTransaction(poor).then(() => undefined, (e: unknown) => e)
         }
       })
       expect(token.decodeFunctionResult("balanceOf", got.balance)[0]).toBe(BigInt(balance as string))
@@ -205,5 +215,10 @@ layer(
       expect(got.plain).toBe(21_000n)
       expect(got.broadcast.hash).toBe(Transaction.from(signed).hash)
       expect(got.broadcast.from).toBe(signer.address)
+      // accepted, not mined: the transaction is known without a block
+      expect(got.pending).toMatchObject({ hash: got.broadcast.hash, blockNumber: null, from: signer.address, nonce: 0, value: 1n })
+      expect(String(got.again)).toContain("already known")
+      // the node's "insufficient funds for gas * price + value" is ethers' INSUFFICIENT_FUNDS
+      expect(isError(got.unfunded, "INSUFFICIENT_FUNDS")).toBe(true)
     }))
 })
