@@ -264,6 +264,49 @@ export const run = <C, I>(
     return yield* pipeline.run(config, context)
   })
 
+/**
+ * The dry run of a pipeline (`explorer-etl run … --dry-run`): what each of its exports would read and
+ * cost (`Exports.estimate`: at most the chain's head and one first page each, nothing written), in the
+ * pipeline's order, one export at a time. Checked first as {@link run} checks it. The pipeline's own
+ * code runs as it is (a source it makes with a call, such as an ABI fetched, still sends it); what it
+ * reads of an export's summary is an empty one (no rows written).
+ *
+ * @example
+ * const estimates = yield* Pipeline.estimate(walletHistory, config, { outDir: "out" })
+ */
+export const estimate = <C, I>(
+  pipeline: Pipeline<C, I>,
+  config: C,
+  options: RunOptions = {}
+): Effect.Effect<ReadonlyArray<Exports.ExportEstimate>, StreamError | Exports.ExportError, ExplorerClient | FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    yield* check(pipeline, config)
+    const path = yield* Path.Path
+    const outDir = path.join(options.outDir ?? "out", pipeline.name)
+    const estimates: Array<Exports.ExportEstimate> = []
+    const context: PipelineContext = {
+      outDir,
+      // One at a time: the estimates come in the pipeline's order.
+      concurrency: 1,
+      export: (file, source, exportOptions) =>
+        Effect.flatMap(Effect.isEffect(source) ? source : Effect.succeed(source), (s) =>
+          Exports.estimate(s, {
+            out: path.join(outDir, file),
+            resume: true,
+            confirmations: exportOptions?.confirmations ?? options.confirmations ?? 0,
+            allowPartial: exportOptions?.allowPartial
+          })).pipe(
+            Effect.map((estimate) => {
+              estimates.push(estimate)
+              // Nothing was written: the summary of an export that wrote no row.
+              return { out: estimate.out, manifestPath: `${estimate.out}.manifest.json`, rowsWritten: 0, mode: "unchanged" } as unknown as Exports.ExportSummary
+            })
+          )
+    }
+    yield* pipeline.run(config, context)
+    return estimates
+  })
+
 /** One line for a file a pipeline wrote: path, rows in the file, completeness (and why, when truncated). */
 export const describeSummary = (summary: Exports.ExportSummary): string => {
   const { completeness, rows } = summary.manifest

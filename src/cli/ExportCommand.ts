@@ -20,6 +20,7 @@ import * as Reporter from "../sinks/Reporter.js"
 import * as Resume from "../sinks/Resume.js"
 import * as Events from "../streams/Events.js"
 import * as Sources from "../streams/Sources.js"
+import * as DryRun from "./DryRun.js"
 import * as Environment from "./Environment.js"
 import * as Flags from "./Flags.js"
 import { badFlag, refusedFlag } from "./Errors.js"
@@ -56,7 +57,7 @@ const floatColumns = Options.boolean("float-columns").pipe(
   Options.withDescription("Parquet: a float64 <name>_float column after each exact decimal amount (approximate, for charts)")
 )
 
-const fileOptions = { out, format, resume, restart, confirmations, allowPartial, noFormulaGuard, floatColumns, force }
+const fileOptions = { out, format, resume, restart, confirmations, allowPartial, noFormulaGuard, floatColumns, force, dryRun: DryRun.flag }
 
 const address = Options.text("address").pipe(Options.withDescription("0x address"))
 const optionalAddress = address.pipe(Options.optional)
@@ -111,6 +112,7 @@ type FileFlags = {
   readonly noFormulaGuard: boolean
   readonly floatColumns: boolean
   readonly force: boolean
+  readonly dryRun: boolean
   readonly concurrency?: Option.Option<number>
   readonly checkpointEvery?: Option.Option<number>
 }
@@ -214,7 +216,7 @@ const runExport = <A, I>(
     const source = yield* CallCount.tracking(makeSource, counter).pipe(
       Effect.catchTag("InvalidInputError", inFlagTerms(flags as unknown as Readonly<Record<string, unknown>>))
     )
-    return yield* Exports.toFile(source, {
+    const options: Exports.ToFileOptions = {
       counter,
       checkpointEvery: seconds === undefined ? undefined : `${seconds} seconds`,
       out: flags.out,
@@ -228,7 +230,14 @@ const runExport = <A, I>(
       force: flags.force,
       concurrency: flags.concurrency === undefined ? undefined : some(flags.concurrency),
       quiet: api.quiet
-    }).pipe(
+    }
+    if (flags.dryRun) {
+      return yield* Exports.estimate(source, options).pipe(
+        Effect.flatMap((estimate) => DryRun.print([estimate], api)),
+        Effect.catchTag("SinkError", refusedFlag("export", api.chain, ["out", "confirmations", "concurrency"]))
+      )
+    }
+    return yield* Exports.toFile(source, options).pipe(
       Effect.catchTag("SinkError", refusedFlag("export", api.chain, ["out", "confirmations", "concurrency"])),
       Effect.onInterrupt(() => interrupted(flags.out))
     )
