@@ -19,6 +19,7 @@ import { pathToFileURL } from "node:url"
 import { DemoData } from "../DemoData.js"
 import * as Pipeline from "../Pipeline.js"
 import type { ExportSummary } from "../Exports.js"
+import * as DryRun from "./DryRun.js"
 import * as Environment from "./Environment.js"
 import { badFlag, loadWithPeer, loadWithPostgres, refusedFlag } from "./Errors.js"
 import * as Flags from "./Flags.js"
@@ -120,7 +121,7 @@ export const printSummaries = (summaries: ReadonlyArray<ExportSummary>) =>
 /** `explorer-etl run …` */
 export const runCommand = Command.make(
   "run",
-  { file, every, config, outDir, confirmations, durable, noDurable, cluster: Options.optional(cluster), ...Environment.apiOptions },
+  { file, every, config, outDir, confirmations, durable, noDurable, cluster: Options.optional(cluster), dryRun: DryRun.flag, ...Environment.apiOptions },
   (a) =>
     Effect.gen(function*() {
       // A schedule of cluster runs is the runners' (one firing per tick across them, none lost while
@@ -142,6 +143,22 @@ export const runCommand = Command.make(
       }
       // The schedule is checked before the pipeline is loaded: a typo costs nothing.
       const cron = Option.isSome(a.every) ? Option.some(yield* Flags.cron("run", a.every.value)) : Option.none()
+      if (a.dryRun) {
+        // One plan of the exports a run would make, here: no journal, no cluster, no schedule to wait for.
+        const pipeline = yield* loadPipeline(a.file)
+        return yield* Effect.gen(function*() {
+          const demo = yield* DemoData
+          const targets = Option.isSome(demo) && Option.isNone(a.config)
+            ? pipeline.demoConfig(demo.value)
+            : yield* Pipeline.loadConfig(pipeline, { configFile: Option.getOrUndefined(a.config) })
+          const estimates = yield* Pipeline.estimate(pipeline, targets, { outDir: a.outDir, confirmations: a.confirmations })
+          yield* DryRun.print(estimates, a)
+        }).pipe(
+          Effect.catchTag("SinkError", refusedFlag("run", a.chain, ["confirmations"])),
+          Effect.provide(Environment.clientLayer(a)),
+          Effect.provide(NodeContext.layer)
+        )
+      }
       // The durable engine's modules first: a missing optional peer is said before anything runs.
       const durableRun = !a.noDurable && Option.isNone(a.cluster) ? Option.some(yield* loadDurable) : Option.none()
       const pipeline = yield* loadPipeline(a.file)
