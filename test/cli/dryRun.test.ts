@@ -1,0 +1,184 @@
+/**
+ * `--dry-run` through the CLI against a simulator on loopback: the estimate of rows and calls of an
+ * export is within ±30 % of what the real export of the same query then reads and sends (a sparse and
+ * a dense data set), the dry run sends at most the chain's head and one first page per export, writes
+ * nothing at `--out`, says what an interrupted export would resume (and estimates only what is left),
+ * and `run --dry-run` prints one line per export of a pipeline.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { createHash } from "node:crypto"
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { type CliResult, cliSuite, exited, requestsWith, spawnCli, succeeded, until } from "./helpers.js"
+
+const TIMEOUT = 240_000
+
+// A little latency: an interrupted export is caught between two checkpoints.
+const suite = cliSuite("dry", { dataset: { heavyContractLogs: 20_000 }, faults: { latency: { fixedMs: 40, jitterMs: 20 } } })
+const { transcript } = suite
+// Every key is known to the simulator before it starts; each run has its own, so its requests are counted apart.
+const keys = Object.fromEntries(
+  ["walletdry", "walletreal", "sparsedry", "sparsereal", "heavydry", "heavyreal", "resumefirst", "resumedry", "resumereal", "pipeline", "bad"]
+    .map((name) => [name, suite.key(name)])
+) as Readonly<Record<string, string>>
+const keyOf = (name: string): string => {
+  const key = keys[name]
+  if (key === undefined) throw new Error(`no key ${name}`)
+  return key
+}
+
+const api = (key: string) => ["--base-url", suite.sim.baseUrl, "--api-key", key, "--plan", "standard"]
+
+/** The estimate a dry run printed for one export: rows and calls (and the whole line). */
+const estimateIn = (line: string) => {
+  const rows = /: ~?([\d,]+) rows?, /.exec(line)
+  const calls = /, ~?([\d,]+) calls? \(head included\)/.exec(line)
+  if (rows === null || calls === null) throw new Error(`no estimate in: ${line}`)
+  return { rows: Number(rows[1]?.replaceAll(",", "")), calls: Number(calls[1]?.replaceAll(",", "")), line }
+}
+
+/** The one stdout line of a dry run of one export. */
+const oneLine = (result: CliResult) => {
+  succeeded(result)
+  const lines = result.stdout.split("\n").filter((l) => l !== "")
+  expect(lines, result.stdout).toHaveLength(1)
+  expect(result.stderr).toMatch(/dry run: \d+ requests? sent, nothing written/)
+  return estimateIn(lines[0] as string)
+}
+
+/** Rows of a CSV file (its lines but the header). */
+const csvRows = (file: string): number => readFileSync(file, "utf8").split("\n").filter((l) => l !== "").length - 1
+
+/** Every file of a folder with its length, time and sha256: what "untouched" compares. */
+const snapshot = (dir: string) =>
+  existsSync(dir)
+    ? readdirSync(dir).sort().map((name) => {
+      const s = statSync(join(dir, name))
+      return { name, size: s.size, mtimeMs: s.mtimeMs, sha: createHash("sha256").update(readFileSync(join(dir, name))).digest("hex") }
+    })
+    : "absent"
+
+const within30 = (estimate: number, truth: number, what: string) =>
+  expect(Math.abs(estimate - truth), `${what}: estimated ${estimate}, truth ${truth}`).toBeLessThanOrEqual(0.3 * truth)
+
+/**
+ * Dry run, then the real export of the same query (each with its own key, so the simulator counts
+ * their requests apart): the estimate against the rows written and the requests sent.
+ */
+const compare = (name: string, query: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const folder = join(suite.dir, name)
+    const out = join(folder, "out.csv")
+    const dryKey = keyOf(`${name}dry`)
+    const realKey = keyOf(`${name}real`)
+    const estimate = oneLine(yield* transcript.cli([...query, "--out", out, ...api(dryKey), "--dry-run"]))
+    // Nothing at --out: not even its folder.
+    expect(existsSync(folder)).toBe(false)
+    // At most the head and one first page.
+    expect(yield* requestsWith(suite.sim, dryKey)).toBeLessThanOrEqual(2)
+    succeeded(yield* transcript.cli([...query, "--out", out, ...api(realKey)]))
+    const rows = csvRows(out)
+    const calls = yield* requestsWith(suite.sim, realKey)
+    within30(estimate.rows, rows, `${name} rows`)
+    within30(estimate.calls, calls, `${name} calls`)
+    return { estimate, rows, calls }
+  })
+
+describe("--dry-run", () => {
+  it.live("a wallet's transactions (sparse: one page holds them): the exact rows and calls", () =>
+    Effect.gen(function*() {
+      const wallet = suite.sim.dataset.chain(1).wallets[0]?.address ?? ""
+      const { estimate, rows } = yield* compare("wallet", ["export", "txs", "--address", wallet])
+      expect(estimate.rows).toBe(rows)
+      expect(estimate.line).toMatch(/new file$/)
+    }), TIMEOUT)
+
+  it.live("a sparse contract's logs (one log in about 20 blocks): within 30 % of the real export", () =>
+    Effect.gen(function*() {
+      const shape = suite.sim.dataset.chain(1).shapes.find((s) => s.name === "sparse-standard-2s")
+      if (shape === undefined) throw new Error("the simulator has no sparse-standard-2s shape")
+      const { rows } = yield* compare("sparse", [
+        "export", "logs", "--address", shape.address, "--from-block", String(shape.fromBlock), "--to-block", String(shape.toBlock)
+      ])
+      expect(rows).toBe(shape.rows)
+    }), TIMEOUT)
+
+  it.live("the heavy contract's logs (dense, a block of 1,500 logs): within 30 % of the real export", () =>
+    Effect.gen(function*() {
+      const c = suite.sim.dataset.chain(1)
+      const { rows } = yield* compare("heavy", ["export", "logs", "--address", c.heavyContract.address])
+      expect(rows).toBe(c.heavyContract.logs)
+    }), TIMEOUT)
+
+  it.live("over an interrupted export: says what it resumes, estimates what is left, touches nothing", () =>
+    Effect.gen(function*() {
+      const c = suite.sim.dataset.chain(1)
+      const folder = join(suite.dir, "resume")
+      const out = join(folder, "logs.csv")
+      const query = ["export", "logs", "--address", c.heavyContract.address, "--out", out]
+      // One cursor, killed once a checkpoint holds rows: an interrupted export of the query.
+      const first = spawnCli([...query, ...api(keyOf("resumefirst")), "--concurrency", "1", "--quiet"])
+      yield* until(() => {
+        try {
+          const state = JSON.parse(readFileSync(`${out}.state.json`, "utf8")) as { rows: number; phase: string }
+          return state.phase === "writing" && state.rows >= 2_000
+        } catch {
+          return false
+        }
+      })
+      first.child.kill("SIGKILL")
+      yield* exited(first.child)
+      const state = JSON.parse(readFileSync(`${out}.state.json`, "utf8")) as { rows: number; phase: string; partitions?: ReadonlyArray<{ rows: number }> }
+      expect(state.phase).toBe("writing")
+      const kept = state.rows + (state.partitions ?? []).reduce((n, p) => n + p.rows, 0)
+
+      const before = snapshot(folder)
+      const dryKey = keyOf("resumedry")
+      const estimate = oneLine(yield* transcript.cli([...query, ...api(dryKey), "--dry-run"]))
+      expect(snapshot(folder)).toEqual(before)
+      expect(yield* requestsWith(suite.sim, dryKey)).toBeLessThanOrEqual(2)
+      expect(estimate.line).toContain(`resumes the interrupted export of this query (${kept.toLocaleString("en-US")} rows kept)`)
+
+      // The plain command continues it: what it appends and sends is what was estimated.
+      const realKey = keyOf("resumereal")
+      const resumed = succeeded(yield* transcript.cli([...query, ...api(realKey)]))
+      const appended = /appended ([\d,]+) rows/.exec(resumed.stderr)
+      expect(appended, resumed.stderr).not.toBeNull()
+      const rows = Number(appended?.[1]?.replaceAll(",", ""))
+      expect(rows + kept).toBe(c.heavyContract.logs)
+      within30(estimate.rows, rows, "rows left")
+      within30(estimate.calls, yield* requestsWith(suite.sim, realKey), "calls left")
+    }), TIMEOUT)
+
+  it.live("run --dry-run: one line per export of the pipeline, at most a head and a page each, no output folder", () =>
+    Effect.gen(function*() {
+      const wallet = suite.sim.dataset.chain(1).wallets[1]?.address ?? ""
+      const config = join(suite.dir, "wallet-history.json")
+      writeFileSync(config, JSON.stringify({ chainId: 1, fromBlock: 0, wallets: [{ name: "w", address: wallet }] }))
+      const outDir = join(suite.dir, "pipeline-out")
+      const key = keyOf("pipeline")
+      const result = succeeded(
+        yield* transcript.cli(["run", "pipelines/wallet-history.ts", "--config", config, "--out-dir", outDir, ...api(key), "--dry-run"])
+      )
+      const lines = result.stdout.split("\n").filter((l) => l !== "")
+      const files = ["transactions", "internal-transactions", "erc20-transfers", "erc721-transfers", "erc1155-transfers", "token-balances", "nft-holdings"]
+      expect(lines.map((l) => l.slice(0, l.indexOf(": ")))).toEqual(files.map((f) => join(outDir, "wallet-history", "w", `${f}.csv`)))
+      for (const line of lines.slice(0, 5)) expect(estimateIn(line).rows).toBeGreaterThanOrEqual(0)
+      expect(lines[5]).toMatch(/a list read whole at every run/)
+      // Five block-ordered exports: a head and a first page each at most; the two lists send nothing.
+      expect(yield* requestsWith(suite.sim, key)).toBeLessThanOrEqual(10)
+      expect(existsSync(outDir)).toBe(false)
+    }), TIMEOUT)
+
+  it.live("a bad flag is still refused before any request (exit 2)", () =>
+    Effect.gen(function*() {
+      const key = keyOf("bad")
+      const out = join(suite.dir, "bad", "x.csv")
+      const result = yield* transcript.cli(["export", "txs", "--address", "0x123", "--out", out, ...api(key), "--dry-run"])
+      expect(result.code).toBe(2)
+      expect(result.stderr).toMatch(/^error InvalidInputError: .*--address/)
+      expect(yield* requestsWith(suite.sim, key)).toBe(0)
+      expect(existsSync(join(suite.dir, "bad"))).toBe(false)
+    }), TIMEOUT)
+})
