@@ -194,7 +194,7 @@ export type ExportEstimate = Estimate.Estimate
 export const estimate = <A, I, E, R>(
   source: Sources.Source<A, I, E, R>,
   options: ToFileOptions
-): Effect.Effect<ExportEstimate, E | SinkError | Lock.OutputExistsError, R | FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<ExportEstimate, E | ExportError, R | FileSystem.FileSystem | Path.Path> =>
   Effect.flatMap(check(source, options), (settings) => Estimate.run(source, settings, options.force === true))
 
 /**

@@ -206,15 +206,21 @@ const estimateBlocks = <A, I, E, R>(
 
 /**
  * The dry run of an export of `source` with checked `settings`: see the module header. Refuses what
- * the export would refuse before its first request (a file at `out` explorer-etl did not write, unless
- * `force`; a checkpoint of another query with `resume`), and writes nothing.
+ * the export would refuse before its first request (another export writing `out` now; a file at `out`
+ * explorer-etl did not write, unless `force`; a checkpoint of another query with `resume`), and writes
+ * nothing.
  */
 export const run = <A, I, E, R>(
   source: Source<A, I, E, R>,
   settings: Settings,
   force: boolean
-): Effect.Effect<Estimate, E | SinkError | Lock.OutputExistsError, R | FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<Estimate, E | SinkError | Lock.OutputExistsError | Lock.OutputLockedError, R | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
+    // The lock is looked at, never taken: an export writing `out` now would refuse this one.
+    const holder = yield* Lock.inspect(settings.out)
+    if (Option.isSome(holder) && holder.value.alive) {
+      return yield* new Lock.OutputLockedError({ path: settings.out, pid: holder.value.pid, host: holder.value.host })
+    }
     yield* Lock.checkOverwrite(settings.out, settings.name, force)
     const { chainIds, fingerprint } = yield* identify(source, settings)
     const counter = settings.counter ?? CallCount.make()

@@ -3,14 +3,14 @@
  * export is within ±30 % of what the real export of the same query then reads and sends (a sparse and
  * a dense data set), the dry run sends at most the chain's head and one first page per export, writes
  * nothing at `--out`, says what an interrupted export would resume (and estimates only what is left),
- * and `run --dry-run` prints one line per export of a pipeline.
+ * is refused while another export writes it, and `run --dry-run` prints one line per export of a pipeline.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { type CliResult, cliSuite, exited, requestsWith, spawnCli, succeeded, until } from "./helpers.js"
+import { type CliResult, cliSuite, exited, failureOf, requestsWith, spawnCli, succeeded, until } from "./helpers.js"
 
 const TIMEOUT = 240_000
 
@@ -19,7 +19,7 @@ const suite = cliSuite("dry", { dataset: { heavyContractLogs: 20_000 }, faults: 
 const { transcript } = suite
 // Every key is known to the simulator before it starts; each run has its own, so its requests are counted apart.
 const keys = Object.fromEntries(
-  ["walletdry", "walletreal", "sparsedry", "sparsereal", "heavydry", "heavyreal", "resumefirst", "resumedry", "resumereal", "pipeline", "bad"]
+  ["walletdry", "walletreal", "sparsedry", "sparsereal", "heavydry", "heavyreal", "resumefirst", "resumelocked", "resumedry", "resumereal", "pipeline", "bad"]
     .map((name) => [name, suite.key(name)])
 ) as Readonly<Record<string, string>>
 const keyOf = (name: string): string => {
@@ -127,6 +127,12 @@ describe("--dry-run", () => {
           return false
         }
       })
+      // Held still while it holds the lock: a dry run is refused as a second export would be, unsent.
+      first.child.kill("SIGSTOP")
+      const lockedKey = keyOf("resumelocked")
+      const locked = yield* transcript.cli([...query, ...api(lockedKey), "--dry-run"])
+      expect(failureOf(locked, "OutputLockedError")).toMatch(/another export \(pid \d+\) is writing/)
+      expect(yield* requestsWith(suite.sim, lockedKey)).toBe(0)
       first.child.kill("SIGKILL")
       yield* exited(first.child)
       const state = JSON.parse(readFileSync(`${out}.state.json`, "utf8")) as { rows: number; phase: string; partitions?: ReadonlyArray<{ rows: number }> }
