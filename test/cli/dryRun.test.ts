@@ -19,7 +19,7 @@ const suite = cliSuite("dry", { dataset: { heavyContractLogs: 20_000 }, faults: 
 const { transcript } = suite
 // Every key is known to the simulator before it starts; each run has its own, so its requests are counted apart.
 const keys = Object.fromEntries(
-  ["walletdry", "walletreal", "sparsedry", "sparsereal", "heavydry", "heavyreal", "resumefirst", "resumelocked", "resumedry", "resumereal", "pipeline", "bad"]
+  ["walletdry", "walletreal", "walletagain", "sparsedry", "sparsereal", "heavydry", "heavyreal", "resumefirst", "resumelocked", "resumedry", "resumereal", "pipeline", "bad"]
     .map((name) => [name, suite.key(name)])
 ) as Readonly<Record<string, string>>
 const keyOf = (name: string): string => {
@@ -89,9 +89,19 @@ describe("--dry-run", () => {
   it.live("a wallet's transactions (sparse: one page holds them): the exact rows and calls", () =>
     Effect.gen(function*() {
       const wallet = suite.sim.dataset.chain(1).wallets[0]?.address ?? ""
-      const { estimate, rows } = yield* compare("wallet", ["export", "txs", "--address", wallet])
+      const query = ["export", "txs", "--address", wallet]
+      const { estimate, rows } = yield* compare("wallet", query)
       expect(estimate.rows).toBe(rows)
       expect(estimate.line).toMatch(/new file$/)
+      // Over the finished file: told what the plain command and --resume would do with it, nothing touched.
+      const folder = join(suite.dir, "wallet")
+      const out = join(folder, "out.csv")
+      const before = snapshot(folder)
+      const again = oneLine(yield* transcript.cli([...query, "--out", out, ...api(keyOf("walletagain")), "--dry-run"]))
+      expect(again.line).toContain(`a finished export of this query is there (${rows.toLocaleString("en-US")} rows): written again whole`)
+      const extend = oneLine(yield* transcript.cli([...query, "--out", out, ...api(keyOf("walletagain")), "--dry-run", "--resume"]))
+      expect(extend.line).toMatch(/(no new final block|appends the blocks final since)/)
+      expect(snapshot(folder)).toEqual(before)
     }), TIMEOUT)
 
   it.live("a sparse contract's logs (one log in about 20 blocks): within 30 % of the real export", () =>
