@@ -19,7 +19,7 @@
  * })
  * Pipeline.main(pipeline, import.meta.url)
  */
-import type * as FileSystem from "@effect/platform/FileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
@@ -277,13 +277,27 @@ export const run = <C, I>(
 export const estimate = <C, I>(
   pipeline: Pipeline<C, I>,
   config: C,
-  options: RunOptions = {}
+  options: RunOptions & {
+    /**
+     * The folder where an interrupted durable run staged its exports (`PipelineRun.estimate`): an
+     * export staged there is estimated from its stage, as the run continues it there.
+     */
+    readonly stagedIn?: string | undefined
+  } = {}
 ): Effect.Effect<ReadonlyArray<Exports.ExportEstimate>, StreamError | Exports.ExportError, ExplorerClient | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     yield* check(pipeline, config)
     const path = yield* Path.Path
     const outDir = path.join(options.outDir ?? "out", pipeline.name)
     const estimates: Array<Exports.ExportEstimate> = []
+    const fs = yield* FileSystem.FileSystem
+    // The files a durable run staged (`<stage>/<file>.staged` marks a stage made whole).
+    const staged = new Set<string>()
+    if (options.stagedIn !== undefined) {
+      const stagedIn = options.stagedIn
+      const names = yield* fs.readDirectory(stagedIn, { recursive: true }).pipe(Effect.orElseSucceed(() => []))
+      for (const name of names) if (name.endsWith(".staged")) staged.add(name.slice(0, -".staged".length))
+    }
     const context: PipelineContext = {
       outDir,
       // One at a time: the estimates come in the pipeline's order.
@@ -291,7 +305,8 @@ export const estimate = <C, I>(
       export: (file, source, exportOptions) =>
         Effect.flatMap(Effect.isEffect(source) ? source : Effect.succeed(source), (s) =>
           Exports.estimate(s, {
-            out: path.join(outDir, file),
+            out: staged.has(file) && options.stagedIn !== undefined ? path.join(options.stagedIn, file) : path.join(outDir, file),
+            shownAs: path.join(outDir, file),
             resume: true,
             confirmations: exportOptions?.confirmations ?? options.confirmations ?? 0,
             allowPartial: exportOptions?.allowPartial

@@ -151,7 +151,11 @@ export const runCommand = Command.make(
           const targets = Option.isSome(demo) && Option.isNone(a.config)
             ? pipeline.demoConfig(demo.value)
             : yield* Pipeline.loadConfig(pipeline, { configFile: Option.getOrUndefined(a.config) })
-          const estimates = yield* Pipeline.estimate(pipeline, targets, { outDir: a.outDir, confirmations: a.confirmations })
+          const options = { outDir: a.outDir, confirmations: a.confirmations }
+          // A durable run (the default) continues a killed run's staged exports: estimated from there.
+          const estimates = a.noDurable || Option.isSome(a.cluster)
+            ? yield* Pipeline.estimate(pipeline, targets, options)
+            : yield* Effect.flatMap(loadDurable, (durable) => durable.estimate(pipeline, targets, options))
           yield* DryRun.print(estimates, a)
         }).pipe(
           Effect.catchTag("SinkError", refusedFlag("run", a.chain, ["confirmations"])),

@@ -40,6 +40,7 @@ export type Start = "fresh" | "resume" | "extend" | "unchanged" | "rewrite" | "w
 
 /** What an export would do, from a dry run. */
 export interface Estimate {
+  /** The output (as `ToFileOptions.shownAs` names it). */
   readonly out: string
   readonly dataset: string
   readonly chainIds: ReadonlyArray<number>
@@ -143,7 +144,7 @@ const estimateBlocks = <A, I, E, R>(
     const perSecond = rateOf(source)
     const inFlight = source.parallel === undefined ? 1 : settings.concurrency ?? Number.POSITIVE_INFINITY
     const base = {
-      out: settings.out,
+      out: settings.shownAs,
       dataset: source.dataset,
       chainIds: [source.chainId],
       plan: source.plan,
@@ -227,7 +228,7 @@ export const run = <A, I, E, R>(
     if (source._tag === "Rows") {
       const perSecond = rateOf(source)
       return {
-        out: settings.out,
+        out: settings.shownAs,
         dataset: source.dataset,
         chainIds,
         plan: source.plan,

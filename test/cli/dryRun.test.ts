@@ -10,6 +10,7 @@ import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import walletHistory from "../../pipelines/wallet-history.js"
 import { type CliResult, cliSuite, exited, failureOf, requestsWith, spawnCli, succeeded, until } from "./helpers.js"
 
 const TIMEOUT = 240_000
@@ -19,7 +20,7 @@ const suite = cliSuite("dry", { dataset: { heavyContractLogs: 20_000 }, faults: 
 const { transcript } = suite
 // Every key is known to the simulator before it starts; each run has its own, so its requests are counted apart.
 const keys = Object.fromEntries(
-  ["walletdry", "walletreal", "walletagain", "sparsedry", "sparsereal", "heavydry", "heavyreal", "resumefirst", "resumelocked", "resumedry", "resumereal", "pipeline", "bad"]
+  ["walletdry", "walletreal", "walletagain", "sparsedry", "sparsereal", "heavydry", "heavyreal", "resumefirst", "resumelocked", "resumedry", "resumereal", "pipeline", "durablefirst", "durabledry", "bad"]
     .map((name) => [name, suite.key(name)])
 ) as Readonly<Record<string, string>>
 const keyOf = (name: string): string => {
@@ -58,6 +59,29 @@ const snapshot = (dir: string) =>
       return { name, size: s.size, mtimeMs: s.mtimeMs, sha: createHash("sha256").update(readFileSync(join(dir, name))).digest("hex") }
     })
     : "absent"
+
+/** Every file under a folder (recursively) with its length, time and sha256. */
+const snapshotTree = (dir: string) =>
+  (readdirSync(dir, { recursive: true }) as Array<string>).sort().filter((f) => statSync(join(dir, f)).isFile()).map((f) => {
+    const s = statSync(join(dir, f))
+    return { f, size: s.size, mtimeMs: s.mtimeMs, sha: createHash("sha256").update(readFileSync(join(dir, f))).digest("hex") }
+  })
+
+/** The manifests a durable run in progress staged: file (relative to the pipeline's folder) → rows. */
+const stagedManifests = (pipelineDir: string): ReadonlyMap<string, number> => {
+  const runs = join(pipelineDir, ".durable", "runs")
+  const found = new Map<string, number>()
+  if (!existsSync(runs)) return found
+  for (const execution of readdirSync(runs)) {
+    const root = join(runs, execution)
+    for (const f of readdirSync(root, { recursive: true }) as Array<string>) {
+      if (f.endsWith(".manifest.json")) {
+        found.set(f.slice(0, -".manifest.json".length), (JSON.parse(readFileSync(join(root, f), "utf8")) as { rows: number }).rows)
+      }
+    }
+  }
+  return found
+}
 
 const within30 = (estimate: number, truth: number, what: string) =>
   expect(Math.abs(estimate - truth), `${what}: estimated ${estimate}, truth ${truth}`).toBeLessThanOrEqual(0.3 * truth)
@@ -185,6 +209,36 @@ describe("--dry-run", () => {
       // Five block-ordered exports: a head and a first page each at most; the two lists send nothing.
       expect(yield* requestsWith(suite.sim, key)).toBeLessThanOrEqual(10)
       expect(existsSync(outDir)).toBe(false)
+    }), TIMEOUT)
+
+  it.live("run --dry-run over a killed durable run: what it finished is estimated from its stage, nothing touched", () =>
+    Effect.gen(function*() {
+      const config = join(suite.dir, "demo-wallets.json")
+      writeFileSync(config, JSON.stringify(walletHistory.demoConfig(suite.sim.dataset)))
+      const outDir = join(suite.dir, "durable-out")
+      const pipelineDir = join(outDir, "wallet-history")
+      const args = (key: string) => ["run", "pipelines/wallet-history.ts", "--config", config, "--out-dir", outDir, ...api(key)]
+      const first = spawnCli([...args(keyOf("durablefirst")), "--quiet"])
+      yield* until(() => stagedManifests(pipelineDir).size >= 3, 120_000)
+      first.child.kill("SIGKILL")
+      yield* exited(first.child)
+      const finished = stagedManifests(pipelineDir)
+      const before = snapshotTree(outDir)
+      const result = succeeded(yield* transcript.cli([...args(keyOf("durabledry")), "--dry-run"]))
+      const lines = result.stdout.split("\n").filter((l) => l !== "")
+      let blockOrdered = 0
+      for (const [file, rows] of finished) {
+        const line = lines.find((l) => l.startsWith(`${join(pipelineDir, file)}: `))
+        expect(line, result.stdout).toBeDefined()
+        // Nothing is published yet: only the stage knows these rows.
+        expect(existsSync(join(pipelineDir, file))).toBe(false)
+        if (!/a list read whole/.test(line ?? "")) {
+          blockOrdered++
+          expect(line).toContain(`no new final block: the ${rows.toLocaleString("en-US")} row${rows === 1 ? "" : "s"} there stay`)
+        }
+      }
+      expect(blockOrdered).toBeGreaterThan(0)
+      expect(snapshotTree(outDir)).toEqual(before)
     }), TIMEOUT)
 
   it.live("a bad flag is still refused before any request (exit 2)", () =>
