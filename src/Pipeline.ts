@@ -294,9 +294,8 @@ export const estimate = <C, I>(
     // The files a durable run staged (`<stage>/<file>.staged` marks a stage made whole).
     const staged = new Set<string>()
     if (options.stagedIn !== undefined) {
-      const stagedIn = options.stagedIn
-      const names = yield* fs.readDirectory(stagedIn, { recursive: true }).pipe(Effect.orElseSucceed(() => []))
-      for (const name of names) if (name.endsWith(".staged")) staged.add(name.slice(0, -".staged".length))
+      const names = yield* fs.readDirectory(options.stagedIn, { recursive: true }).pipe(Effect.orElseSucceed(() => []))
+      for (const name of names) if (name.endsWith(".staged")) staged.add(path.normalize(name.slice(0, -".staged".length)))
     }
     const context: PipelineContext = {
       outDir,
@@ -305,7 +304,7 @@ export const estimate = <C, I>(
       export: (file, source, exportOptions) =>
         Effect.flatMap(Effect.isEffect(source) ? source : Effect.succeed(source), (s) =>
           Exports.estimate(s, {
-            out: staged.has(file) && options.stagedIn !== undefined ? path.join(options.stagedIn, file) : path.join(outDir, file),
+            out: options.stagedIn !== undefined && staged.has(path.normalize(file)) ? path.join(options.stagedIn, file) : path.join(outDir, file),
             shownAs: path.join(outDir, file),
             resume: true,
             confirmations: exportOptions?.confirmations ?? options.confirmations ?? 0,

@@ -144,7 +144,8 @@ export const runCommand = Command.make(
       // The schedule is checked before the pipeline is loaded: a typo costs nothing.
       const cron = Option.isSome(a.every) ? Option.some(yield* Flags.cron("run", a.every.value)) : Option.none()
       if (a.dryRun) {
-        // One plan of the exports a run would make, here: no journal, no cluster, no schedule to wait for.
+        // One plan of the exports a run would make, here: no journal opened, no cluster asked (its
+        // exports are counted from the published files), no schedule waited for.
         const pipeline = yield* loadPipeline(a.file)
         return yield* Effect.gen(function*() {
           const demo = yield* DemoData
