@@ -1,8 +1,8 @@
 /**
  * The dry run of an export (`Exports.estimate`, `explorer-etl export … --dry-run`), as cryo's `--dry`:
- * what the export would read and what it would cost, found with at most two requests — the chain's
- * head and the first page of the blocks left — and nothing written (no file, no folder, no lock, no
- * checkpoint).
+ * what the export would read and what it would cost, found with two requests — the chain's head and
+ * the first page of the blocks left (a first block denser than a page costs the pages that read it,
+ * and the page after it) — and nothing written (no file, no folder, no lock, no checkpoint).
  *
  * Rows are estimated from the density of that first page: its rows over the blocks from its first row
  * to the last block it holds whole, times the blocks left after it (a first page that holds every block
@@ -14,12 +14,14 @@
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as CallCount from "../CallCount.js"
 import * as Plan from "../Plan.js"
+import type { BlockBatch } from "../streams/engine/BlockCursor.js"
 import type { BlockRange, BlockSource, Source } from "../streams/Sources.js"
 import * as Checkpoint from "./Checkpoint.js"
 import { goalAt, identify, type Settings } from "./Export.js"
@@ -168,27 +170,39 @@ const estimateBlocks = <A, I, E, R>(
         callsMade: counter.requests
       } satisfies Estimate
     }
-    // The first page of the blocks left, one request (no page asked ahead without a bound).
+    // The first page of the blocks left, one request (no page asked ahead without a bound). A first
+    // batch of one block that goes on (a block denser than a page, read whole by the engine's pages)
+    // says nothing of the blocks after it: the next page is read for their density.
     let pageMs: number | undefined
-    const page = yield* source.batches(first, { onAnswer: (ms) => void (pageMs = ms) }).pipe(Stream.take(1), Stream.runHead)
-    const rows = Option.match(page, {
-      onNone: () => ({ rows: 0, exact: true }),
-      onSome: (batch) => {
-        const seen = batch.rows.length
-        if (batch.completeThrough >= first.toBlock) {
-          // The first range is read whole: exact when it is the only one, else its density stands for the rest.
-          const rest = blocksLeft - (first.toBlock - first.fromBlock + 1)
-          const density = seen / (first.toBlock - first.fromBlock + 1)
-          return { rows: seen + Math.round(density * rest), exact: rest === 0 }
-        }
-        // Blocks before the first row were read and hold none: the density counts from that row.
-        const from = Math.max(first.fromBlock, Math.min(batch.firstBlock ?? first.fromBlock, batch.completeThrough))
-        const density = seen / (batch.completeThrough - from + 1)
-        const rest = blocksLeft - (batch.completeThrough - first.fromBlock + 1)
-        return { rows: seen + Math.round(density * rest), exact: false }
+    const spansOneBlock = (batch: BlockBatch<unknown>) =>
+      batch.completeThrough < first.toBlock && (batch.firstBlock ?? first.fromBlock) >= batch.completeThrough
+    const pages = Chunk.toReadonlyArray(
+      yield* source.batches(first, { onAnswer: (ms) => void (pageMs = ms) }).pipe(
+        Stream.takeUntil((batch) => !spansOneBlock(batch)),
+        Stream.take(2),
+        Stream.runCollect
+      )
+    )
+    const last = pages[pages.length - 1]
+    const seen = pages.reduce((n, batch) => n + batch.rows.length, 0)
+    const rows = ((): { readonly rows: number; readonly exact: boolean } => {
+      if (last === undefined) return { rows: 0, exact: true }
+      if (last.completeThrough >= first.toBlock) {
+        // The first range is read whole: exact when it is the only one, else its density stands for the rest.
+        const rest = blocksLeft - (first.toBlock - first.fromBlock + 1)
+        const density = seen / (first.toBlock - first.fromBlock + 1)
+        return { rows: seen + Math.round(density * rest), exact: rest === 0 }
       }
-    })
-    const perCall = rowsPerCall ?? Option.match(page, { onNone: () => 1, onSome: (batch) => Math.max(1, batch.rows.length) })
+      // Blocks before the first row were read and hold none: the density counts from that row (of the
+      // last batch read: a dense block before it stands for itself alone).
+      const from = pages.length > 1
+        ? Math.max((pages[0]?.completeThrough ?? first.fromBlock) + 1, Math.min(last.firstBlock ?? 0, last.completeThrough))
+        : Math.max(first.fromBlock, Math.min(last.firstBlock ?? first.fromBlock, last.completeThrough))
+      const density = last.rows.length / (last.completeThrough - from + 1)
+      const rest = blocksLeft - (last.completeThrough - first.fromBlock + 1)
+      return { rows: seen + Math.round(density * rest), exact: false }
+    })()
+    const perCall = rowsPerCall ?? Math.max(1, last?.rows.length ?? 1)
     const calls = 1 + Math.max(1, Math.ceil(rows.rows / perCall))
     const latencyMs = pageMs ?? headMs
     return {
