@@ -1,7 +1,8 @@
 /**
  * `explorer-etl export <dataset> --out <file> [--format csv|jsonl|parquet] [--resume] [--confirmations N]
- * [--allow-partial]` with one subcommand per data set, each taking only its own filters (any other
- * flag is refused before a request is sent) plus the API options.
+ * [--allow-partial] [--dry-run]` with one subcommand per data set, each taking only its own filters (any
+ * other flag is refused before a request is sent) plus the API options. `--dry-run` prints what the
+ * export would cost (`Exports.estimate`) instead of running it.
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"

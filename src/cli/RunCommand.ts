@@ -1,10 +1,11 @@
 /**
  * `explorer-etl run <pipeline file> [--every "<cron>"] [--config file] [--out-dir DIR] [--no-durable]
- * [--cluster postgres://…]`: run a pipeline once, or now and then on a cron schedule (UTC) until
+ * [--cluster postgres://…] [--dry-run]`: run a pipeline once, or now and then on a cron schedule (UTC) until
  * interrupted; every run is incremental. A run is a workflow with a journal (`durable/PipelineRun`)
  * that survives a kill; `--no-durable` runs it in this process only (`Pipeline.run`); with `--cluster`
  * it is submitted to the runners of a cluster (`explorer-etl runner`, `durable/Cluster`) and this
- * process waits for its result.
+ * process waits for its result. `--dry-run` prints what each export of one run would cost instead
+ * (`Pipeline.estimate`, `PipelineRun.estimate`).
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
