@@ -19,6 +19,7 @@ import * as Path from "@effect/platform/Path"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as CallCount from "./CallCount.js"
+import * as Estimate from "./sinks/Estimate.js"
 import * as Export from "./sinks/Export.js"
 import * as Format from "./sinks/Format.js"
 import * as Lock from "./sinks/Lock.js"
@@ -212,6 +213,26 @@ export const toFile = <A, I, E, R>(
   E | ExportError,
   R | FileSystem.FileSystem | Path.Path
 > => assemble(source, options, undefined)
+
+/** What an export would do, from a dry run: see {@link estimate}. */
+export type ExportEstimate = Estimate.Estimate
+
+/**
+ * The dry run of `toFile(source, options)`: the rows and requests the export would take, estimated
+ * from at most the chain's head and one first page (none for a list read whole), where it would start
+ * (an interrupted export of the same query at `out` continued: only what is left is estimated), and
+ * nothing written — no file, folder, lock or checkpoint. Refuses what `toFile` would refuse before its
+ * first request.
+ *
+ * @example
+ * const plan = yield* Exports.estimate(source, { out: "out/logs.csv" })
+ * console.log(plan.rows, plan.calls, plan.seconds)
+ */
+export const estimate = <A, I, E, R>(
+  source: Sources.Source<A, I, E, R>,
+  options: ToFileOptions
+): Effect.Effect<ExportEstimate, E | ExportError, R | FileSystem.FileSystem | Path.Path> =>
+  Effect.flatMap(check(source, options), (settings) => Estimate.run(source, settings, options.force === true))
 
 /**
  * For the cluster's runs (`Cluster`): an export's options checked into the settings `toFile` runs with.

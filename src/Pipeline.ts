@@ -22,7 +22,7 @@
  * @module explorer-etl/pipeline
  * @since 0.1.0
  */
-import type * as FileSystem from "@effect/platform/FileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
@@ -307,6 +307,66 @@ export const run = <C, I>(
           }))
     }
     return yield* pipeline.run(config, context)
+  })
+
+/**
+ * The dry run of a pipeline (`explorer-etl run … --dry-run`): what each of its exports would read and
+ * cost (`Exports.estimate`: at most the chain's head and one first page each, nothing written), in the
+ * pipeline's order, one export at a time. Checked first as {@link run} checks it. The pipeline's own
+ * code runs as it is (a source it makes with a call, such as an ABI fetched, still sends it); what it
+ * reads of an export's summary is an empty one (no rows written).
+ *
+ * @example
+ * const estimates = yield* Pipeline.estimate(walletHistory, config, { outDir: "out" })
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const estimate = <C, I>(
+  pipeline: Pipeline<C, I>,
+  config: C,
+  options: RunOptions & {
+    /**
+     * The folder where an interrupted durable run staged its exports (`PipelineRun.estimate`): an
+     * export staged there is estimated from its stage, as the run continues it there.
+     */
+    readonly stagedIn?: string | undefined
+  } = {}
+): Effect.Effect<ReadonlyArray<Exports.ExportEstimate>, StreamError | Exports.ExportError, ExplorerClient | FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    yield* check(pipeline, config)
+    const path = yield* Path.Path
+    const outDir = path.join(options.outDir ?? "out", pipeline.name)
+    const estimates: Array<Exports.ExportEstimate> = []
+    const fs = yield* FileSystem.FileSystem
+    // The files a durable run staged (`<stage>/<file>.staged` marks a stage made whole).
+    const staged = new Set<string>()
+    if (options.stagedIn !== undefined) {
+      const names = yield* fs.readDirectory(options.stagedIn, { recursive: true }).pipe(Effect.orElseSucceed(() => []))
+      for (const name of names) if (name.endsWith(".staged")) staged.add(path.normalize(name.slice(0, -".staged".length)))
+    }
+    const context: PipelineContext = {
+      outDir,
+      // One at a time: the estimates come in the pipeline's order.
+      concurrency: 1,
+      export: (file, source, exportOptions) =>
+        Effect.flatMap(Effect.isEffect(source) ? source : Effect.succeed(source), (s) =>
+          Exports.estimate(s, {
+            out: options.stagedIn !== undefined && staged.has(path.normalize(file)) ? path.join(options.stagedIn, file) : path.join(outDir, file),
+            shownAs: path.join(outDir, file),
+            resume: true,
+            confirmations: exportOptions?.confirmations ?? options.confirmations ?? 0,
+            allowPartial: exportOptions?.allowPartial
+          })).pipe(
+            Effect.map((estimate) => {
+              estimates.push(estimate)
+              // Nothing was written: the summary of an export that wrote no row.
+              return { out: estimate.out, manifestPath: `${estimate.out}.manifest.json`, rowsWritten: 0, mode: "unchanged" } as unknown as Exports.ExportSummary
+            })
+          )
+    }
+    yield* pipeline.run(config, context)
+    return estimates
   })
 
 /**

@@ -1,7 +1,8 @@
 /**
  * `explorer-etl export <dataset> --out <file> [--format csv|jsonl|parquet] [--resume] [--confirmations N]
- * [--allow-partial]` with one subcommand per data set, each taking only its own filters (any other
- * flag is refused before a request is sent) plus the API options.
+ * [--allow-partial] [--dry-run]` with one subcommand per data set, each taking only its own filters (any
+ * other flag is refused before a request is sent) plus the API options. `--dry-run` prints what the
+ * export would cost (`Exports.estimate`) instead of running it.
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -20,6 +21,7 @@ import * as Reporter from "../sinks/Reporter.js"
 import * as Resume from "../sinks/Resume.js"
 import * as Events from "../streams/Events.js"
 import * as Sources from "../streams/Sources.js"
+import * as DryRun from "./DryRun.js"
 import * as Environment from "./Environment.js"
 import * as Flags from "./Flags.js"
 import { badFlag, refusedFlag } from "./Errors.js"
@@ -56,7 +58,7 @@ const floatColumns = Options.boolean("float-columns").pipe(
   Options.withDescription("Parquet: a float64 <name>_float column after each exact decimal amount (approximate, for charts)")
 )
 
-const fileOptions = { out, format, resume, restart, confirmations, allowPartial, noFormulaGuard, floatColumns, force }
+const fileOptions = { out, format, resume, restart, confirmations, allowPartial, noFormulaGuard, floatColumns, force, dryRun: DryRun.flag }
 
 const address = Options.text("address").pipe(Options.withDescription("0x address"))
 const optionalAddress = address.pipe(Options.optional)
@@ -111,6 +113,7 @@ type FileFlags = {
   readonly noFormulaGuard: boolean
   readonly floatColumns: boolean
   readonly force: boolean
+  readonly dryRun: boolean
   readonly concurrency?: Option.Option<number>
   readonly checkpointEvery?: Option.Option<number>
 }
@@ -214,7 +217,7 @@ const runExport = <A, I>(
     const source = yield* CallCount.tracking(makeSource, counter).pipe(
       Effect.catchTag("InvalidInputError", inFlagTerms(flags as unknown as Readonly<Record<string, unknown>>))
     )
-    return yield* Exports.toFile(source, {
+    const options: Exports.ToFileOptions = {
       counter,
       checkpointEvery: seconds === undefined ? undefined : `${seconds} seconds`,
       out: flags.out,
@@ -228,7 +231,14 @@ const runExport = <A, I>(
       force: flags.force,
       concurrency: flags.concurrency === undefined ? undefined : some(flags.concurrency),
       quiet: api.quiet
-    }).pipe(
+    }
+    if (flags.dryRun) {
+      return yield* Exports.estimate(source, options).pipe(
+        Effect.flatMap((estimate) => DryRun.print([estimate], api)),
+        Effect.catchTag("SinkError", refusedFlag("export", api.chain, ["out", "confirmations", "concurrency"]))
+      )
+    }
+    return yield* Exports.toFile(source, options).pipe(
       Effect.catchTag("SinkError", refusedFlag("export", api.chain, ["out", "confirmations", "concurrency"])),
       Effect.onInterrupt(() => interrupted(flags.out))
     )

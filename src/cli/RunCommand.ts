@@ -1,10 +1,11 @@
 /**
  * `explorer-etl run <pipeline file> [--every "<cron>"] [--config file] [--out-dir DIR] [--no-durable]
- * [--cluster postgres://…]`: run a pipeline once, or now and then on a cron schedule (UTC) until
+ * [--cluster postgres://…] [--dry-run]`: run a pipeline once, or now and then on a cron schedule (UTC) until
  * interrupted; every run is incremental. A run is a workflow with a journal (`durable/PipelineRun`)
  * that survives a kill; `--no-durable` runs it in this process only (`Pipeline.run`); with `--cluster`
  * it is submitted to the runners of a cluster (`explorer-etl runner`, `durable/Cluster`) and this
- * process waits for its result.
+ * process waits for its result. `--dry-run` prints what each export of one run would cost instead
+ * (`Pipeline.estimate`, `PipelineRun.estimate`).
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
@@ -19,6 +20,7 @@ import { pathToFileURL } from "node:url"
 import { DemoData } from "../DemoData.js"
 import * as Pipeline from "../Pipeline.js"
 import type { ExportSummary } from "../Exports.js"
+import * as DryRun from "./DryRun.js"
 import * as Environment from "./Environment.js"
 import { badFlag, loadWithPeer, loadWithPostgres, refusedFlag } from "./Errors.js"
 import * as Flags from "./Flags.js"
@@ -120,7 +122,7 @@ export const printSummaries = (summaries: ReadonlyArray<ExportSummary>) =>
 /** `explorer-etl run …` */
 export const runCommand = Command.make(
   "run",
-  { file, every, config, outDir, confirmations, durable, noDurable, cluster: Options.optional(cluster), ...Environment.apiOptions },
+  { file, every, config, outDir, confirmations, durable, noDurable, cluster: Options.optional(cluster), dryRun: DryRun.flag, ...Environment.apiOptions },
   (a) =>
     Effect.gen(function*() {
       // A schedule of cluster runs is the runners' (one firing per tick across them, none lost while
@@ -142,6 +144,27 @@ export const runCommand = Command.make(
       }
       // The schedule is checked before the pipeline is loaded: a typo costs nothing.
       const cron = Option.isSome(a.every) ? Option.some(yield* Flags.cron("run", a.every.value)) : Option.none()
+      if (a.dryRun) {
+        // One plan of the exports a run would make, here: no journal opened, no cluster asked (its
+        // exports are counted from the published files), no schedule waited for.
+        const pipeline = yield* loadPipeline(a.file)
+        return yield* Effect.gen(function*() {
+          const demo = yield* DemoData
+          const targets = Option.isSome(demo) && Option.isNone(a.config)
+            ? pipeline.demoConfig(demo.value)
+            : yield* Pipeline.loadConfig(pipeline, { configFile: Option.getOrUndefined(a.config) })
+          const options = { outDir: a.outDir, confirmations: a.confirmations }
+          // A durable run (the default) continues a killed run's staged exports: estimated from there.
+          const estimates = a.noDurable || Option.isSome(a.cluster)
+            ? yield* Pipeline.estimate(pipeline, targets, options)
+            : yield* Effect.flatMap(loadDurable, (durable) => durable.estimate(pipeline, targets, options))
+          yield* DryRun.print(estimates, a)
+        }).pipe(
+          Effect.catchTag("SinkError", refusedFlag("run", a.chain, ["confirmations"])),
+          Effect.provide(Environment.clientLayer(a)),
+          Effect.provide(NodeContext.layer)
+        )
+      }
       // The durable engine's modules first: a missing optional peer is said before anything runs.
       const durableRun = !a.noDurable && Option.isNone(a.cluster) ? Option.some(yield* loadDurable) : Option.none()
       const pipeline = yield* loadPipeline(a.file)

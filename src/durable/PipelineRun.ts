@@ -52,6 +52,7 @@ import * as Schema from "effect/Schema"
 import type { ExplorerClient } from "../ExplorerClient.js"
 import type { StreamError } from "../ExplorerError.js"
 import type * as Exports from "../Exports.js"
+import * as Lock from "../sinks/Lock.js"
 import * as Pipeline from "../Pipeline.js"
 import * as Reporter from "../sinks/Reporter.js"
 import type * as Sources from "../streams/Sources.js"
@@ -63,6 +64,7 @@ import {
   exportStaged,
   exportWithDailyCap,
   journalFolder,
+  pendingStage,
   prepare,
   removeStage,
   RunKey,
@@ -98,6 +100,35 @@ const engineLayer = (journal: string) =>
     // Only the sharding config read from the environment can fail here: a broken set-up, not a run's error.
     Layer.orDie
   )
+
+/**
+ * The dry run of a durable run (`explorer-etl run … --dry-run`): `Pipeline.estimate`, with the exports
+ * a killed run of the same config staged estimated from their stage, where the same command continues
+ * them (an export it finished: nothing new to read). Refused, as the run would be, while another process
+ * runs this pipeline in this folder. Touches neither the journal nor a file.
+ *
+ * @example
+ * const estimates = yield* PipelineRun.estimate(pipeline, config, { outDir: "out" })
+ */
+export const estimate = <C, I>(
+  pipeline: Pipeline.Pipeline<C, I>,
+  config: C,
+  options: RunOptions = {}
+): Effect.Effect<
+  ReadonlyArray<Exports.ExportEstimate>,
+  StreamError | Exports.ExportError,
+  ExplorerClient | FileSystem.FileSystem | Path.Path
+> =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const journal = path.join(journalFolder(path.join(options.outDir ?? "out", pipeline.name), path), "journal.sqlite")
+    const holder = yield* Lock.inspect(journal)
+    if (holder._tag === "Some" && holder.value.alive) {
+      return yield* new Lock.OutputLockedError({ path: journal, pid: holder.value.pid, host: holder.value.host, holder: `run of ${pipeline.name}` })
+    }
+    const stagedIn = yield* pendingStage(pipeline, config, options)
+    return yield* Pipeline.estimate(pipeline, config, { ...options, stagedIn })
+  })
 
 /**
  * Runs a pipeline as a durable workflow in this process, its journal in `<outDir>/<pipeline>/.durable`.

@@ -229,11 +229,12 @@ const encoderOf = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =
     } satisfies Format.RowEncoder<unknown>
   })
 
-/** Starts a run: its folder, identity, progress display and manifest writer. */
-const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
+/**
+ * What names an export's checkpoint, without touching a file: its encoder, Parquet columns, identity
+ * and fingerprint (a run begins with it; a dry run reads the checkpoint with it).
+ */
+export const identify = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
     const chainIds = chainIdsOf(source)
     const encoder = yield* encoderOf(source, settings)
     const parquet = settings.format === "parquet"
@@ -245,8 +246,6 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
       )
       : undefined
     const columns = parquet === undefined ? encoder.columns : parquet.map((c) => c.name)
-    const progress = yield* Progress.make(source.dataset, chainIds[0] ?? 0)
-    const counter = settings.counter ?? CallCount.make()
     const identity: Checkpoint.Identity = {
       dataset: source.dataset,
       chainIds,
@@ -256,6 +255,17 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
       fromBlock: source._tag === "Blocks" ? source.fromBlock : undefined,
       formulaGuard: settings.formulaGuard
     }
+    return { chainIds, encoder, parquet, columns, identity, fingerprint: Checkpoint.fingerprint(identity) }
+  })
+
+/** Starts a run: its folder, identity, progress display and manifest writer. */
+const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const { chainIds, columns, encoder, fingerprint, identity, parquet } = yield* identify(source, settings)
+    const progress = yield* Progress.make(source.dataset, chainIds[0] ?? 0)
+    const counter = settings.counter ?? CallCount.make()
     yield* fs.makeDirectory(settings.folder, { recursive: true }).pipe(
       Effect.mapError(fileSystemError(settings.folder, "creating the folder"))
     )
@@ -336,7 +346,7 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
       files: Resume.filesOf(path, settings.out, settings.folder, settings.name),
       dataset: source.dataset,
       chainIds,
-      fingerprint: Checkpoint.fingerprint(identity),
+      fingerprint,
       encoder,
       parquet,
       progress,
@@ -726,7 +736,7 @@ const latestOf = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
  * The goal of a run whose chain head is `latest`: `latest` asks for every final block; a fixed toBlock
  * may be past them (then the file is truncated).
  */
-const goalAt = <A, I, E, R>(source: BlockSource<A, I, E, R>, settings: Settings, latest: number): Goal => {
+export const goalAt = <A, I, E, R>(source: BlockSource<A, I, E, R>, settings: Settings, latest: number): Goal => {
   const wanted = source.toBlock === "latest" ? latest - settings.confirmations : source.toBlock
   return { latest, wanted, target: Math.min(wanted, latest - settings.confirmations) }
 }

@@ -223,6 +223,30 @@ export const pendingKey = (runFile: string, pipeline: string, configHash: string
   })
 
 /**
+ * The folder where the run the next start would continue staged its exports, read without touching
+ * anything (a dry run): `run.json` of this pipeline and config (else the next start is a new run, and
+ * what is staged goes), and its one stage folder; none when there is no such run.
+ */
+export const pendingStage = <C, I>(pipeline: Pipeline.Pipeline<C, I>, config: C, options: RunOptions) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const journalDir = journalFolder(path.join(options.outDir ?? "out", pipeline.name), path)
+    const encoded = yield* Effect.option(Schema.encode(pipeline.config)(config))
+    const previous = yield* fs.readFileString(path.join(journalDir, "run.json")).pipe(
+      Effect.flatMap(Schema.decodeUnknown(Schema.parseJson(RunKey))),
+      Effect.option
+    )
+    if (
+      encoded._tag === "None" || previous._tag === "None" || previous.value.pipeline !== pipeline.name ||
+      previous.value.configHash !== configHashOf(encoded.value, options.confirmations ?? 0)
+    ) return undefined
+    const runs = path.join(journalDir, "runs")
+    const stages = yield* fs.readDirectory(runs).pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))
+    return stages.length === 1 ? path.join(runs, stages[0] as string) : undefined
+  })
+
+/**
  * One export of a durable run: written to `stage` — first a copy of the published `out` with its
  * manifest and checkpoint, so it extends as `out` would — by `Exports.toFile`, while `out`'s lock is
  * held. Its summary line names `out`, and it returns the summary of the file as it will be once
