@@ -214,7 +214,12 @@ export const toFile = <A, I, E, R>(
   R | FileSystem.FileSystem | Path.Path
 > => assemble(source, options, undefined)
 
-/** What an export would do, from a dry run: see {@link estimate}. */
+/**
+ * What an export would do, from a dry run: see {@link estimate}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ExportEstimate = Estimate.Estimate
 
 /**
@@ -227,6 +232,9 @@ export type ExportEstimate = Estimate.Estimate
  * @example
  * const plan = yield* Exports.estimate(source, { out: "out/logs.csv" })
  * console.log(plan.rows, plan.calls, plan.seconds)
+ *
+ * @since 0.1.0
+ * @category exports
  */
 export const estimate = <A, I, E, R>(
   source: Sources.Source<A, I, E, R>,

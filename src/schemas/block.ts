@@ -93,6 +93,9 @@ export type BlockReward = typeof BlockReward.Type
 /**
  * The `result` of `block/getblocktxnscount`: how many transactions a block holds, and how many internal
  * transactions and ERC-20, ERC-721 and ERC-1155 transfers they made (JSON numbers).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const BlockTxnsCount = Schema.Struct({
   block: JsonInt,
@@ -102,5 +105,10 @@ export const BlockTxnsCount = Schema.Struct({
   erc721TransfersCount: JsonInt,
   erc1155TransfersCount: JsonInt
 }).annotations({ identifier: "BlockTxnsCount" })
-/** @see BlockTxnsCount */
+/**
+ * The type of the values of the `BlockTxnsCount` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type BlockTxnsCount = typeof BlockTxnsCount.Type

@@ -241,9 +241,17 @@ export const isVerifyStatusText = (text: string): boolean => {
 /**
  * The `result` of `contract/verifysourcecode` and `contract/verifyproxycontract`: the GUID of the
  * submission, to poll with `checkverifystatus` (a source) or `checkproxyverification` (a proxy).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const VerificationGuid = Schema.String.pipe(Schema.pattern(/^\S+$/)).annotations({ identifier: "VerificationGuid" })
-/** @see VerificationGuid */
+/**
+ * The type of the values of the `VerificationGuid` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type VerificationGuid = typeof VerificationGuid.Type
 
 /**
@@ -251,7 +259,15 @@ export type VerificationGuid = typeof VerificationGuid.Type
  * "1"): the server's sentence, e.g. "The proxy's (0x…) implementation contract is found at 0x… and is
  * successfully updated." A proxy that is not verified, or without an implementation, is a NOTOK answer
  * (the client's NotOkError, with the server's words).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const ProxyVerification = Schema.String.annotations({ identifier: "ProxyVerification" })
-/** @see ProxyVerification */
+/**
+ * The type of the values of the `ProxyVerification` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ProxyVerification = typeof ProxyVerification.Type

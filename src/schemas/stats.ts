@@ -490,6 +490,9 @@ export type ApiLimit = typeof ApiLimit.Type
 /**
  * The `result` of `stats/ethsupply2`: the native supply and its parts, all in wei — the supply (as
  * `ethsupply`), the ether staked on the beacon chain, the fees burnt, and the total withdrawn from staking.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const EtherSupply2 = Schema.Struct({
   EthSupply: DecimalBigInt,
@@ -497,5 +500,10 @@ export const EtherSupply2 = Schema.Struct({
   BurntFees: DecimalBigInt,
   WithdrawnTotal: DecimalBigInt
 }).annotations({ identifier: "EtherSupply2" })
-/** @see EtherSupply2 */
+/**
+ * The type of the values of the `EtherSupply2` schema (its decoded side).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type EtherSupply2 = typeof EtherSupply2.Type
