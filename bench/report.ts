@@ -145,7 +145,13 @@ export interface Results {
    */
   readonly shapesBaseline?: ShapesResults
   /** The paging engine on a model of the API in virtual time (bench/engine.ts); absent in older results. */
-  readonly engine?: { readonly date: string; readonly commit: string; readonly rows: ReadonlyArray<EngineRow> }
+  readonly engine?: {
+    readonly date: string
+    readonly commit: string
+    readonly rows: ReadonlyArray<EngineRow>
+    /** What changed since the run before, and which cells got worse (written by hand). */
+    readonly note?: string
+  }
   /** Start-up of the command line (bench/startup.ts); absent in older results. */
   readonly startup?: StartupResults
 }
@@ -542,6 +548,10 @@ export const render = (r: Results): string => {
       line(`- ${reader}: worst ${worst.shape} ${worst.plan} ${worst.budgetSeconds} s at ${worst.ratio}, best ${best.shape} ${best.plan} ${best.budgetSeconds} s at ${best.ratio}; ${mine.filter((x) => !x.exact).length} of ${mine.length} not exact.`)
     }
     line()
+    if (e.note !== undefined) {
+      line(e.note)
+      line()
+    }
   }
   line("## Reproduce")
   line()
