@@ -18,6 +18,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { dirname, join, resolve } from "node:path"
 import * as Simulator from "../../src/simulator/index.js"
 import { repoRoot, startSimulator } from "../cli/helpers.js"
+import { expectPrinted, prepared, simulatorEnv, snippets } from "./snippets.js"
 
 const readme = join(repoRoot, "README.md")
 const docsDir = join(repoRoot, "docs")
@@ -107,23 +108,6 @@ describe("README and docs/", () => {
 // ---------------------------------------------------------------------------------------------------
 // The README's TypeScript snippets, run as whole programs against a simulator.
 
-/** The ```ts blocks of a Markdown text, with the heading (##) of the section each is in. */
-const snippets = (text: string): Array<{ readonly section: string; readonly code: string }> => {
-  const found: Array<{ section: string; code: string }> = []
-  let section = ""
-  let code: Array<string> | undefined
-  for (const line of text.split("\n")) {
-    if (code !== undefined) {
-      if (/^```\s*$/.test(line)) {
-        found.push({ section, code: `${code.join("\n")}\n` })
-        code = undefined
-      } else code.push(line)
-    } else if (/^```ts\s*$/.test(line)) code = []
-    else if (/^## /.test(line)) section = line.slice(3).trim()
-  }
-  return found
-}
-
 const readmeSnippets = snippets(readFileSync(readme, "utf8"))
 const TIMEOUT = 180_000
 
@@ -147,34 +131,12 @@ describe("the README's TypeScript snippets", () => {
     const started = await startSimulator({})
     sim = started.sim
     close = started.close
-    env = {
-      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(EXPLORER_|ETHERSCAN_)/.test(name))),
-      NO_COLOR: "1",
-      EXPLORER_BASE_URL: sim.baseUrl,
-      EXPLORER_API_KEY: sim.demoKeys.standard,
-      EXPLORER_PLAN: "standard"
-    }
+    env = simulatorEnv(sim)
   })
   afterAll(async () => {
     await close?.()
     if (dir !== "") rmSync(dir, { recursive: true, force: true })
   })
-
-  /** The mainnet addresses the snippets name, and the simulator's address of the same role. */
-  const standIns = (): Record<string, string | undefined> => ({
-    // a wallet with transactions and ERC-20 transfers
-    "0xd8da6bf26964af9d7eed9e03e53415d37aa96045": sim.dataset.chain(1).wallets[0]?.address,
-    // a verified ERC-20 token with Transfer logs
-    "0xdac17f958d2ee523a2206206994597c13d831ec7": sim.dataset.chain(1).erc20[0]?.address
-  })
-
-  /** The snippet as the test runs it: its mainnet addresses swapped for the simulator's. */
-  const prepared = (code: string): string =>
-    code.replace(/0x[0-9a-fA-F]{40}\b/g, (address) => {
-      const standIn = standIns()[address.toLowerCase()]
-      if (standIn === undefined) throw new Error(`README snippet: no simulator stand-in for ${address} (add one to this test)`)
-      return standIn
-    })
 
   const fileOf = (i: number) => join(dir, `snippet-${i}.mts`)
 
@@ -191,7 +153,7 @@ describe("the README's TypeScript snippets", () => {
 
   it("each type-checks as a consumer's file (strict, moduleResolution nodenext)", async () => {
     const files = readmeSnippets.map((_, i) => fileOf(i))
-    readmeSnippets.forEach(({ code }, i) => writeFileSync(fileOf(i), prepared(code)))
+    readmeSnippets.forEach(({ code }, i) => writeFileSync(fileOf(i), prepared(sim, code)))
     writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
       compilerOptions: {
         target: "ES2022",
@@ -216,38 +178,11 @@ describe("the README's TypeScript snippets", () => {
       const first = code.split("\n").find((l) => l.startsWith("const ") || l.startsWith("// ")) ?? ""
       it(`${section} #${i}: ${first}`, async () => {
         const file = fileOf(i)
-        writeFileSync(file, prepared(code))
+        writeFileSync(file, prepared(sim, code))
         const result = await run(["--import", "tsx", file], dir, env)
         expect(result.stderr, result.stderr).toBe("")
         expect(result.code).toBe(0)
-        const lines = result.stdout.trimEnd().split("\n")
-        expect(lines.length).toBeGreaterThan(0)
-        // Every file a snippet says it wrote is there, its manifest counting the rows it printed.
-        for (const m of result.stdout.matchAll(/^wrote (\d+) rows to (\S+)$/gm)) {
-          const out = join(dir, m[2] ?? "")
-          expect(existsSync(out), out).toBe(true)
-          expect((JSON.parse(readFileSync(`${out}.manifest.json`, "utf8")) as { rows: number }).rows).toBe(Number(m[1]))
-        }
-        // What each kind of snippet prints, against the simulator's own data set.
-        if (code.includes("Streams.transactions(")) {
-          expect(lines.filter((l) => /^tx 0x[0-9a-f]{64} \d+ wei$/.test(l))).toHaveLength(5)
-          expect(lines[0]).toMatch(/^balance \d+ wei; first transaction in block \d+$/)
-        }
-        if (code.includes("Exports.toFile(transfers")) {
-          const written = [...result.stdout.matchAll(/^wrote (\d+) rows to out\/transfers\.(csv|jsonl|parquet)$/gm)]
-          expect(written.map((m) => m[2])).toEqual(["csv", "jsonl", "parquet"])
-          expect(Number(written[0]?.[1])).toBeGreaterThan(0)
-          expect(new Set(written.map((m) => m[1])).size).toBe(1)
-        }
-        if (code.includes("Streams.events(")) {
-          expect(lines.filter((l) => /^Transfer in block \d+: \{.*"from":"0x[0-9a-f]{40}".*\}$/.test(l))).toHaveLength(3)
-        }
-        if (code.includes("sim.oracle(")) {
-          const m = /^(\d+) transfers read, (\d+) expected$/m.exec(result.stdout)
-          expect(m, result.stdout).not.toBeNull()
-          expect(Number(m?.[1])).toBeGreaterThan(0)
-          expect(m?.[1]).toBe(m?.[2])
-        }
+        expectPrinted(code, result.stdout, dir)
       }, TIMEOUT)
     })
   })

@@ -5,7 +5,8 @@
  * the library against `explorer-etl/simulator` from a plain .mjs file, (c) a consumer .ts type-checked
  * with tsc under `moduleResolution` nodenext and bundler, and (d) the installed `explorer-etl` bin.
  * And in a fresh `npm init -y` project, the README's own lines, read from the README: its install line
- * (its footprint within the figures the README states), its demo command, its notebook.
+ * (its footprint within the figures the README states), its demo command, its notebook, and its
+ * TypeScript snippets run against a simulator.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
@@ -13,11 +14,14 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { startSimulator } from "../cli/helpers.js"
+import { expectPrinted, prepared, simulatorEnv, snippets } from "../docs/snippets.js"
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
 const here = fileURLToPath(new URL("./consumer/", import.meta.url))
 const tsc = path.join(repoRoot, "node_modules", "typescript", "bin", "tsc")
 const npm = process.platform === "win32" ? "npm.cmd" : "npm"
+const npx = process.platform === "win32" ? "npx.cmd" : "npx"
 
 /** The dev copies of the peers, so the scratch project installs what this repository was tested with. */
 const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
@@ -65,12 +69,12 @@ const footprint = (nodeModules: string): { readonly packages: ReadonlyArray<{ re
 }
 
 /** Runs a command to its end without blocking the test worker (npm install takes a while). */
-const run = (command: string, args: ReadonlyArray<string>, cwd: string) =>
+const run = (command: string, args: ReadonlyArray<string>, cwd: string, env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }) =>
   new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
     const child = execFile(command, args, {
       cwd,
       encoding: "utf8",
-      env: { ...process.env, NO_COLOR: "1" },
+      env,
       timeout: 240_000,
       maxBuffer: 64 * 1024 * 1024
     }, (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }))
@@ -239,6 +243,25 @@ describe("the packed package in a consumer project", () => {
     }
     expect(csv.length).toBe(manifest.rows + 1)
     expect(manifest.rows).toBeGreaterThan(0)
+  }, 300_000)
+
+  it("the README's snippets run as written in the project of its install line, against a simulator", async () => {
+    // After the notebook's test: the project has the README's install line and its `npm install tsx@4`.
+    const all = snippets(fs.readFileSync(path.join(repoRoot, "README.md"), "utf8"))
+    expect(all.filter((s) => s.section === "The library in five minutes").length).toBeGreaterThanOrEqual(3)
+    const { sim, close } = await startSimulator({})
+    try {
+      for (const [i, { code }] of all.entries()) {
+        const file = `readme-snippet-${i}.mts`
+        fs.writeFileSync(path.join(fresh, file), prepared(sim, code))
+        const result = await run(npx, ["tsx", file], fresh, simulatorEnv(sim))
+        expect(result.stderr, `${file}: ${result.stderr}`).toBe("")
+        expect(result.code).toBe(0)
+        expectPrinted(code, result.stdout, fresh)
+      }
+    } finally {
+      await close()
+    }
   }, 300_000)
 
   it("imports with plain node; the root entry loads no CLI, simulator, Node platform or SQLite driver", async () => {
