@@ -151,7 +151,14 @@ export const describe = (error: unknown): string => {
     const message = "message" in error && typeof error.message === "string" && error.message.length > 0
       ? error.message
       : error._tag
-    return `${error._tag}: ${message}`
+    // A driver's error carried as the cause (@effect/sql's SqlError says only "Failed to execute
+    // statement"): its own words and code say what went wrong.
+    const cause = error._tag === "SqlError" && "cause" in error ? error.cause : undefined
+    const code = cause instanceof Error && "code" in cause && typeof cause.code === "string" ? `, code ${cause.code}` : ""
+    const causeText = cause instanceof Error && cause.message.length > 0 && !message.includes(cause.message)
+      ? ` (${cause.message}${code})`
+      : ""
+    return `${error._tag}: ${message}${causeText}`
   }
   if (error instanceof Error) return `${error.name}: ${error.message}`
   return `Error: ${String(error)}`

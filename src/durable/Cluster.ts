@@ -74,6 +74,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Activity from "@effect/workflow/Activity"
 import * as Workflow from "@effect/workflow/Workflow"
 import type { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
+import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Cron from "effect/Cron"
 import * as Duration from "effect/Duration"
@@ -414,6 +415,28 @@ const schemaRaceRetry = Schedule.exponential(Duration.millis(100)).pipe(
   Schedule.whileInput(isSchemaRace)
 )
 
+/** A defect of a layer's build, carried as a failure while its build is retried. */
+class BuildDefect {
+  constructor(readonly cause: unknown) {}
+}
+
+/**
+ * Builds `layer` again while it fails with a lost schema race ({@link schemaRaceRetry}). @effect/cluster's
+ * storages run their migrations under `Effect.orDie`: a lost race (`relation "cluster_migrations"
+ * already exists`, 42P07) is a defect, which `Layer.retry` alone never sees. Defects are carried as
+ * failures through the retries and die again after them; the layer's own failures keep their type.
+ */
+const retryingSchemaRace = <A, E, R>(layer: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
+  layer.pipe(
+    Layer.catchAllCause((cause): Layer.Layer<unknown, E | BuildDefect> => {
+      if (Cause.isInterruptedOnly(cause)) return Layer.failCause(cause)
+      const failure = Cause.failureOption(cause)
+      return Option.isSome(failure) ? Layer.fail(failure.value) : Layer.fail(new BuildDefect(Cause.squash(cause)))
+    }),
+    Layer.retry(schemaRaceRetry),
+    Layer.catchAll((error): Layer.Layer<unknown, E> => error instanceof BuildDefect ? Layer.die(error.cause) : Layer.fail(error))
+  )
+
 /** The cluster's storage: PostgreSQL at `url`. */
 const storage = (url: string) => PgClient.layer({ url: Redacted.make(url) })
 
@@ -467,7 +490,7 @@ export const runnerLayer = <C, I, E, RC = never, EC = never>(
       }
     })),
     Layer.provide(storage(options.url)),
-    Layer.retry(schemaRaceRetry)
+    retryingSchemaRace
   )
 }
 
@@ -500,7 +523,7 @@ const clientLayer = (url: string) =>
   ClusterWorkflowEngine.layer.pipe(
     Layer.provideMerge(NodeClusterSocket.layer({ clientOnly: true, storage: "sql", shardingConfig })),
     Layer.provideMerge(storage(url)),
-    Layer.retry(schemaRaceRetry)
+    retryingSchemaRace
   )
 
 /**
