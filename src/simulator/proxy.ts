@@ -17,8 +17,11 @@
 import { baseFeeOf, CANCUN_TIME, GAS_LIMIT, gasUsedOf, minerOf, SHANGHAI_TIME, STAKER, withdrawalsIn } from "./blocks.js"
 import type { ChainData } from "./dataset.js"
 import { hash2, hash32Hex, hashString, hexWords, quantityHex, word } from "./hash.js"
-import { bytesToHex, hexToBytes, keccak256, keccakHex, logsBloom } from "./keccak.js"
-import { recoverAddress } from "./secp256k1.js"
+import type * as Hex from "ox/Hex"
+import * as Secp256k1 from "ox/Secp256k1"
+import * as Signature from "ox/Signature"
+import * as TxEnvelope from "ox/TxEnvelope"
+import { hexToBytes, keccakHex, logsBloom } from "./keccak.js"
 import type { Log, NormalTx } from "./rows.js"
 import * as Texts from "./texts.js"
 
@@ -344,81 +347,6 @@ const rlpProblem = (bytes: Uint8Array): string | undefined => {
   return undefined
 }
 
-/** One RLP item inside `bytes`: where its payload starts and ends, and whether it is a list. */
-interface RlpItem {
-  readonly list: boolean
-  /** Where the item's encoding starts (its prefix). */
-  readonly from: number
-  readonly start: number
-  readonly end: number
-}
-
-/** The item starting at `pos`, or undefined if it runs past `limit`. */
-const rlpItemAt = (bytes: Uint8Array, pos: number, limit: number): RlpItem | undefined => {
-  const prefix = bytes[pos]
-  if (prefix === undefined) return undefined
-  if (prefix < 0x80) return { list: false, from: pos, start: pos, end: pos + 1 }
-  const list = prefix >= 0xc0
-  const base = list ? 0xc0 : 0x80
-  let length = prefix - base
-  let start = pos + 1
-  if (length > 55) {
-    const size = length - 55
-    length = 0
-    for (let k = 1; k <= size; k++) length = length * 256 + (bytes[pos + k] ?? 0)
-    start = pos + 1 + size
-  }
-  return start + length > limit ? undefined : { list, from: pos, start, end: start + length }
-}
-
-/** The items of a well-formed outer list (rlpProblem found none). */
-const rlpListItems = (bytes: Uint8Array, outer: number): Array<RlpItem> => {
-  const list = rlpItemAt(bytes, outer, bytes.length)
-  const items: Array<RlpItem> = []
-  let pos = list?.start ?? bytes.length
-  while (list !== undefined && pos < list.end) {
-    const item = rlpItemAt(bytes, pos, list.end)
-    if (item === undefined) break
-    items.push(item)
-    pos = item.end
-  }
-  return items
-}
-
-const uintOf = (bytes: Uint8Array, item: RlpItem | undefined): bigint => {
-  let n = 0n
-  if (item !== undefined) for (let i = item.start; i < item.end; i++) n = n * 256n + BigInt(bytes[i] as number)
-  return n
-}
-
-/**
- * The chain a raw transaction is signed for: the first field of a typed transaction, or what an EIP-155
- * `v` holds in a legacy one; `undefined` for a legacy transaction signed for any chain (v 27 or 28).
- */
-const chainIdOf = (bytes: Uint8Array): bigint | undefined => {
-  const typed = (bytes[0] as number) <= 0x7f
-  const items = rlpListItems(bytes, typed ? 1 : 0)
-  if (typed) return uintOf(bytes, items[0])
-  const v = uintOf(bytes, items[6])
-  return v >= 35n ? (v - 35n) / 2n : undefined
-}
-
-/** RLP of a list whose items are already encoded. */
-const rlpList = (payload: Uint8Array): Uint8Array => {
-  if (payload.length <= 55) return Uint8Array.from([0xc0 + payload.length, ...payload])
-  const size = payload.length.toString(16).padStart(2, "0")
-  const lengthBytes = hexToBytes("0x" + (size.length % 2 === 1 ? "0" + size : size))
-  return Uint8Array.from([0xf7 + lengthBytes.length, ...lengthBytes, ...payload])
-}
-
-/** RLP of an unsigned integer. */
-const rlpUint = (n: bigint): Uint8Array => {
-  if (n === 0n) return Uint8Array.from([0x80])
-  const digits = n.toString(16)
-  const bytes = hexToBytes("0x" + (digits.length % 2 === 1 ? "0" + digits : digits))
-  return bytes.length === 1 && (bytes[0] as number) < 0x80 ? bytes : Uint8Array.from([0x80 + bytes.length, ...bytes])
-}
-
 /** A raw transaction read far enough for a node's checks, with its sender. */
 interface SignedTx {
   readonly from: string
@@ -436,58 +364,46 @@ interface SignedTx {
   readonly s: bigint
 }
 
-/**
- * The fields and the sender of a well-formed legacy (EIP-155), access-list or dynamic-fee transaction;
- * `undefined` for another type or a signature no key made. The signing hash is Keccak-256 of the type
- * byte and the list of the fields before the signature (legacy: the six fields, chain id, 0, 0).
- */
-const decodeSigned = (bytes: Uint8Array, chainId: bigint): SignedTx | undefined => {
-  const type = (bytes[0] as number) <= 0x7f ? (bytes[0] as number) : 0
-  const items = rlpListItems(bytes, type === 0 ? 0 : 1)
-  const field = (i: number): bigint => uintOf(bytes, items[i])
-  const data = (i: number): string => {
-    const item = items[i]
-    return item === undefined ? "0x" : bytesToHex(bytes.slice(item.start, item.end))
-  }
-  const encoded = (from: number, to: number): Uint8Array => {
-    const first = items[from]
-    const last = items[to - 1]
-    return first === undefined || last === undefined ? new Uint8Array() : bytes.slice(first.from, last.end)
-  }
-  let signing: Uint8Array
-  let fields: Omit<SignedTx, "from">
-  let recoveryId: number
-  if (type === 0 && items.length === 9) {
-    const v = field(6)
-    recoveryId = v >= 35n ? Number((v - 35n) % 2n) : Number(v - 27n)
-    const tail = v >= 35n ? Uint8Array.from([...rlpUint(chainId), 0x80, 0x80]) : new Uint8Array()
-    signing = rlpList(Uint8Array.from([...encoded(0, 6), ...tail]))
-    fields = {
-      nonce: field(0), maxGasPrice: field(1), maxPriorityFee: field(1), gasLimit: field(2), to: data(3), value: field(4), input: data(5),
-      type, v, r: field(7), s: field(8)
-    }
-  } else if ((type === 1 && items.length === 11) || (type === 2 && items.length === 12)) {
-    const at = type === 1 ? 8 : 9
-    recoveryId = Number(field(at))
-    signing = Uint8Array.from([type, ...rlpList(encoded(0, at))])
-    fields = {
-      nonce: field(1),
-      maxGasPrice: type === 1 ? field(2) : field(3),
-      maxPriorityFee: field(2),
-      gasLimit: type === 1 ? field(3) : field(4),
-      to: data(type === 1 ? 4 : 5),
-      value: field(type === 1 ? 5 : 6),
-      input: data(type === 1 ? 6 : 7),
-      type,
-      v: field(at),
-      r: field(at + 1),
-      s: field(at + 2)
-    }
-  } else {
+/** A raw transaction as ox reads it; `undefined` where ox cannot (an envelope no node would take). */
+const envelopeOf = (hex: string): TxEnvelope.TxEnvelope | undefined => {
+  try {
+    return TxEnvelope.deserialize(hex as Hex.Hex)
+  } catch {
     return undefined
   }
-  const from = recoverAddress(keccak256(signing), fields.r, fields.s, recoveryId)
-  return from === undefined ? undefined : { ...fields, from }
+}
+
+/**
+ * The fields and the sender of a signed legacy (EIP-155 or not), access-list or dynamic-fee transaction;
+ * `undefined` for another type, an unsigned one or a signature no key made.
+ */
+const signedTx = (envelope: TxEnvelope.TxEnvelope): SignedTx | undefined => {
+  if (envelope.type !== "legacy" && envelope.type !== "eip2930" && envelope.type !== "eip1559") return undefined
+  const { r, s, yParity } = envelope
+  if (r === undefined || s === undefined || yParity === undefined) return undefined
+  let from: string
+  try {
+    from = Secp256k1.recoverAddress({ payload: TxEnvelope.getSignPayload(envelope), signature: Signature.from({ r, s, yParity }) })
+      .toLowerCase()
+  } catch {
+    return undefined
+  }
+  // gasPrice (legacy, access list) or maxFeePerGas (dynamic fee)
+  const fees = envelope as { readonly gasPrice?: bigint; readonly maxFeePerGas?: bigint; readonly maxPriorityFeePerGas?: bigint }
+  return {
+    from,
+    nonce: envelope.nonce ?? 0n,
+    gasLimit: envelope.gas ?? 0n,
+    maxGasPrice: (envelope.type === "eip1559" ? fees.maxFeePerGas : fees.gasPrice) ?? 0n,
+    maxPriorityFee: (envelope.type === "eip1559" ? fees.maxPriorityFeePerGas : fees.gasPrice) ?? 0n,
+    to: envelope.to?.toLowerCase() ?? "0x",
+    value: envelope.value ?? 0n,
+    input: (envelope.data ?? envelope.input ?? "0x").toLowerCase(),
+    type: envelope.type === "legacy" ? 0 : envelope.type === "eip2930" ? 1 : 2,
+    v: BigInt(envelope.type === "legacy" ? envelope.v ?? yParity + 27 : yParity),
+    r: BigInt(r),
+    s: BigInt(s)
+  }
 }
 
 /** A pending transaction (eth_getTransactionByHash): no block yet, keys in the order of a mined one. */
@@ -578,13 +494,13 @@ const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
       const bytes = hexToBytes(hex)
       const problem = rlpProblem(bytes)
       if (problem !== undefined) return { _tag: "rpcError", id: 1, code: -32000, message: problem }
-      const chainId = chainIdOf(bytes)
-      // signed for another chain: the node's pool refuses it
-      if (chainId !== undefined && chainId !== BigInt(c.chainId)) return nodeError("invalid chain id")
+      const envelope = envelopeOf(hex)
+      // signed for another chain (a legacy one signed for any chain has none): the node's pool refuses it
+      if (envelope?.chainId !== undefined && envelope.chainId !== c.chainId) return nodeError("invalid chain id")
       const hash = keccakHex(hex)
       const pool = c.pendingTxs()
       if (pool.has(hash)) return nodeError("already known")
-      const tx = decodeSigned(bytes, BigInt(c.chainId))
+      const tx = envelope === undefined ? undefined : signedTx(envelope)
       if (tx === undefined) return nodeError("invalid sender")
       const latest = c.profile.latestBlock
       if (tx.nonce < BigInt(c.nonceAt(tx.from, latest))) return nodeError("nonce too low")

@@ -115,7 +115,7 @@ const violations = (file: string, text: string): ReadonlyArray<string> => {
     const forbidden = FORBIDDEN.find(([pattern]) => pattern.test(s))
     if (forbidden !== undefined) {
       out.push(`${at}: ${forbidden[1]}`)
-    } else if (s === "effect" || s.startsWith("effect/") || s.startsWith("@effect/") || s.startsWith("node:")) {
+    } else if (s === "effect" || s.startsWith("effect/") || s.startsWith("@effect/") || s.startsWith("ox/") || s.startsWith("node:")) {
       continue
     } else if (s.startsWith("./")) {
       continue
