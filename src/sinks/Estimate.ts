@@ -20,11 +20,10 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as CallCount from "../CallCount.js"
-import * as Plan from "../Plan.js"
 import type { BlockBatch } from "../streams/engine/BlockCursor.js"
 import type { BlockRange, BlockSource, Source } from "../streams/Sources.js"
 import * as Checkpoint from "./Checkpoint.js"
-import { goalAt, identify, type Settings } from "./Export.js"
+import { goalAt, identify, rateOf, type Settings } from "./Export.js"
 import * as Lock from "./Lock.js"
 import * as Resume from "./Resume.js"
 import { SinkError } from "./SinkError.js"
@@ -71,14 +70,6 @@ export interface Estimate {
   /** Requests the dry run sent (with those its counter held: an ABI fetched to make the source). */
   readonly callsMade: number
 }
-
-/** The rate of a source's requests: its own (block sources read in parallel), else its plan's. */
-const rateOf = <A, I, E, R>(source: Source<A, I, E, R>): number | undefined =>
-  source._tag === "Blocks" && source.parallel !== undefined
-    ? source.parallel.callsPerSecond
-    : (Plan.plans as ReadonlyArray<string>).includes(source.plan)
-    ? Plan.limits[source.plan as Plan.Plan].callsPerSecond
-    : undefined
 
 /**
  * Seconds for `calls` requests at `perSecond`, `inFlight` of them on the wire at once, each taking

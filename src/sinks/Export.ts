@@ -258,6 +258,14 @@ export const identify = <A, I, E, R>(source: Source<A, I, E, R>, settings: Setti
     return { chainIds, encoder, parquet, columns, identity, fingerprint: Checkpoint.fingerprint(identity) }
   })
 
+/** The rate an export's calls get: its operation's (a throttled one's 2/s), else its plan's. */
+export const rateOf = <A, I, E, R>(source: Source<A, I, E, R>): number | undefined =>
+  source._tag === "Blocks" && source.parallel !== undefined
+    ? source.parallel.callsPerSecond
+    : (Plan.plans as ReadonlyArray<string>).includes(source.plan)
+    ? Plan.limits[source.plan as Plan.Plan].callsPerSecond
+    : undefined
+
 /** Starts a run: its folder, identity, progress display and manifest writer. */
 const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
   Effect.gen(function*() {
@@ -274,12 +282,7 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
     const callsBefore = { value: 0 }
     // An assembly's parts were written by this run: their rows count as written.
     const live: Run["live"] = { rows: settings.assembly?.rowsWritten ?? 0, block: undefined, fraction: undefined, running: 0 }
-    // The rate this export's calls get: its operation's (a throttled one's 2/s), else its plan's.
-    const callsPerSecondLimit = source._tag === "Blocks" && source.parallel !== undefined
-      ? source.parallel.callsPerSecond
-      : (Plan.plans as ReadonlyArray<string>).includes(source.plan)
-      ? Plan.limits[source.plan as Plan.Plan].callsPerSecond
-      : undefined
+    const callsPerSecondLimit = rateOf(source)
     const snapshot = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const p = yield* SubscriptionRef.get(progress)
