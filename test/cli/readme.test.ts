@@ -96,6 +96,25 @@ const erc20Events = [
   }
 ]
 
+/** Waits until the command's stdout matches `pattern`; fails, naming `what`, if it ends first. */
+const untilPrinted = (
+  child: ReturnType<typeof spawnCli>["child"],
+  output: ReturnType<typeof spawnCli>["output"],
+  pattern: RegExp,
+  what: string
+) =>
+  Effect.async<void, string>((resume) => {
+    const check = () => {
+      if (pattern.test(output.stdout)) {
+        child.stdout?.off("data", check)
+        resume(Effect.void)
+      }
+    }
+    child.stdout?.on("data", check)
+    child.once("exit", () => resume(Effect.fail(`ended before ${what}: ${output.stderr}`)))
+    check()
+  })
+
 /** The command as the test runs it (see the module header). */
 const prepared = (line: string, index: number): Array<string> => {
   const args = words(line).slice(2)
@@ -150,17 +169,7 @@ describe("README commands", () => {
             const { child, output } = spawnCli(args)
             yield* Effect.addFinalizer(() => Effect.sync(() => void child.kill("SIGKILL")))
             // The banner ends with the ready export command; it is written at once.
-            yield* Effect.async<void, string>((resume) => {
-              const check = () => {
-                if (/npx explorer-etl export txs .*--out txs\.csv\n/.test(output.stdout)) {
-                  child.stdout?.off("data", check)
-                  resume(Effect.void)
-                }
-              }
-              child.stdout?.on("data", check)
-              child.once("exit", () => resume(Effect.fail(`ended before its banner: ${output.stderr}`)))
-              check()
-            })
+            yield* untilPrinted(child, output, /npx explorer-etl export txs .*--out txs\.csv\n/, "its banner")
             // What the README says it prints: the demo keys, and the notable addresses of chain 1.
             const chain = sim.dataset.chain(1)
             expect(output.stdout).toContain(Simulator.demoKeys.free)
@@ -181,17 +190,7 @@ describe("README commands", () => {
             const { child, output } = spawnCli(args)
             yield* Effect.addFinalizer(() => Effect.sync(() => void child.kill("SIGKILL")))
             // The first run prints one line per file written: `<path>\t<rows> rows\t<status>`.
-            yield* Effect.async<void, string>((resume) => {
-              const check = () => {
-                if (/\t[\d,]+ rows?\t/.test(output.stdout)) {
-                  child.stdout?.off("data", check)
-                  resume(Effect.void)
-                }
-              }
-              child.stdout?.on("data", check)
-              child.once("exit", () => resume(Effect.fail(`ended before its first run: ${output.stderr}`)))
-              check()
-            })
+            yield* untilPrinted(child, output, /\t[\d,]+ rows?\t/, "its first run")
             child.kill("SIGINT")
             const end = yield* exited(child)
             transcript.record({ args, code: end.code, signal: end.signal, stdout: output.stdout, stderr: output.stderr })
