@@ -104,6 +104,15 @@ const killedExport = (out: string, apiKey: string) =>
     run.child.kill("SIGKILL")
     yield* exited(run.child)
     transcript.record({ args: ["killed"], code: null, signal: "SIGKILL", ...run.output })
+    // A request the killed process had written to its socket may reach the simulator after it died (a
+    // loaded machine, three test files at once): counted once the key's count holds still for 300 ms.
+    let seen = -1
+    while (true) {
+      const now = yield* requestsWith(sim, apiKey)
+      if (now === seen) break
+      seen = now
+      yield* Effect.sleep("300 millis")
+    }
     return stateRows(out)
   })
 
