@@ -16,12 +16,14 @@
  * (bench/shapes.ts, bench/distance.ts); this one says where the engine itself stands.
  *
  * Usage: tsx bench/engine.ts [--only bursty:standard:5,…] [--sizes 2,5,30] [--readers export,stream,one-page]
- * [--json FILE] [--merge] (--merge: the rows written into bench/results.json as its `engine`; then
+ * [--seeds N] [--json FILE] [--merge] (--merge: the rows written into bench/results.json as its `engine`; then
  * `npm run bench -- --render` shows them as section 11 of RESULTS.md).
  */
 import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
@@ -150,6 +152,10 @@ export interface EngineRow {
   readonly ratio: number
   readonly mostInFlight: number
   readonly exact: boolean
+  /** Data sets and latencies drawn (`--seeds`): the figures above are their means. */
+  readonly seeds?: number
+  /** The lowest ratio of those seeds. */
+  readonly worstRatio?: number
 }
 
 const cap = 1_000
@@ -163,11 +169,11 @@ const cap = 1_000
 export type Reader = "export" | "stream" | "one-page"
 
 /** One read of `shape` worth `budgetSeconds` of `plan`'s budget, in virtual time. */
-export const measure = (shape: string, plan: PlanName, budgetSeconds: number, reader: Reader): Promise<EngineRow> => {
+export const measure = (shape: string, plan: PlanName, budgetSeconds: number, reader: Reader, seed = 0): Promise<EngineRow> => {
   const rate = plans[plan]
   const window = plan === "free" ? 1_000 : 10_000
   const wanted = Math.round(budgetSeconds * rate * cap)
-  const next = random(budgetSeconds * 7919 + shape.length * 104729 + rate)
+  const next = random(budgetSeconds * 7919 + shape.length * 104729 + rate + seed * 1_000_003)
   const blocks = (shapes[shape] as Shape)(wanted, next).map(([block, k]) =>
     [block, plan === "free" ? Math.min(k, cap - 1) : k] as const
   )
@@ -186,16 +192,26 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
   }
   const fromBlock = 1_000_000
   const toBlock = (all.at(-1)?.block ?? fromBlock) + 10
-  const latency = random(rate * 31 + budgetSeconds)
+  const latency = random(rate * 31 + budgetSeconds + seed * 7_919)
   const stats = { calls: 0, inFlight: 0, most: 0, nextSlot: 0, first: Number.POSITIVE_INFINITY, last: 0 }
+  const lane = Effect.runSync(Queue.unbounded<Deferred.Deferred<void>>())
+  // The limiter's loop: the next request still waiting gets the slot, then the next slot is 1/rate s on.
+  const grants = Effect.forever(Effect.gen(function*() {
+    let taken = false
+    while (!taken) taken = yield* Deferred.succeed(yield* Queue.take(lane), undefined)
+    const now = yield* TestClockNow
+    if (trace && stats.calls > 0 && now > stats.nextSlot + 1) console.error(`idle ${Math.round(stats.nextSlot)}..${Math.round(now)} (${Math.round(now - stats.nextSlot)} ms)`)
+    stats.nextSlot = now + 1_000 / rate
+    yield* Effect.sleep(1_000 / rate)
+  }))
   const fetch = (r: BlockCursor.BlockPageRequest, onAnswer: (millis: number) => void) =>
     Effect.gen(function*() {
-      // The limiter: a slot every 1/rate s, in the order asked.
-      const now = yield* TestClockNow
-      const slot = Math.max(now, stats.nextSlot)
-      if (trace && stats.calls > 0 && now > stats.nextSlot + 1) console.error(`idle ${Math.round(stats.nextSlot)}..${Math.round(now)} (${Math.round(now - stats.nextSlot)} ms)`)
-      stats.nextSlot = slot + 1_000 / rate
-      yield* Effect.sleep(slot - now)
+      // The limiter: a slot every 1/rate s, in the order asked; a request given up while it waits
+      // leaves its slot to the next one (as the client's Throttle does).
+      const turn = yield* Deferred.make<void>()
+      yield* Queue.offer(lane, turn)
+      yield* Effect.onInterrupt(Deferred.await(turn), () => Deferred.interrupt(turn))
+      const slot = yield* TestClockNow
       stats.first = Math.min(stats.first, slot)
       stats.last = Math.max(stats.last, slot)
       stats.calls++
@@ -203,14 +219,17 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
       stats.most = Math.max(stats.most, stats.inFlight)
       // The latency the client measures: from its slot at the limiter to the answer.
       const millis = 300 + Math.floor(latency() * 300)
-      yield* Effect.sleep(millis)
+      yield* Effect.sleep(millis).pipe(Effect.onInterrupt(() => Effect.sync(() => {
+        stats.inFlight--
+        if (trace) console.error(`given up @${Math.round(slot)} ${r.fromBlock}-${r.toBlock} p${r.page}`)
+      })))
       onAnswer(millis)
       stats.inFlight--
       if (r.page * r.offset > window) return yield* Effect.die(new Error("Result window is too large"))
       const start = lowerBound(r.fromBlock) + (r.page - 1) * r.offset
       const end = Math.min(lowerBound(r.toBlock + 1), start + Math.min(r.offset, cap))
       const rows = all.slice(start, Math.max(start, end))
-      if (trace) console.error(`call ${r.fromBlock}-${r.toBlock} p${r.page} → ${rows.length}`)
+      if (trace) console.error(`call @${Math.round(slot)} ${r.fromBlock}-${r.toBlock} p${r.page} → ${rows.length}`)
       return rows
     })
   // Virtual time: the CPU this simulation spends is no reader's.
@@ -235,10 +254,12 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
       }).pipe(Stream.orDie)
   })
   const program = Effect.gen(function*() {
+    const limiter = yield* Effect.fork(grants)
     const fiber = yield* Effect.fork(Stream.runCollect(stream))
     // Time moves in steps of 5 ms until the reader is done.
     while (fiber.unsafePoll() === null) yield* TestClock.adjust(5)
     const rows = Chunk.toReadonlyArray(yield* Fiber.join(fiber))
+    yield* Fiber.interrupt(limiter)
     // As the server's windows count them: from the first call's slot to the last one's, plus a slot.
     const seconds = (stats.last - stats.first + 1_000 / rate) / 1_000
     const exact = rows.length === all.length && rows.every((row, i) => row.id === i)
@@ -265,6 +286,7 @@ const TestClockNow = Effect.clockWith((clock) => clock.currentTimeMillis)
 
 const sizes = (flag("sizes") ?? "2,5,30").split(",").map(Number)
 const readers = (flag("readers") ?? "export,stream,one-page").split(",") as Array<Reader>
+const seeds = Math.max(1, Number(flag("seeds") ?? 1))
 
 const main = async () => {
   const results: Array<EngineRow> = []
@@ -273,7 +295,25 @@ const main = async () => {
       for (const plan of Object.keys(plans) as Array<PlanName>) {
         for (const size of sizes) {
           if (only !== undefined && !only.some((o) => `${shape}:${plan}:${size}`.startsWith(o))) continue
-          const row = await measure(shape, plan, size, reader)
+          // Several seeds (`--seeds N`): the cell's figures are their means, `worstRatio` the lowest.
+          const runs: Array<EngineRow> = []
+          for (let seed = 0; seed < seeds; seed++) runs.push(await measure(shape, plan, size, reader, seed))
+          const mean = (f: (r: EngineRow) => number, digits: number) =>
+            Math.round((runs.reduce((a, r) => a + f(r), 0) / runs.length) * 10 ** digits) / 10 ** digits
+          const first = runs[0] as EngineRow
+          const row: EngineRow = seeds === 1 ? first : {
+            ...first,
+            rows: mean((r) => r.rows, 0),
+            calls: mean((r) => r.calls, 1),
+            idealCalls: mean((r) => r.idealCalls, 1),
+            fill: mean((r) => r.fill, 3),
+            seconds: mean((r) => r.seconds, 1),
+            ratio: mean((r) => r.ratio, 3),
+            mostInFlight: Math.max(...runs.map((r) => r.mostInFlight)),
+            exact: runs.every((r) => r.exact),
+            seeds,
+            worstRatio: Math.min(...runs.map((r) => r.ratio))
+          }
           results.push(row)
           console.log(JSON.stringify(row))
         }
