@@ -25,9 +25,11 @@
  * @module
  */
 import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -93,6 +95,13 @@ export interface Bound {
   ahead?: number
   /** Rows expected in the range before anything is read (the density of the range it was cut from). */
   expected?: number
+  /**
+   * Milliseconds the first page may take before the pages after it are asked anyway (`expected` rows
+   * unknown, the range wide): against a distant server the window's pages go while the first one is on
+   * the wire, instead of a round trip later; a server that answers sooner (one short page) costs none
+   * of them. Undefined: pages after the first wait for its answer (unless `expected` says otherwise).
+   */
+  patience?: number
   /** Requests of this cursor sent or waiting at the limiter, not yet answered. */
   inFlight?: number
   /**
@@ -288,8 +297,11 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
   const ahead = new Map<number, { readonly cursor: number; readonly subEnd: number; readonly fiber: Fiber.RuntimeFiber<ReadonlyArray<A>, E> }>()
   let aheadScope: Scope.Scope | undefined
   const pagesInWindow = Math.max(1, Math.floor(window / cap))
-  /** Pages `state.page`..`lastPage` of the state's query on the wire (those not there yet). */
-  const askAhead = (state: State<A>, lastPage: number): Effect.Effect<void> =>
+  /**
+   * Pages `state.page`..`lastPage` of the state's query on the wire (those not there yet), after
+   * `delay` ms (given up, unsent, if the query ends before).
+   */
+  const askAhead = (state: State<A>, lastPage: number, delay = 0): Effect.Effect<void> =>
     Effect.suspend(() => {
       const scope = aheadScope
       if (scope === undefined) return Effect.void
@@ -298,10 +310,14 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
         const held = ahead.get(page)
         if (held === undefined || held.cursor !== state.cursor) pages.push(page)
       }
-      return Effect.forEach(pages, (page) =>
-        Effect.map(Effect.forkIn(send({ ...state, page }), scope), (fiber) =>
+      // Delayed pages wake a millisecond apart, so they reach the limiter in page order (the last
+      // ones, given up first when the query ends, are sent last).
+      return Effect.forEach(pages, (page, i) =>
+        Effect.map(Effect.forkIn(delay > 0 ? Effect.zipRight(Effect.raceFirst(Effect.sleep(delay + i), Deferred.await(go)), send({ ...state, page })) : send({ ...state, page }), scope), (fiber) =>
           void ahead.set(page, { cursor: state.cursor, subEnd: state.subEnd, fiber })), { discard: true })
     })
+  /** Opened once a full page says the query goes on: pages waiting for `patience` go at once. */
+  const go = Deferred.unsafeMake<void>(FiberId.none)
   /** The query ended (or started again elsewhere): pages asked ahead for it are given up. */
   const dropAhead = Effect.suspend(() => {
     if (ahead.size === 0) return Effect.void
@@ -321,9 +337,13 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
       if (state.cursor > limit.end) return done
       // A range expected to hold several pages (the density of the range it was cut from) asks them
       // together from the start, as many as `ahead` allows.
-      if (state.page === 1 && state.cursor === options.fromBlock && ahead.size === 0 && (limit.ahead ?? 0) > 0 &&
-        limit.expected !== undefined && limit.expected > cap) {
-        yield* askAhead(state, Math.min(1 + (limit.ahead ?? 0), Math.ceil(limit.expected / cap)))
+      if (state.page === 1 && state.cursor === options.fromBlock && ahead.size === 0 && (limit.ahead ?? 0) > 0) {
+        if (limit.expected !== undefined && limit.expected > cap) {
+          yield* askAhead(state, Math.min(1 + (limit.ahead ?? 0), Math.ceil(limit.expected / cap)))
+        } else if (limit.expected === undefined && limit.patience !== undefined) {
+          // Nothing known of the range: the pages after the first go if it has not answered by then.
+          yield* askAhead({ ...state, page: 2 }, 1 + (limit.ahead ?? 0), limit.patience)
+        }
       }
       const [rows, at] = yield* fetchPage(state.subEnd > limit.end ? { ...state, subEnd: limit.end } : state)
       yield* checkOrder(rows, at)
@@ -337,6 +357,8 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
       let emit: ReadonlyArray<A>
       let completeThrough: number
       let next: Option.Option<State<A>>
+      // Pages expected of the query the next state starts, when a used-up window starts one.
+      let restart = 0
       if (rows.length < cap) {
         // The sub-range is exhausted: everything read is complete (up to the end, if it was lowered
         // while the page was on the wire).
@@ -373,6 +395,7 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
           }
           next = Option.some(following)
           limit.claimed = Math.max(limit.claimed, last)
+          yield* Deferred.succeed(go, undefined)
           // The next pages of this query, while it is expected to go on (see `Bound.ahead`).
           const depth = limit.ahead ?? 0
           if (depth > 0) {
@@ -385,6 +408,9 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
           emit = upTo(last - 1)
           completeThrough = last - 1
           next = Option.some({ cursor: last, subEnd: Math.min(at.subEnd, end), span: at.span, page: 1, carry: [] })
+          // The next query's pages together from its start, as many as the window's density says the
+          // rest of the range holds (asked one by one, each window would cost a round trip).
+          restart = pagesExpected({ first: at.firstRow ?? blockOf(read[0] as A), last, page: at.page, cap, end: Math.min(at.subEnd, end) })
         } else {
           // The whole window is the cursor's block: it cannot be proven complete.
           return yield* new DenseBlockError({
@@ -401,6 +427,9 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
         ? 0
         : rows.length / (Math.max(blockOf(rows[rows.length - 1] as A), completeThrough) - blockOf(rows[0] as A) + 1)
       if (Option.isNone(next) || next.value.cursor !== at.cursor) yield* dropAhead
+      if (restart > 0 && Option.isSome(next) && (limit.ahead ?? 0) > 0) {
+        yield* askAhead(next.value, Math.min(1 + (limit.ahead ?? 0), restart))
+      }
       limit.pagesLeft = Option.isSome(next) && next.value.cursor === at.cursor ? pagesInWindow - at.page : pagesInWindow
       yield* tick((p) => ({
         ...p,
