@@ -42,7 +42,7 @@ import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as CallCount from "../CallCount.js"
 import * as Plan from "../Plan.js"
 import * as Progress from "../streams/Progress.js"
-import type * as BlockCursor from "../streams/engine/BlockCursor.js"
+import * as BlockCursor from "../streams/engine/BlockCursor.js"
 import type { BlockBatch } from "../streams/engine/BlockCursor.js"
 import {
   type BlockRange,
@@ -747,10 +747,11 @@ export const goalAt = <A, I, E, R>(source: BlockSource<A, I, E, R>, settings: Se
 /**
  * A block-ordered source: from where `Resume` decides, up to the last final block, then published.
  *
- * The last final block comes from the chain's head (`latestBlock`). When the range's end is a fixed
- * block and the source reads in parallel, the head is asked while the first page is already on the wire
- * (one round trip less before the export is under way); nothing is written before it answers, and if the end must then be lower than
- * blocks the first page already took, that page is asked again with the known end.
+ * The last final block comes from the chain's head (`latestBlock`). When the source reads in parallel,
+ * the head is asked while the first page is already on the wire (one round trip less before the export
+ * is under way; an open end is asked as `BlockCursor.openEnd` meanwhile); the first page's rows are cut
+ * at the known end before anything is written, and only if the end is lower than the first block is
+ * the range read again with it.
  */
 const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
   Effect.gen(function*() {
@@ -777,15 +778,17 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
     // Without `until` the end never moves.
     const writeTo = (toBlock: number) => Effect.catchIf(write(toBlock, undefined), isEndMoved, Effect.die)
     // Only for sources that honour a lowered end (`parallel`: the library's block cursors).
-    const early = settings.assembly === undefined && source.parallel !== undefined && source.toBlock !== "latest" &&
-      firstBlock <= source.toBlock &&
+    // An open end (`latest`) is asked as far as `BlockCursor.openEnd` until the head answers.
+    const askedEnd = source.toBlock === "latest" ? BlockCursor.openEnd : source.toBlock
+    const early = settings.assembly === undefined && source.parallel !== undefined &&
+      firstBlock <= askedEnd &&
       start._tag !== "Extend" &&
       (start._tag === "Fresh" || (start.state.partitions ?? []).length === 0)
     let goal: Goal
     let written: Effect.Effect.Success<ReturnType<typeof write>>
     if (early) {
       const head = yield* Effect.fork(latestBlock)
-      written = yield* write(source.toBlock, Effect.map(Fiber.join(head), (latest) => goalOf(latest).target)).pipe(
+      written = yield* write(askedEnd, Effect.map(Fiber.join(head), (latest) => goalOf(latest).target)).pipe(
         Effect.catchIf(isEndMoved, (moved) => writeTo(moved.toBlock)),
         // A failure of the head is told first, as when it is asked before the first page.
         Effect.catchAll((e) => Effect.flatMap(Fiber.await(head), (exit) => Exit.isFailure(exit) ? Effect.failCause(exit.cause) : Effect.fail(e)))

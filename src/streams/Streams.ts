@@ -24,6 +24,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { ExplorerClient } from "../ExplorerClient.js"
 import type { StreamError } from "../ExplorerError.js"
+import * as BlockCursor from "./engine/BlockCursor.js"
 import * as Scheduler from "./engine/Scheduler.js"
 import * as Progress from "./Progress.js"
 import * as Sources from "./Sources.js"
@@ -59,6 +60,10 @@ export const fromSource = <A, I, E, R>(
 ): Stream.Stream<A, E, R> => {
   if (source._tag === "Rows") return source.rows(options)
   const parallel = source.parallel
+  // An open end: the chain's head is asked together with the first page (see `Scheduler.Options.until`).
+  if (source.toBlock === "latest" && parallel !== undefined && options?.concurrency !== 1 && options?.bound === undefined) {
+    return inOrder(source, { fromBlock: source.fromBlock, toBlock: BlockCursor.openEnd }, parallel, options, source.latestBlock(options))
+  }
   return Stream.unwrap(
     Effect.map(resolveRange(source, options), (range) =>
       parallel === undefined || options?.concurrency === 1 || options?.bound !== undefined
@@ -72,9 +77,17 @@ const inOrder = <A, I, E, R>(
   source: Sources.BlockSource<A, I, E, R>,
   range: Sources.BlockRange,
   parallel: NonNullable<Sources.BlockSource<A, I, E, R>["parallel"]>,
-  options: Sources.StreamOptions | undefined
+  options: Sources.StreamOptions | undefined,
+  until?: Effect.Effect<number, E, R>
 ): Stream.Stream<A, E, R> => {
   const progress = options?.progress
+  // The last block: `range.toBlock`, or the head once `until` tells it.
+  let toBlock = range.toBlock
+  const known = until === undefined ? undefined : Effect.tap(until, (last) =>
+    Effect.zipRight(
+      Effect.sync(() => void (toBlock = Math.min(toBlock, last))),
+      Progress.update(progress, (p) => ({ ...p, targetBlock: toBlock }))
+    ))
   // The cursors of the ranges count their calls, pages and rows in `progress`; the block position is
   // the whole range's, told when it starts and when it is complete.
   const rows = Scheduler.rowsInOrder<A, E, R>({
@@ -82,22 +95,25 @@ const inOrder = <A, I, E, R>(
     parallel,
     concurrency: options?.concurrency,
     heldRows: options?.heldRows,
+    until: known,
     read: (blocks, bound, onAnswer) => source.batches(blocks, { ...options, bound, onAnswer })
   })
   if (progress === undefined) return rows
   return Stream.fromEffect(Progress.update(progress, (p) => ({
     ...p,
     fromBlock: range.fromBlock,
-    targetBlock: range.toBlock,
+    ...(until === undefined ? { targetBlock: range.toBlock } : {}),
     completeThrough: range.fromBlock - 1
   }))).pipe(
     Stream.drain,
     Stream.concat(rows),
-    Stream.concat(Stream.fromEffect(Progress.update(progress, (p) => ({
-      ...p,
-      completeThrough: Math.max(p.completeThrough ?? range.toBlock, range.toBlock),
-      completeness: "complete" as const
-    }))).pipe(Stream.drain))
+    Stream.concat(Stream.suspend(() =>
+      Stream.fromEffect(Progress.update(progress, (p) => ({
+        ...p,
+        completeThrough: Math.max(p.completeThrough ?? toBlock, toBlock),
+        completeness: "complete" as const
+      }))).pipe(Stream.drain)
+    ))
   )
 }
 

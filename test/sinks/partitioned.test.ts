@@ -51,7 +51,7 @@ const model = (all: ReadonlyArray<Row>, cap: number, window: number, pauseMs: nu
 /** A block-ordered source over the model that reads in parallel (it honours the bound). */
 const source = (
   api: ReturnType<typeof model>,
-  toBlock: number,
+  toBlock: number | "latest",
   cap: number,
   window: number,
   parallel: { readonly callsPerSecond: number; readonly pool?: Partitions.Pool; readonly pagesPerQuery?: number } = {
@@ -59,7 +59,7 @@ const source = (
   },
   /** Counts the partitions being read (streams running), across every source given it. */
   partitions: { now: number; most: number } = { now: 0, most: 0 },
-  latestBlock: Effect.Effect<number, ExplorerError.ExplorerError> = Effect.succeed(toBlock + 10)
+  latestBlock: Effect.Effect<number, ExplorerError.ExplorerError> = Effect.succeed(toBlock === "latest" ? 1_000_000 : toBlock + 10)
 ) =>
   Sources.fromBlocks({
     dataset: "rows",
@@ -192,19 +192,25 @@ describe("partitioned exports", () => {
       const all = rowsOf(Array.from({ length: 300 }, (_, i) => [2, 1 + (i % 9)] as const))
       const toBlock = (all.at(-1)?.blockNumber ?? 0) + 5
       const out = path.join(folder, "logs.jsonl")
-      const fiber = yield* Effect.fork(
-        Exports.toFile(source(model(all, 10, 100, 6), toBlock, 10, 100), { out, concurrency: 4, ...quiet })
-      )
-      // Wait for a checkpoint with partitions whose spools hold rows.
       const decode = Schema.decodeUnknownOption(Schema.parseJson(Checkpoint.State))
+      const spooled = (found: Option.Option<Checkpoint.State>) =>
+        Option.isSome(found) && (found.value.partitions ?? []).some((p) => p.spoolBytes > 0)
+      const readState = Effect.map(fs.readFileString(Checkpoint.statePath(out)).pipe(Effect.option), Option.flatMap(decode))
       let state: Checkpoint.State | undefined
-      while (state === undefined) {
-        yield* Effect.sleep(5)
-        const text = yield* fs.readFileString(Checkpoint.statePath(out)).pipe(Effect.option)
-        const found = Option.flatMap(text, decode)
-        if (Option.isSome(found) && (found.value.partitions ?? []).some((p) => p.spoolBytes > 0)) state = found.value
+      // Interrupted once a checkpoint names partitions whose spools hold rows; the checkpoint looked at
+      // is the last one, written as the export stops (one read before may already be replaced, its
+      // spools merged and removed). Again from the start if that one names no spooled partition.
+      for (let attempt = 0; state === undefined && attempt < 10; attempt++) {
+        yield* fs.remove(folder, { recursive: true }).pipe(Effect.zipRight(fs.makeDirectory(folder)))
+        const fiber = yield* Effect.fork(
+          Exports.toFile(source(model(all, 10, 100, 6), toBlock, 10, 100), { out, concurrency: 4, ...quiet })
+        )
+        while (!spooled(yield* readState)) yield* Effect.sleep(5)
+        yield* Fiber.interrupt(fiber)
+        const last = yield* readState
+        if (spooled(last) && Option.isSome(last)) state = last.value
       }
-      yield* Fiber.interrupt(fiber)
+      if (state === undefined) throw new Error("no checkpoint with spooled partitions after 10 interrupted exports")
       const partitions = state.partitions ?? []
       // Ascending, contiguous, each after the file's own position.
       expect(partitions[0]?.fromBlock).toBeGreaterThan(state.completeThrough)
@@ -262,10 +268,16 @@ describe("partitioned exports", () => {
         const expected = yield* exportTo(folder, "expected.csv", source(model(all, 10, 100, 0), target, 10, 100), { concurrency: 1 })
         const api = model(all, 10, 100, 3)
         let callsBeforeHead = -1
-        const latest = Effect.sleep(150).pipe(Effect.map(() => {
+        // The head answers once a page has gone out (or after 5 s: an export that waited for the head
+        // before its first page has then sent none). A fixed 150 ms failed on a loaded machine, where
+        // the export's set-up alone took longer.
+        const latest = Effect.gen(function*() {
+          const since = Date.now()
+          while (api.stats.calls === 0 && Date.now() - since < 5_000) yield* Effect.sleep(5)
+          yield* Effect.sleep(20)
           callsBeforeHead = api.stats.calls
           return head
-        }))
+        })
         const got = yield* exportTo(folder, "got.csv", source(api, toBlock, 10, 100, undefined, undefined, latest), {
           concurrency,
           confirmations
@@ -275,6 +287,52 @@ describe("partitioned exports", () => {
         expect(got.summary.manifest.completeness.status).toBe(target < toBlock ? "truncated" : "complete")
         // The first page went out before the head answered.
         if (target >= 0) expect(callsBeforeHead).toBeGreaterThanOrEqual(1)
+        expect((yield* fs.readDirectory(folder)).filter((n) => n.startsWith("."))).toEqual([])
+        yield* fs.remove(folder, { recursive: true })
+      }).pipe(Effect.provide(NodeContext.layer)),
+    { fastCheck: { numRuns: 30 } }
+  )
+
+  it.live.prop(
+    "with an open end, the first page asks to the documented end block while the head is asked, and the file ends at the head",
+    [shape, fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 3_000 }), fc.integer({ min: 0, max: 12 })],
+    ([dist, concurrency, headAt, confirmations]) =>
+      Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const folder = yield* fs.makeTempDirectory({ prefix: "partitioned-" })
+        const all = rowsOf(dist)
+        const target = headAt - confirmations
+        const expected = yield* exportTo(folder, "expected.csv", source(model(all, 10, 100, 0), Math.max(target, 0), 10, 100), {
+          concurrency: 1
+        })
+        const api = model(all, 10, 100, 3)
+        const asked: Array<number> = []
+        const recorded = {
+          ...api,
+          fetch: (r: BlockCursor.BlockPageRequest) => Effect.zipRight(Effect.sync(() => void asked.push(r.toBlock)), api.fetch(r))
+        }
+        let callsBeforeHead = -1
+        // The head answers once a page has gone out (after 5 s without one: an export that waited for it).
+        const latest = Effect.gen(function*() {
+          const since = Date.now()
+          while (api.stats.calls === 0 && Date.now() - since < 5_000) yield* Effect.sleep(5)
+          yield* Effect.sleep(20)
+          callsBeforeHead = api.stats.calls
+          return headAt
+        })
+        const got = yield* exportTo(folder, "got.csv", source(recorded, "latest", 10, 100, undefined, undefined, latest), {
+          concurrency,
+          confirmations
+        })
+        if (target >= 0) {
+          expect(got.text).toBe(expected.text)
+          expect(got.summary.manifest.blockRange?.to).toBe(target)
+        } else {
+          // The head is before the first block: nothing is final yet.
+          expect(got.summary.manifest.rows).toBe(0)
+        }
+        expect(callsBeforeHead).toBeGreaterThanOrEqual(1)
+        expect(asked[0]).toBe(BlockCursor.openEnd)
         expect((yield* fs.readDirectory(folder)).filter((n) => n.startsWith("."))).toEqual([])
         yield* fs.remove(folder, { recursive: true })
       }).pipe(Effect.provide(NodeContext.layer)),

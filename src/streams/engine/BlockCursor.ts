@@ -102,6 +102,13 @@ export interface Bound {
    * of them. Undefined: pages after the first wait for its answer (unless `expected` says otherwise).
    */
   patience?: number
+  /**
+   * Run once, when the first page has answered and before its rows are cut: where the range's last
+   * block is asked together with the first page (the chain's head), the scheduler lowers `end` to it
+   * here. The page's rows up to that block are complete whatever end it was asked with (a short page
+   * holds every row of its range, a full one every row before its last block).
+   */
+  settle?: Effect.Effect<void>
   /** Requests of this cursor sent or waiting at the limiter, not yet answered. */
   inFlight?: number
   /**
@@ -116,6 +123,15 @@ export interface Bound {
    */
   density?: number
 }
+
+/**
+ * The end a range asks for while its last block is not known yet (the chain's head is asked together
+ * with the first page; see `Bound.settle`): the end block the explorer's own documentation pre-fills.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const openEnd = 9_999_999_999
 
 /**
  * A bound for a range ending at `end`, nothing claimed before `fromBlock`.
@@ -347,6 +363,11 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
       }
       const [rows, at] = yield* fetchPage(state.subEnd > limit.end ? { ...state, subEnd: limit.end } : state)
       yield* checkOrder(rows, at)
+      const settling = limit.settle
+      if (settling !== undefined) {
+        delete limit.settle
+        yield* settling
+      }
       // From here to the batch nothing yields: the end read now is the one the rows are cut at, and
       // the blocks claimed are recorded before anyone can lower the end again.
       const end = limit.end

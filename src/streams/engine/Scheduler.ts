@@ -155,7 +155,7 @@ export interface Options<E, R, H extends SpillHandle<ES>, ES, M, RS> {
    * it; a lower value lowers the head's end, or fails with `EndMoved` when the head already claimed blocks
    * past it (nothing has been written then: run again with the known end). Only without `resumed`.
    */
-  readonly until?: Effect.Effect<number, E> | undefined
+  readonly until?: Effect.Effect<number, E, R> | undefined
   /** The partitions of the checkpoint being resumed (none for a fresh or extended run). */
   readonly resumed: ReadonlyArray<Lane>
   /** The batches of a range; `bound` and `onAnswer` are honoured when the source reads in parallel. */
@@ -321,6 +321,16 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
     if (head !== undefined && options.resumed.length === 0 && pagesPerQuery > 1 && cap !== 1 && options.parallel !== undefined) {
       head.bound.patience = Math.max(100, 1000 / options.parallel.callsPerSecond)
     }
+    // The last block asked together with the first page: the head's cursor lowers its end to it once
+    // that page answers, before it cuts the page's rows (an end asked too wide costs nothing then; a
+    // head that cannot be lowered, or a failed `until`, is left to `settle`, which fails as it says).
+    if (head !== undefined && until !== undefined) {
+      const known = Effect.provide(until, yield* Effect.context<R>())
+      head.bound.settle = Effect.ignore(Effect.flatMap(known, (last) =>
+        Effect.sync(() => {
+          if (last < toBlock) BlockCursor.lower(head.bound, last)
+        })))
+    }
 
     /** Rows the spills hold in memory. */
     const heldNow = () => {
@@ -363,7 +373,8 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
         const last = yield* until
         until = undefined
         if (last >= toBlock) return
-        if (!BlockCursor.lower(part.bound, last)) return yield* new EndMoved({ toBlock: last })
+        // The head's cursor has lowered its end itself when its first page answered (`Bound.settle`).
+        if (part.bound.end > last && !BlockCursor.lower(part.bound, last)) return yield* new EndMoved({ toBlock: last })
         toBlock = last
       })
 
@@ -708,6 +719,11 @@ export interface InOrderOptions<A, E, R> {
   readonly heldRows?: number | undefined
   /** Told after every batch (`View.completeThrough`: every row up to it has been handed over). */
   readonly onProgress?: ((view: View) => void) | undefined
+  /**
+   * When present, the range's last block is only known once this completes (the chain's head, asked
+   * together with the first page, which asks up to `range.toBlock` meanwhile; see `Options.until`).
+   */
+  readonly until?: Effect.Effect<number, E, R> | undefined
 }
 
 /** Rows read ahead of their turn by a Stream: held in memory, in their batches. */
@@ -766,27 +782,33 @@ export const rowsInOrder = <A, E, R>(options: InOrderOptions<A, E, R>): Stream.S
       mark: () => {},
       sync: Effect.void
     }
-    const reading = run<E, R, MemorySpill, never, void, never>({
-      main,
-      spill: {
-        create: Effect.sync(() => memorySpill(`m${++spills}`)),
-        reopen: (name) => Effect.succeed({ handle: memorySpill(name), intact: false }),
-        remove: () => Effect.void
-      },
-      at: { rows: 0, completeThrough: options.range.fromBlock - 1 },
-      toBlock: options.range.toBlock,
-      resumed: [],
-      read: options.read,
-      parallel: options.parallel,
-      concurrency: options.concurrency,
-      heldRows: options.heldRows ?? Math.max(20 * rowsPerCall, 20_000),
-      checkpointEvery: 1_000,
-      commit: () => Effect.void,
-      onProgress: options.onProgress ?? (() => {})
-    }).pipe(
-      // Without `until` the end never moves.
-      Effect.catchIf((e): e is EndMoved => e instanceof EndMoved, Effect.die),
-      Effect.scoped,
+    const readTo = (toBlock: number, until: Effect.Effect<number, E, R> | undefined): Effect.Effect<Position, E, R> =>
+      run<E, R, MemorySpill, never, void, never>({
+        main,
+        spill: {
+          create: Effect.sync(() => memorySpill(`m${++spills}`)),
+          reopen: (name) => Effect.succeed({ handle: memorySpill(name), intact: false }),
+          remove: () => Effect.void
+        },
+        at: { rows: 0, completeThrough: options.range.fromBlock - 1 },
+        toBlock,
+        until,
+        resumed: [],
+        read: options.read,
+        parallel: options.parallel,
+        concurrency: options.concurrency,
+        heldRows: options.heldRows ?? Math.max(20 * rowsPerCall, 20_000),
+        checkpointEvery: 1_000,
+        commit: () => Effect.void,
+        onProgress: options.onProgress ?? (() => {})
+      }).pipe(
+        Effect.scoped,
+        // The end known only now is before the first block: nothing was handed over; read to it (without
+        // `until` the end never moves).
+        Effect.catchIf((e): e is EndMoved => e instanceof EndMoved, (moved) =>
+          until === undefined ? Effect.die(moved) : readTo(moved.toBlock, undefined))
+      )
+    const reading = readTo(options.range.toBlock, options.until).pipe(
       Effect.exit,
       Effect.flatMap((exit) =>
         Queue.offer(queue, Exit.isSuccess(exit) ? Take.end : Take.failCause(exit.cause))
