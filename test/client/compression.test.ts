@@ -8,8 +8,9 @@ import { FetchHttpClient, FileSystem, HttpClient, HttpClientRequest } from "@eff
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
-import { request as httpRequest } from "node:http"
-import { brotliDecompressSync, gunzipSync } from "node:zlib"
+import * as F from "./fixtures.js"
+import { createServer, request as httpRequest } from "node:http"
+import { brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib"
 import { ExplorerClient, Exports, Sources } from "explorer-etl"
 import * as Simulator from "../../src/simulator/index.js"
 
@@ -134,4 +135,43 @@ layer(Layer.merge(SimulatorLive, NodeContext.layer), { timeout: "120 seconds", e
       expect(Buffer.from(b).equals(Buffer.from(a))).toBe(true)
       expect(compressed.summary.manifest.contentHash).toBe(plain.summary.manifest.contentHash)
     }).pipe(Effect.scoped, Effect.provide(NodeHttpClient.layerUndici)))
+})
+
+layer(NodeHttpClient.layerUndici, { timeout: "30 seconds", excludeTestServices: true })("compression: a body that does not decode", (it) => {
+  it.effect("a cut gzip body is a transient error, retried until a whole one", () =>
+    Effect.gen(function*() {
+      const body = gzipSync(JSON.stringify({
+        status: "1",
+        message: "OK",
+        result: [{
+          blockNumber: "1", timeStamp: "1", hash: `0x${"1".repeat(64)}`, nonce: "0", blockHash: `0x${"2".repeat(64)}`,
+          transactionIndex: "0", from: F.ADDRESS, to: F.ADDRESS, value: "0", gas: "21000", gasPrice: "1",
+          isError: "0", txreceipt_status: "1", input: "0x", contractAddress: "", cumulativeGasUsed: "21000",
+          gasUsed: "21000", confirmations: "1", methodId: "0x", functionName: ""
+        }]
+      }))
+      let requests = 0
+      const server = yield* Effect.acquireRelease(
+        Effect.async<ReturnType<typeof createServer>>((resume) => {
+          const srv = createServer((_req, res) => {
+            requests++
+            res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" })
+            res.end(requests === 1 ? body.subarray(0, Math.floor(body.length / 2)) : body)
+          })
+          srv.listen(0, "127.0.0.1", () => resume(Effect.succeed(srv)))
+        }),
+        (srv) => Effect.sync(() => srv.close())
+      )
+      const port = (server.address() as { port: number }).port
+      const client = yield* ExplorerClient.make({
+        baseUrl: `http://127.0.0.1:${port}`,
+        apiKey: Redacted.make("CUTGZIPKEY"),
+        rate: { callsPerSecond: 500 },
+        retry: { times: 3, baseDelay: "5 millis", maxDelay: "20 millis" }
+      })
+      const rows = yield* client.txlist({ address: F.ADDRESS })
+      expect(rows).toHaveLength(1)
+      expect(requests).toBe(2)
+      expect((yield* client.stats).retries).toBe(1)
+    }).pipe(Effect.scoped))
 })
