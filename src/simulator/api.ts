@@ -368,7 +368,8 @@ export const evaluate = (dataset: Dataset, chainId: number, op: Endpoint, p: Par
 
 const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
   const view: ChainView = c.view
-  const latest = c.profile.latestBlock
+  // the data set's latest block, or the last one mined since (mining.ts)
+  const latest = c.head()
   switch (op.action) {
     case "txlist": {
       const a = address(p, "address", Texts.INVALID_ADDRESS)

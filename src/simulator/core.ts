@@ -31,6 +31,7 @@ import { hash2, hashString, hex8 } from "./hash.js"
 import { DailyCounter, InvalidKeyTracker, SlidingWindow } from "./limits.js"
 import { type FaultKind, faultKinds, type FaultOptions, type SimulatorOptions } from "./options.js"
 import { isServed } from "./profiles.js"
+import { mineDue } from "./proxy.js"
 import * as Rules from "./rules.js"
 import * as Texts from "./texts.js"
 
@@ -386,6 +387,8 @@ export class Core {
     if (!Rules.planReaches(plan, Rules.requiredPlan(op.action, p))) return notok(Texts.API_PRO_ENDPOINT)
     if (plan === "free" && Rules.refusedToFreeKeys(chainId, op.action)) return notok(Texts.FREE_NOT_SUPPORTED_FOR_CHAIN)
     if (!Rules.offeredOn(chainId, op.action)) return notok(Texts.CHAIN_NOT_SUPPORTED_FOR_ENDPOINT)
+    // the blocks the simulator's clock has produced since the last request (raw transactions sent)
+    mineDue(this.dataset.chain(chainId), now)
     return this.write(evaluate(this.dataset, chainId, op, p, { _tag: "request", plan, freeWindow: this.freeWindow }), now)
   }
 

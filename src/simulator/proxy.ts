@@ -18,10 +18,12 @@ import { baseFeeOf, CANCUN_TIME, GAS_LIMIT, gasUsedOf, minerOf, SHANGHAI_TIME, S
 import type { ChainData } from "./dataset.js"
 import { hash2, hash32Hex, hashString, hexWords, quantityHex, word } from "./hash.js"
 import type * as Hex from "ox/Hex"
+import * as ContractAddress from "ox/ContractAddress"
 import * as Secp256k1 from "ox/Secp256k1"
 import * as Signature from "ox/Signature"
 import * as TxEnvelope from "ox/TxEnvelope"
 import { hexToBytes, keccakHex, logsBloom } from "./keccak.js"
+import type { Executed, PooledTx } from "./mining.js"
 import type { Log, NormalTx } from "./rows.js"
 import * as Texts from "./texts.js"
 
@@ -95,7 +97,7 @@ const dataParam = (p: Params, name: string): string => {
 /** The block of a `tag` (latest, pending, safe, finalized, earliest, or a hex number); past the latest: undefined. */
 const tagParam = (c: ChainData, p: Params): number | undefined => {
   const tag = p.tag ?? "latest"
-  const latest = c.profile.latestBlock
+  const latest = c.head()
   switch (tag) {
     case "latest":
     case "pending":
@@ -297,6 +299,10 @@ const revertAnswer = (reason: string | undefined): RpcOutcome =>
     ? { _tag: "rpcError", id: 1, code: -32000, message: "execution reverted" }
     : { _tag: "rpcError", id: 1, code: 3, message: `execution reverted: ${reason}`, data: errorData(reason) }
 
+/** The gas of a call that did not revert: intrinsic, calldata, and for a contract what it ran. */
+const callGas = (c: ChainData, to: string, data: string, ran: number, block: number): number =>
+  21_000 + calldataGas(data) + (hasCode(c, to, block) ? 21_000 + ran + (hash2(c.root, hashString(to)) % 5_000) : 0)
+
 /** Intrinsic gas of calldata: 16 per non-zero byte, 4 per zero byte. */
 const calldataGas = (data: string): number => {
   let gas = 0
@@ -476,7 +482,7 @@ const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
       const value = quantityParam(p, "value") ?? 0n
       quantityParam(p, "gas")
       quantityParam(p, "gasprice")
-      const block = action === "eth_call" ? (tagParam(c, p) ?? refuse(Texts.INVALID_PARAMETER)) : c.profile.latestBlock
+      const block = action === "eth_call" ? (tagParam(c, p) ?? refuse(Texts.INVALID_PARAMETER)) : c.head()
       if (to === undefined) {
         // a contract creation: nothing to run, the intrinsic cost of creating
         return action === "eth_call" ? ok("\"0x\"") : ok(qx(53_000 + calldataGas(data)))
@@ -485,8 +491,7 @@ const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
       const executed = execute(c, from, to, data, value, block)
       if (executed._tag === "revert") return revertAnswer(executed.reason)
       if (action === "eth_call") return ok(q(executed.data))
-      const contract = hasCode(c, to, block)
-      return ok(qx(21_000 + calldataGas(data) + (contract ? 21_000 + executed.gas + (hash2(c.root, hashString(to)) % 5_000) : 0)))
+      return ok(qx(callGas(c, to, data, executed.gas, block)))
     }
     case "eth_sendRawTransaction": {
       const hex = p.hex
@@ -502,15 +507,46 @@ const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
       if (pool.has(hash)) return nodeError("already known")
       const tx = envelope === undefined ? undefined : signedTx(envelope)
       if (tx === undefined) return nodeError("invalid sender")
-      const latest = c.profile.latestBlock
-      if (tx.nonce < BigInt(c.nonceAt(tx.from, latest))) return nodeError("nonce too low")
-      if (c.nativeBalanceAt(tx.from, latest) < tx.gasLimit * tx.maxGasPrice + tx.value) {
+      const head = c.head()
+      if (tx.nonce < BigInt(c.nonceAt(tx.from, head))) return nodeError("nonce too low")
+      if (c.nativeBalanceAt(tx.from, head) < tx.gasLimit * tx.maxGasPrice + tx.value) {
         return nodeError("insufficient funds for gas * price + value")
       }
       pool.set(hash, renderPending(c, hash, tx))
+      c.mining().accept({ ...tx, hash })
       return ok(q(hash))
     }
   }
+}
+
+/**
+ * Runs a pooled transaction in the block it is mined into, on the state at the end of the block before:
+ * a creation succeeds (its address from sender and nonce), a call fails where `eth_call` would revert;
+ * it pays the gas `eth_estimateGas` gives (at most its limit), at the price the block's base fee makes.
+ */
+const runMined = (c: ChainData, tx: PooledTx, block: number): Executed => {
+  const base = baseFeeOf(c, block)
+  const gasPrice = tx.type === 2
+    ? (tx.maxGasPrice < base + tx.maxPriorityFee ? tx.maxGasPrice : base + tx.maxPriorityFee)
+    : tx.maxGasPrice
+  const limit = Number(tx.gasLimit)
+  if (tx.to === "0x") {
+    const contractAddress = ContractAddress.from({ from: tx.from as Hex.Hex, nonce: tx.nonce }).toLowerCase()
+    return { gasUsed: Math.min(limit, 53_000 + calldataGas(tx.input)), gasPrice, isError: false, contractAddress }
+  }
+  const executed = execute(c, tx.from, tx.to, tx.input, tx.value, block - 1)
+  if (executed._tag === "revert") return { gasUsed: Math.min(limit, 21_000 + calldataGas(tx.input) + 21_000), gasPrice, isError: true, contractAddress: "" }
+  const gas = callGas(c, tx.to, tx.input, executed.gas, block - 1)
+  return { gasUsed: Math.min(limit, gas), gasPrice, isError: gas > limit, contractAddress: "" }
+}
+
+/**
+ * Moves a chain to the simulator's time: the blocks due since are mined from the pool (mining.ts), and
+ * their transactions leave the pending set.
+ */
+export const mineDue = (c: ChainData, now: number): void => {
+  const mined = c.mining().advance(now, (a) => c.nonceAt(a, c.head()), (tx, block) => runMined(c, tx, block))
+  for (const hash of mined) c.pendingTxs().delete(hash)
 }
 
 /** Answer one proxy action of a chain. */
