@@ -90,9 +90,22 @@ export class Mining {
     return d
   }
 
-  /** Whether the pool holds a transaction of this hash. */
-  pooled(hash: string): boolean {
-    return this.pool.some((p) => p.tx.hash === hash)
+  /** The pooled transaction of a sender with a nonce, if any. */
+  pooledWith(from: string, nonce: bigint): PooledTx | undefined {
+    return this.pool.find((p) => p.tx.from === from && p.tx.nonce === nonce)?.tx
+  }
+
+  /** How many of a sender's transactions follow on from `nonce` in the pool (the `pending` nonce is that much higher). */
+  pendingAfter(from: string, nonce: number): number {
+    let next = BigInt(nonce)
+    while (this.pool.some((p) => p.tx.from === from && p.tx.nonce === next)) next++
+    return Number(next) - nonce
+  }
+
+  /** Takes a transaction out of the pool (replaced by one of the same nonce paying more). */
+  drop(hash: string): void {
+    const i = this.pool.findIndex((p) => p.tx.hash === hash)
+    if (i >= 0) this.pool.splice(i, 1)
   }
 
   /** Takes an accepted transaction into the pool, at the time of the request that sent it. */

@@ -10,8 +10,10 @@
  * reverted: <reason>", data}`, one without data `{code: -32000, message: "execution reverted"}`, a
  * malformed raw transaction `{code: -32000, message: "rlp: …"}`, and the pool's refusals of a raw
  * transaction as geth words them (`invalid chain id`, `already known`, `nonce too low`, `insufficient funds
- * for gas * price + value`). An accepted one stays pending (eth_getTransactionByHash without a block,
- * no receipt): the simulated chain does not grow. A malformed parameter is refused with the
+ * for gas * price + value`, `replacement transaction underpriced`). An accepted one is pending
+ * (eth_getTransactionByHash without a block, no receipt, counted by the `pending` nonce) until the
+ * simulator's clock produces the next block, which mines it (mining.ts); a chain nobody sends to does
+ * not grow. A malformed parameter is refused with the
  * explorer's own NOTOK text, like every other module (our choice: the real service's answer is unknown).
  */
 import { baseFeeOf, CANCUN_TIME, GAS_LIMIT, gasUsedOf, minerOf, SHANGHAI_TIME, STAKER, withdrawalsIn } from "./blocks.js"
@@ -462,7 +464,9 @@ const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
     case "eth_getTransactionCount": {
       const a = addressParam(p, "address")
       const block = tagParam(c, p) ?? refuse(Texts.INVALID_PARAMETER)
-      return ok(qx(c.nonceAt(a, block)))
+      const mined = c.nonceAt(a, block)
+      // "pending" counts the sender's transactions waiting in the pool, as a node's does
+      return ok(qx(p.tag === "pending" ? mined + c.mining().pendingAfter(a, mined) : mined))
     }
     case "eth_getCode": {
       const a = addressParam(p, "address")
@@ -511,6 +515,15 @@ const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
       if (tx.nonce < BigInt(c.nonceAt(tx.from, head))) return nodeError("nonce too low")
       if (c.nativeBalanceAt(tx.from, head) < tx.gasLimit * tx.maxGasPrice + tx.value) {
         return nodeError("insufficient funds for gas * price + value")
+      }
+      // another of the same nonce waits: replaced by one paying at least 10 % more, as geth's pool does
+      const rival = c.mining().pooledWith(tx.from, tx.nonce)
+      if (rival !== undefined) {
+        if (tx.maxGasPrice * 10n < rival.maxGasPrice * 11n || tx.maxPriorityFee * 10n < rival.maxPriorityFee * 11n) {
+          return nodeError("replacement transaction underpriced")
+        }
+        c.mining().drop(rival.hash)
+        pool.delete(rival.hash)
       }
       pool.set(hash, renderPending(c, hash, tx))
       c.mining().accept({ ...tx, hash })

@@ -122,4 +122,37 @@ layer(
       const balance = (yield* call(sim, { ...q, module: "account", action: "balance", address: recipient })).result
       expect(balance).toBe(String(got.after.recipient + 2n))
     }))
+
+  it.effect("the pool: the pending nonce counts what waits; a second one of a nonce must pay 10 % more, and replaces the first", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const provider = new SimulatorEtherscanProvider(sim.baseUrl, sim.demoKeys.proplus)
+      const got = yield* Effect.acquireUseRelease(
+        Effect.succeed(provider),
+        (p) =>
+          Effect.promise(async () => {
+            const wallet = new Wallet(Simulator.DEV_ACCOUNT.privateKey, p)
+            const nonce = await p.getTransactionCount(wallet.address, "latest")
+            const tx = (value: bigint, maxFeePerGas: bigint, maxPriorityFeePerGas: bigint) =>
+              wallet.signTransaction({ type: 2, chainId: 1, nonce, to: wallet.address, value, gasLimit: 21_000n, maxFeePerGas, maxPriorityFeePerGas })
+            const first = await p.broadcastTransaction(await tx(1n, 30_000_000_000n, 1_000_000_000n))
+            const pendingNonce = await p.getTransactionCount(wallet.address, "pending")
+            const cheap = await p.broadcastTransaction(await tx(2n, 31_000_000_000n, 1_000_000_000n)).then(() => undefined, (e: unknown) => e)
+            const dearer = await p.broadcastTransaction(await tx(3n, 33_000_000_000n, 1_100_000_000n))
+            const waited = dearer.wait()
+            await sleep(500)
+            shift += BLOCK_TIME_MS + 1_000
+            const receipt = await waited
+            return { nonce, pendingNonce, cheap, first: await p.getTransaction(first.hash), receipt, mined: await p.getTransaction(dearer.hash) }
+          }),
+        (p) => Effect.sync(() => p.destroy())
+      )
+      expect(got.pendingNonce).toBe(got.nonce + 1)
+      expect(isError(got.cheap, "REPLACEMENT_UNDERPRICED")).toBe(true)
+      expect(got.receipt?.status).toBe(1)
+      expect(got.mined?.value).toBe(3n)
+      expect(got.mined?.nonce).toBe(got.nonce)
+      // the replaced one is gone from the pool and was never mined
+      expect(got.first).toBeNull()
+    }))
 })
