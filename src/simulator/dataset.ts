@@ -19,6 +19,7 @@ import {
 } from "./profiles.js"
 import { proposerNames, STAKER, stakerValidators, withdrawnBy } from "./blocks.js"
 import { buildShape, planShapes, shapeRef, type ShapePlanned, type ShapeRef } from "./shapes.js"
+import { ensNames } from "./ens.js"
 import { Mining } from "./mining.js"
 import { Submissions } from "./submissions.js"
 import { makeVerifications, noVerifications, type VerificationGuids, type Verifications } from "./verifications.js"
@@ -197,6 +198,12 @@ export interface ChainDataset {
    * `bursty-standard-5s`: query getLogs with the set's address over its block range. Built on first query.
    */
   readonly shapes: ReadonlyArray<ShapeRef>
+  /**
+   * ENS names of the data set (mainnet and Sepolia only, where ENS lives): each resolves to its address
+   * through the registry and resolver eth_call answers, and the address's reverse record names it back
+   * (ethers' `resolveName` / `lookupAddress`).
+   */
+  readonly ensNames: ReadonlyArray<{ readonly name: string; readonly address: string }>
 }
 
 /**
@@ -943,7 +950,8 @@ export class ChainData {
         erc721: this.scenarioTokens.erc721.address,
         erc1155: this.scenarioTokens.erc1155.address
       },
-      shapes: [...this.shapePlans().values()].map(shapeRef)
+      shapes: [...this.shapePlans().values()].map(shapeRef),
+      ensNames: ensNames(this)
     }
   }
 }

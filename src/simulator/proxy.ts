@@ -18,6 +18,7 @@
  */
 import { baseFeeOf, CANCUN_TIME, GAS_LIMIT, gasUsedOf, minerOf, SHANGHAI_TIME, STAKER, withdrawalsIn } from "./blocks.js"
 import type { ChainData } from "./dataset.js"
+import { ensCall, ensCode, isEnsContract } from "./ens.js"
 import { hash2, hash32Hex, hashString, hexWords, quantityHex, word } from "./hash.js"
 import type * as Hex from "ox/Hex"
 import * as ContractAddress from "ox/ContractAddress"
@@ -236,10 +237,11 @@ export const REVERTS = {
 
 type Execution =
   | { readonly _tag: "return"; readonly data: string; readonly gas: number }
-  | { readonly _tag: "revert"; readonly reason: string | undefined }
+  | { readonly _tag: "revert"; readonly reason: string | undefined; readonly data?: string | undefined }
 
 /** Whether `address` holds code at the end of `block`. */
 const hasCode = (c: ChainData, address: string, block: number): boolean => {
+  if (isEnsContract(c, address)) return true
   const created = c.createdAt(address)
   return created !== undefined && created <= block
 }
@@ -254,6 +256,10 @@ const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
 
 /** Runs a call of `from` (the zero address when not given, as geth does) to `to` at the end of `block`. */
 const execute = (c: ChainData, from: string, to: string, data: string, value: bigint, block: number): Execution => {
+  if (isEnsContract(c, to)) {
+    const answer = ensCall(c, to, data)
+    return answer._tag === "return" ? { _tag: "return", data: answer.data, gas: 2_400 } : { _tag: "revert", reason: undefined, data: answer.data }
+  }
   if (!hasCode(c, to, block)) return { _tag: "return", data: "0x", gas: 0 }
   const selector = data.slice(0, 10)
   const returns = (hex: string, gas: number): Execution => ({ _tag: "return", data: "0x" + hex, gas })
@@ -296,10 +302,13 @@ const execute = (c: ChainData, from: string, to: string, data: string, value: bi
   return { _tag: "revert", reason: undefined }
 }
 
-const revertAnswer = (reason: string | undefined): RpcOutcome =>
-  reason === undefined
-    ? { _tag: "rpcError", id: 1, code: -32000, message: "execution reverted" }
-    : { _tag: "rpcError", id: 1, code: 3, message: `execution reverted: ${reason}`, data: errorData(reason) }
+/** A revert as geth words it: with a reason, with a custom error's data (code 3), or bare. */
+const revertAnswer = (reason: string | undefined, data?: string): RpcOutcome =>
+  reason !== undefined
+    ? { _tag: "rpcError", id: 1, code: 3, message: `execution reverted: ${reason}`, data: errorData(reason) }
+    : data !== undefined
+    ? { _tag: "rpcError", id: 1, code: 3, message: "execution reverted", data }
+    : { _tag: "rpcError", id: 1, code: -32000, message: "execution reverted" }
 
 /** The gas of a call that did not revert: intrinsic, calldata, and for a contract what it ran. */
 const callGas = (c: ChainData, to: string, data: string, ran: number, block: number): number =>
@@ -323,7 +332,7 @@ const storageAt = (c: ChainData, address: string, slot: bigint, block: number): 
 
 /** The runtime code of a contract: "0x6080604052" and made-up bytes, stable per address. */
 const codeOf = (c: ChainData, address: string): string =>
-  "0x6080604052" + hexWords(c.root, 0xc0de, hashString(address), 48)
+  isEnsContract(c, address) ? ensCode(c, address) : "0x6080604052" + hexWords(c.root, 0xc0de, hashString(address), 48)
 
 // ---- raw transactions -----------------------------------------------------------------------------
 
@@ -493,7 +502,7 @@ const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
       }
       const from = p.from === undefined ? ZERO_ADDRESS : addressParam(p, "from")
       const executed = execute(c, from, to, data, value, block)
-      if (executed._tag === "revert") return revertAnswer(executed.reason)
+      if (executed._tag === "revert") return revertAnswer(executed.reason, executed.data)
       if (action === "eth_call") return ok(q(executed.data))
       return ok(qx(callGas(c, to, data, executed.gas, block)))
     }
