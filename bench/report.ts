@@ -8,6 +8,7 @@ import type { ClusterResults } from "./cluster.js"
 import type { DistanceRow } from "./distance.js"
 import type { EngineRow } from "./engine.js"
 import type { ShapeCell, ShapesResults } from "./shapes.js"
+import type { CompressionResults } from "./compression.js"
 import type { StartupResults } from "./startup.js"
 import type { ArrivalFigures } from "./timing.js"
 
@@ -154,6 +155,8 @@ export interface Results {
   }
   /** Start-up of the command line (bench/startup.ts); absent in older results. */
   readonly startup?: StartupResults
+  /** Compressed answers on 10,000-row pages (bench/compression.ts); absent in older results. */
+  readonly compression?: CompressionResults
 }
 
 /** The shape matrix as a Markdown table, then the worst and the best cell of each reader. */
@@ -555,9 +558,28 @@ export const render = (r: Results): string => {
       line()
     }
   }
+  if (r.compression !== undefined) {
+    const c = r.compression
+    const plain = c.rows.find((x) => x.encoding === "identity")
+    line("## 12. Compressed answers")
+    line()
+    line(`One 10,000-row \`txlist\` page (a professional key), asked plain, with gzip and with br: the bytes on the wire (a raw GET), and the median time of one client call over ${c.pages} calls after a first one — the simulator compresses, the bytes travel, the client decodes them as they come and reads the records — on loopback and through a local proxy that sends the answer no faster than ${c.bandwidthsMbit.join(" or ")} Mbit/s. On loopback compressing only costs time (moving the bytes is free there, compressing them is not); the saving is on a real link. Measured by \`bench/compression.ts\`, ${c.date.slice(0, 16).replace("T", " ")} UTC.`)
+    line()
+    line(`| Encoding | Bytes on the wire | Of plain | Loopback | ${c.bandwidthsMbit.map((b) => `${b} Mbit/s`).join(" | ")} |`)
+    line(`|---|---|---|---|${c.bandwidthsMbit.map(() => "---").join("|")}|`)
+    for (const x of c.rows) {
+      const saved = (b: number) => {
+        const before = plain?.pacedMs[String(b)]
+        const ms = x.pacedMs[String(b)] ?? 0
+        return before === undefined || x.encoding === "identity" ? `${n(ms)} ms` : `${n(ms)} ms (${n(before - ms)} ms saved)`
+      }
+      line(`| ${x.encoding} | ${n(x.wireBytes)} | ${Math.round((x.wireBytes / x.plainBytes) * 100)} % | ${n(x.loopbackMs)} ms | ${c.bandwidthsMbit.map(saved).join(" | ")} |`)
+    }
+    line()
+  }
   line("## Reproduce")
   line()
-  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`; section 8 alone: \`npx tsx bench/shapes.ts\` (one cell: \`npx tsx bench/shapes.ts --only bursty-standard-5s --readers export\`); section 9 alone: \`npx tsx bench/startup.ts --merge\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
+  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`; section 8 alone: \`npx tsx bench/shapes.ts\` (one cell: \`npx tsx bench/shapes.ts --only bursty-standard-5s --readers export\`); section 9 alone: \`npx tsx bench/startup.ts --merge\`; section 12 alone: \`npx tsx bench/compression.ts --merge\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
   line()
   return out.join("\n")
 }

@@ -18,6 +18,8 @@
  *    plan's budget, 300–600 ms away (bench/shapes.ts; its default matrix, or 2 s and 5 s with --quick).
  *    The baseline measured on the engine before its rewrite (results.json `shapesBaseline`) is kept.
  * 9. Start-up of the command line: `--help` and `export --help`, warm (bench/startup.ts).
+ * 12. Compressed answers: bytes and time of 10,000-row txlist pages plain, gzip and br, on loopback and
+ *    behind paced links (bench/compression.ts).
  *
  * Options: --quick (smaller sizes and shorter windows, to try the harness; the report says so);
  * --render (no measurement: RESULTS.md rendered again from results.json).
@@ -486,6 +488,8 @@ const main = async () => {
       : undefined
     log("start-up: --help and export --help, warm")
     const startup = (await runChild<NonNullable<Results["startup"]>>("startup", ["--emit", ...(quick ? ["--runs", "3"] : [])])).result
+    log("compression: 10,000-row txlist pages plain, gzip and br, loopback and paced links")
+    const compression = (await runChild<NonNullable<Results["compression"]>>("compression", ["--emit", ...(quick ? ["--pages", "2"] : [])])).result
 
     const results: Results & { readonly issue: number } = {
       issue: 7,
@@ -508,7 +512,8 @@ const main = async () => {
       cluster,
       shapes,
       ...(previous === undefined ? {} : { shapesBaseline: previous }),
-      startup
+      startup,
+      compression
     }
     writeFileSync(path.join(repoRoot, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n")
     writeFileSync(path.join(repoRoot, "bench", "RESULTS.md"), render(results))

@@ -98,6 +98,34 @@ export interface CallOptions {
    * limiter to the answer's last byte (what a partitioned export sizes its requests in flight by).
    */
   readonly onAnswer?: ((millis: number) => void) | undefined
+  /**
+   * A list operation: send the call even when its `page × offset` is past the window the client knows
+   * for its key, and learn the window from the answer (see {@link ResultWindow}). The streams ask so
+   * once per key, on the free plan, before declaring a block too dense.
+   */
+  readonly probeWindow?: boolean | undefined
+}
+
+/**
+ * The result window (largest `page × offset`) the client knows for an operation of its key.
+ *
+ * On the free plan the facts leave the list operations' window open: the service cut the free tier's
+ * records per request to 1,000, and no recording says whether `page × offset` is capped at 1,000 too
+ * or still at 10,000. The client assumes 1,000 until the server says: a call made with
+ * `probeWindow` past it settles the window for the key — "Result window is too large … N" gives N; a
+ * page served gives 10,000, the only other window the facts know.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResultWindow {
+  /** The largest `page × offset` a call may ask for. */
+  readonly rows: number
+  /**
+   * `plan`: the plan's rules settle it; `assumed`: the free plan's 1,000, not yet confirmed by the
+   * server; `server`: settled by the server's answer to a probe.
+   */
+  readonly source: "plan" | "assumed" | "server"
 }
 
 /**
@@ -170,6 +198,8 @@ export declare namespace ExplorerClient {
     readonly plan: Plan.Plan
     /** The chain of calls that pass no `chainId`. */
     readonly defaultChainId: Chain.ChainId
+    /** The result window this client knows for an operation of its key (see {@link ResultWindow}). */
+    readonly resultWindow: (name: Plan.OperationName) => Effect.Effect<ResultWindow>
     /** `{baseUrl}/v2/api` (holds no key). */
     readonly apiUrl: string
     /** Counters of this instance (global Metric counters: {@link metrics}). */

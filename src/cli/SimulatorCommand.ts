@@ -1,5 +1,5 @@
 /**
- * `explorer-etl simulator [--port N] [--host H] [--seed S] [--fault spec]`: serve the local explorer,
+ * `explorer-etl simulator [--port N] [--host H] [--seed S] [--fault spec] [--free-window 1000|10000]`: serve the local explorer,
  * print its base URL and demo keys, run until interrupted.
  */
 import * as Command from "@effect/cli/Command"
@@ -20,6 +20,10 @@ const fault = Options.text("fault").pipe(
 )
 const noRateLimits = Options.boolean("no-rate-limits").pipe(
   Options.withDescription("do not enforce the per-second windows (benchmarks)")
+)
+const freeWindow = Options.choice("free-window", ["1000", "10000"]).pipe(
+  Options.withDefault("1000" as const),
+  Options.withDescription("the free plan's result window (page × offset) on the list operations: 1000 (default) or 10000; the facts leave it open")
 )
 const busyWallet = Flags.wholeNumber("busy-wallet-txs", { min: 0, expected: "a whole number ≥ 0" }).pipe(
   Options.optional,
@@ -83,7 +87,7 @@ const serve = (simulator: typeof Simulator, options: Simulator.SimulatorOptions)
 /** `explorer-etl simulator …` */
 export const simulatorCommand = Command.make(
   "simulator",
-  { port, host, seed, fault, noRateLimits, busyWallet, heavyLogs },
+  { port, host, seed, fault, noRateLimits, freeWindow, busyWallet, heavyLogs },
   (a) =>
     Effect.gen(function*() {
       const simulator = yield* loadSimulator
@@ -99,6 +103,7 @@ export const simulatorCommand = Command.make(
         host: a.host,
         seed: a.seed,
         enforceRateLimits: !a.noRateLimits,
+        freeWindow: a.freeWindow === "10000" ? 10_000 : 1_000,
         ...(faults === undefined ? {} : { faults }),
         dataset: {
           ...(a.busyWallet._tag === "Some" ? { busyWalletTransactions: a.busyWallet.value } : {}),

@@ -104,7 +104,8 @@ export const planCheck = (config: ExplorerConfig.ExplorerConfig, call: Call): Ef
 export const operationCall = (
   config: ExplorerConfig.ExplorerConfig,
   name: Plan.OperationName,
-  params: Readonly<Record<string, unknown>> | undefined
+  params: Readonly<Record<string, unknown>> | undefined,
+  known: { readonly window?: number | undefined; readonly probe?: boolean | undefined } = {}
 ): Effect.Effect<Call, Errors.ExplorerError> =>
   Effect.gen(function*() {
     const operation: Plan.Operation = Plan.operations[name]
@@ -115,7 +116,7 @@ export const operationCall = (
     const decoded = yield* Either.mapLeft(Params.check(name, input), (problem) => invalid(ctx, problem))
     const call: Call = { chainId, module: operation.module, action: operation.action, operation, wire: Params.toWire(decoded) }
     yield* planCheck(config, call)
-    const window = Params.windowCheck(config.plan, operation, decoded)
+    const window = Params.windowCheck(config.plan, operation, decoded, known)
     if (Option.isSome(window)) return yield* invalid(ctx, window.value)
     return call
   })

@@ -16,7 +16,8 @@ import type {
   ListOperationName,
   RecordOf,
   RequestArgs,
-  ResultOf
+  ResultOf,
+  ResultWindow
 } from "../ExplorerClient.js"
 import * as Plan from "../Plan.js"
 import * as Schemas from "../schemas/index.js"
@@ -26,6 +27,9 @@ import * as Decode from "./decode.js"
 import * as FileRecords from "./fileRecords.js"
 import type * as Params from "./params.js"
 import * as Transport from "./transport.js"
+
+/** The paid plans' window: what a free key's window is when the server serves a page past 1,000. */
+const PAID_WINDOW = 10_000
 
 /**
  * Builds the client from a resolved configuration. Needs an `HttpClient` (the library never picks
@@ -39,6 +43,38 @@ export const make = (
     const decoder = Decode.make(transport.scrub)
     const codecOf = FileRecords.makeCodecs()
 
+    // The free plan's window on the list operations, once the server has settled it for this key
+    // (see `ResultWindow`): one probe answers for all of them, as one rule of the service covers them.
+    let learnedWindow: number | undefined
+    const openWindow = (op: Plan.Operation): boolean => config.plan === "free" && op.paging === "list"
+    const windowOf = (op: Plan.Operation): ResultWindow =>
+      !openWindow(op)
+        ? { rows: Plan.resultWindow(config.plan, op), source: "plan" }
+        : learnedWindow === undefined
+        ? { rows: Plan.resultWindow(config.plan, op), source: "assumed" }
+        : { rows: learnedWindow, source: "server" }
+    /**
+     * Whether a call probes the window: asked to, on an operation whose window is open, not settled
+     * yet, and past the window assumed (a call within it says nothing of it).
+     */
+    const probing = (op: Plan.Operation, params: object | undefined, options: CallOptions | undefined): boolean => {
+      if (options?.probeWindow !== true || !openWindow(op) || learnedWindow !== undefined) return false
+      const p = (params ?? {}) as Readonly<Record<string, unknown>>
+      const page = typeof p.page === "number" ? p.page : 1
+      const offset = typeof p.offset === "number" ? p.offset : Plan.rowsPerRequest(config.plan, op)
+      return page * offset > windowOf(op).rows
+    }
+    /** What a probe's answer says of the window: a refusal naming N is N; a page served, 10,000. */
+    const learn = <A, E>(probe: boolean, call: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+      !probe ? call : call.pipe(
+        Effect.tap(() => Effect.sync(() => void (learnedWindow ??= PAID_WINDOW))),
+        Effect.tapError((error) =>
+          Effect.sync(() => {
+            if (Errors.isExplorerError(error) && error._tag === "ResultWindowError" && error.window !== undefined) learnedWindow ??= error.window
+          })
+        )
+      )
+
     /**
      * The pipeline of a named operation: check, send, then `decode` the answer (`Rows`: the rows of a
      * followed download link, already decoded; `S`: what `slices` made of a list answer).
@@ -51,17 +87,20 @@ export const make = (
       const op: Plan.Operation = Plan.operations[name]
       const tagFile = Decode.tagFiles[name]
       return (params: Params.ParamsOf<K> | undefined, options: CallOptions | undefined): Effect.Effect<Out, Errors.ExplorerError | E> =>
-        Effect.gen(function*() {
-          const call = yield* CallChecks.operationCall(config, name, params)
-          const ctx = Transport.contextOf(call)
-          const answer = yield* transport.send(call, options, slices)
-          if (answer._tag === "Sliced" || answer._tag === "SliceFailed") return yield* decode(ctx, answer)
-          if (tagFile !== undefined && answer._tag === "Result" && typeof answer.result === "string") {
-            const text = yield* transport.download(call, answer.result, options)
-            const rows = yield* decoder.tagFile(ctx, tagFile, text)
-            return yield* decode(ctx, { _tag: "Rows", rows: rows as ResultOf<K> })
-          }
-          return yield* decode(ctx, { _tag: "Answer", answer })
+        Effect.suspend(() => {
+          const probe = probing(op, params, options)
+          return learn(probe, Effect.gen(function*() {
+            const call = yield* CallChecks.operationCall(config, name, params, { window: windowOf(op).rows, probe })
+            const ctx = Transport.contextOf(call)
+            const answer = yield* transport.send(call, options, slices)
+            if (answer._tag === "Sliced" || answer._tag === "SliceFailed") return yield* decode(ctx, answer)
+            if (tagFile !== undefined && answer._tag === "Result" && typeof answer.result === "string") {
+              const text = yield* transport.download(call, answer.result, options)
+              const rows = yield* decoder.tagFile(ctx, tagFile, text)
+              return yield* decode(ctx, { _tag: "Rows", rows: rows as ResultOf<K> })
+            }
+            return yield* decode(ctx, { _tag: "Answer", answer })
+          }))
         }).pipe(
           Effect.withSpan(`ExplorerClient.${name}`, {
             attributes: { "explorer.module": op.module, "explorer.action": op.action }
@@ -125,6 +164,7 @@ export const make = (
       plan: config.plan,
       chainlist,
       defaultChainId: config.defaultChainId,
+      resultWindow: (name) => Effect.sync(() => windowOf(Plan.operations[name])),
       apiUrl: config.apiUrl,
       stats: transport.stats,
       request,

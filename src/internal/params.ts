@@ -344,11 +344,19 @@ export const crossCheck = (action: Plan.OperationName, p: Readonly<Record<string
   }
 }
 
-/** page × offset and offset against the plan's window (Part A.3). */
-export const windowCheck = (plan: Plan.Plan, operation: Plan.Operation, p: Readonly<Record<string, unknown>>): Option.Option<Problem> => {
+/**
+ * page × offset and offset against the window (Part A.3): the plan's, or `known`, the one the client
+ * has learned from the server for its key; `probe`: page × offset is not checked (the server settles it).
+ */
+export const windowCheck = (
+  plan: Plan.Plan,
+  operation: Plan.Operation,
+  p: Readonly<Record<string, unknown>>,
+  known: { readonly window?: number | undefined; readonly probe?: boolean | undefined } = {}
+): Option.Option<Problem> => {
   if (operation.paging !== "list" && operation.paging !== "paged") return Option.none()
   const rows = Plan.rowsPerRequest(plan, operation)
-  const window = Plan.resultWindow(plan, operation)
+  const window = known.probe === true ? Number.POSITIVE_INFINITY : known.window ?? Plan.resultWindow(plan, operation)
   const offset = typeof p.offset === "number" ? p.offset : undefined
   const page = typeof p.page === "number" ? p.page : 1
   if (offset !== undefined && offset > rows) {

@@ -31,6 +31,7 @@ import type { CallOptions, Stats } from "../ExplorerClient.js"
 import * as Plan from "../Plan.js"
 import * as Throttle from "../Throttle.js"
 import * as Classify from "./classify.js"
+import * as ContentEncoding from "./contentEncoding.js"
 import type * as Params from "./params.js"
 
 /** Global counters of every client in the process (re-exported as `ExplorerClient.metrics`). */
@@ -318,19 +319,22 @@ export const make = (
         })
       )
 
-    /** A body as text. */
+    /** A body as text (decoded if it came compressed). */
     const readText = (client: HttpClient.HttpClient, request: HttpClientRequest.HttpClientRequest, call: Call, what: string) =>
       readBody(client, request, call, what, (response) =>
-        Effect.map(response.text, (body): Classify.RawResponse => ({
+        Effect.map(Stream.runCollect(ContentEncoding.plainBody(response)), (chunks): Classify.RawResponse => ({
           status: response.status,
           contentType: response.headers["content-type"],
-          body
+          body: textOf(Chunk.toReadonlyArray(chunks))
         })))
 
-    /** A body as the bytes that came (for a slice reader; made text only if the answer is read whole). */
+    /**
+     * A body as the bytes that came, decoded as they come if compressed (for a slice reader; made text
+     * only if the answer is read whole).
+     */
     const readBytes = (client: HttpClient.HttpClient, request: HttpClientRequest.HttpClientRequest, call: Call) =>
       readBody(client, request, call, "", (response) =>
-        Effect.map(Stream.runCollect(response.stream), (chunks) => ({
+        Effect.map(Stream.runCollect(ContentEncoding.plainBody(response)), (chunks) => ({
           status: response.status,
           contentType: response.headers["content-type"],
           chunks: Chunk.toReadonlyArray(chunks)
@@ -360,11 +364,13 @@ export const make = (
           ? HttpClientRequest.post(ExplorerConfig.API_PATH).pipe(
             HttpClientRequest.setUrlParams({ chainid: String(call.chainId) }),
             HttpClientRequest.bodyUrlParams({ module: call.module, action: call.action, ...call.wire }),
-            HttpClientRequest.acceptJson
+            HttpClientRequest.acceptJson,
+            HttpClientRequest.setHeader("accept-encoding", ContentEncoding.ACCEPT_ENCODING)
           )
           : HttpClientRequest.get(ExplorerConfig.API_PATH).pipe(
             HttpClientRequest.setUrlParams({ chainid: String(call.chainId), module: call.module, action: call.action, ...call.wire }),
-            HttpClientRequest.acceptJson
+            HttpClientRequest.acceptJson,
+            HttpClientRequest.setHeader("accept-encoding", ContentEncoding.ACCEPT_ENCODING)
           )
         const got = slices === undefined ? yield* readText(api, request, call, "") : yield* readBytes(api, request, call)
         if (onAnswer !== undefined) onAnswer((yield* Clock.currentTimeMillis) - slot)

@@ -23,7 +23,7 @@ import {
   type TokenTransfer
 } from "./rows.js"
 import { type LogSource, type RowSource, type Selection, walk } from "./rowIndex.js"
-import { type Endpoint, type PlanName, resultWindow, rowsPerRequest } from "./rules.js"
+import { type Endpoint, type FreeWindow, type PlanName, resultWindow, rowsPerRequest } from "./rules.js"
 import { addressTagsCsv, labelMasterCsv } from "./tagFiles.js"
 import * as Texts from "./texts.js"
 import type { SubmittedSource } from "./submissions.js"
@@ -35,7 +35,7 @@ export type Params = Readonly<Record<string, string>>
 
 /** How the call is evaluated: as an HTTP request of a plan, or as the oracle (no window, all rows). */
 export type Mode =
-  | { readonly _tag: "request"; readonly plan: PlanName }
+  | { readonly _tag: "request"; readonly plan: PlanName; readonly freeWindow: FreeWindow }
   | { readonly _tag: "oracle"; readonly countOnly: boolean }
 
 /** The answer of one call, before it is written as a body. */
@@ -114,7 +114,7 @@ const pageWindow = (p: Params, op: Endpoint, mode: Mode): Window => {
   const page = uint(p, "page", 1)
   const offset = uint(p, "offset", cap)
   if (page < 1 || offset < 1) refuse(Texts.INVALID_PARAMETER)
-  const window = resultWindow(mode.plan, op.action)
+  const window = resultWindow(mode.plan, op.action, mode.freeWindow)
   if (page * offset > window) refuse(Texts.resultWindowTooLarge(window))
   return { skip: (page - 1) * offset, take: Math.min(offset, cap) }
 }
@@ -368,7 +368,8 @@ export const evaluate = (dataset: Dataset, chainId: number, op: Endpoint, p: Par
 
 const run = (c: ChainData, op: Endpoint, p: Params, mode: Mode): Outcome => {
   const view: ChainView = c.view
-  const latest = c.profile.latestBlock
+  // the data set's latest block, or the last one mined since (mining.ts)
+  const latest = c.head()
   switch (op.action) {
     case "txlist": {
       const a = address(p, "address", Texts.INVALID_ADDRESS)

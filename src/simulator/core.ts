@@ -31,6 +31,7 @@ import { hash2, hashString, hex8 } from "./hash.js"
 import { DailyCounter, InvalidKeyTracker, SlidingWindow } from "./limits.js"
 import { type FaultKind, faultKinds, type FaultOptions, type SimulatorOptions } from "./options.js"
 import { isServed } from "./profiles.js"
+import { mineDue } from "./proxy.js"
 import * as Rules from "./rules.js"
 import * as Texts from "./texts.js"
 
@@ -196,6 +197,7 @@ export class Core {
   readonly dataset: Dataset
   readonly keys: ReadonlyMap<string, Rules.PlanName>
   private readonly enforceRateLimits: boolean
+  private readonly freeWindow: 1_000 | 10_000
   private readonly toleranceMs: number
   private readonly recordQueries: boolean
   private readonly dailyCaps: Readonly<Record<Rules.PlanName, number>> | undefined
@@ -219,6 +221,7 @@ export class Core {
     for (const [k, p] of Object.entries(options.keys ?? {})) keys.set(k, p)
     this.keys = keys
     this.enforceRateLimits = options.enforceRateLimits ?? true
+    this.freeWindow = options.freeWindow ?? 1_000
     this.toleranceMs = options.rateLimitToleranceMs ?? 50
     this.recordQueries = options.recordQueries ?? false
     const caps = options.dailyCaps ?? true
@@ -384,7 +387,9 @@ export class Core {
     if (!Rules.planReaches(plan, Rules.requiredPlan(op.action, p))) return notok(Texts.API_PRO_ENDPOINT)
     if (plan === "free" && Rules.refusedToFreeKeys(chainId, op.action)) return notok(Texts.FREE_NOT_SUPPORTED_FOR_CHAIN)
     if (!Rules.offeredOn(chainId, op.action)) return notok(Texts.CHAIN_NOT_SUPPORTED_FOR_ENDPOINT)
-    return this.write(evaluate(this.dataset, chainId, op, p, { _tag: "request", plan }), now)
+    // the blocks the simulator's clock has produced since the last request (raw transactions sent)
+    mineDue(this.dataset.chain(chainId), now)
+    return this.write(evaluate(this.dataset, chainId, op, p, { _tag: "request", plan, freeWindow: this.freeWindow }), now)
   }
 
   /**

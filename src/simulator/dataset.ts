@@ -19,6 +19,8 @@ import {
 } from "./profiles.js"
 import { proposerNames, STAKER, stakerValidators, withdrawnBy } from "./blocks.js"
 import { buildShape, planShapes, shapeRef, type ShapePlanned, type ShapeRef } from "./shapes.js"
+import { ensNames } from "./ens.js"
+import { Mining } from "./mining.js"
 import { Submissions } from "./submissions.js"
 import { makeVerifications, noVerifications, type VerificationGuids, type Verifications } from "./verifications.js"
 import type { ChainView, InternalTx, Log, NormalTx, TokenMeta, TokenTransfer } from "./rows.js"
@@ -196,6 +198,12 @@ export interface ChainDataset {
    * `bursty-standard-5s`: query getLogs with the set's address over its block range. Built on first query.
    */
   readonly shapes: ReadonlyArray<ShapeRef>
+  /**
+   * ENS names of the data set (mainnet and Sepolia only, where ENS lives): each resolves to its address
+   * through the registry and resolver eth_call answers, and the address's reverse record names it back
+   * (ethers' `resolveName` / `lookupAddress`).
+   */
+  readonly ensNames: ReadonlyArray<{ readonly name: string; readonly address: string }>
 }
 
 /**
@@ -361,8 +369,12 @@ export class ChainData {
     // A direct-mapped cache of block hashes: rows of one block are served together.
     const cachedBlocks = new Int32Array(1024).fill(-1)
     const cachedHashes: Array<string> = new Array(1024).fill("")
+    const head = () => this.head()
     this.view = {
-      latestBlock: profile.latestBlock,
+      // the head: the data set's latest block, or the last one mined since (confirmations count from it)
+      get latestBlock() {
+        return head()
+      },
       timestampOf: (b) => timestampOf(profile, b),
       blockHashOf: (b) => {
         const slot = b & 1023
@@ -411,6 +423,14 @@ export class ChainData {
 
   /** Raw transactions accepted by eth_sendRawTransaction and not mined: hash → the pending transaction's JSON. */
   readonly pendingTxs = lazy(() => new Map<string, string>())
+
+  /** The blocks mined after the data set's latest one, and the pool they are mined from (mining.ts). */
+  readonly mining = lazy(() => new Mining(this.profile.latestBlock, this.profile.blockTime * 1000))
+
+  /** The latest block: the data set's, or the last one mined since. */
+  head(): number {
+    return this.mining().head()
+  }
 
   /** Verifications submitted while the simulator runs (verifysourcecode, verifyproxycontract). */
   readonly submissions = lazy(() => new Submissions(this.root))
@@ -596,6 +616,8 @@ export class ChainData {
       if (b !== undefined) out.push(b)
     }
     out.push(...(this.scenarioSources().txs.get(address) ?? []))
+    const mined = this.mining().source(address)
+    if (mined !== undefined) out.push(mined)
     return out
   }
 
@@ -630,7 +652,7 @@ export class ChainData {
 
   /** A normal transaction of the regular activity by hash (the busy wallet's and scenario rows aside). */
   txByHash(hash: string): NormalTx | undefined {
-    return this.txIndex().get(hash)
+    return this.txIndex().get(hash) ?? this.mining().tx(hash)
   }
 
   private readonly blockIndex = lazy(() => {
@@ -647,7 +669,7 @@ export class ChainData {
 
   /** The regular activity's transactions of one block, by transactionIndex (the proxy module's blocks). */
   txsInBlock(block: number): ReadonlyArray<NormalTx> {
-    return this.blockIndex().get(block) ?? []
+    return block > this.profile.latestBlock ? this.mining().txsIn(block) : this.blockIndex().get(block) ?? []
   }
 
   private readonly logsByTx = lazy(() => {
@@ -669,7 +691,7 @@ export class ChainData {
   nonceAt(address: string, block: number): number {
     let n = 0
     for (const t of this.world().txByAddress.get(address) ?? []) if (t.from === address && !t.genesis && t.block <= block) n++
-    return n
+    return n + this.mining().sent(address, block)
   }
 
   private readonly creations = lazy(() => {
@@ -855,7 +877,7 @@ export class ChainData {
         if (n > 0) b += this.busyPrefix()[n - 1] as bigint
       }
     }
-    return b
+    return b + this.mining().balanceDelta(address, block)
   }
 
   /** Who funded an EOA first (fundedby). */
@@ -928,7 +950,8 @@ export class ChainData {
         erc721: this.scenarioTokens.erc721.address,
         erc1155: this.scenarioTokens.erc1155.address
       },
-      shapes: [...this.shapePlans().values()].map(shapeRef)
+      shapes: [...this.shapePlans().values()].map(shapeRef),
+      ensNames: ensNames(this)
     }
   }
 }

@@ -133,6 +133,14 @@ export interface SimulatorOptions {
    * a program repeated; default false (the list grows with every request).
    */
   readonly recordQueries?: boolean
+  /**
+   * The free plan's result window (largest `page × offset`) on the list operations (txlist,
+   * txlistinternal, tokentx, tokennfttx, token1155tx, getLogs, tokenholderlist, getminedblocks,
+   * txsBeaconWithdrawal): 1,000 (default) or 10,000. The service's changelog cut the free tier's records
+   * per request to 1,000 and no recording says whether the window shrank with them; a request still
+   * returns at most 1,000 rows either way.
+   */
+  readonly freeWindow?: 1_000 | 10_000
   /** Daily caps: `true` (default) = the plans' caps, `false` = none, or caps per plan to override. */
   readonly dailyCaps?: boolean | { readonly [P in PlanName]?: number }
   /**

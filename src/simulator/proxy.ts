@@ -10,18 +10,23 @@
  * reverted: <reason>", data}`, one without data `{code: -32000, message: "execution reverted"}`, a
  * malformed raw transaction `{code: -32000, message: "rlp: …"}`, and the pool's refusals of a raw
  * transaction as geth words them (`invalid chain id`, `already known`, `nonce too low`, `insufficient funds
- * for gas * price + value`). An accepted one stays pending (eth_getTransactionByHash without a block,
- * no receipt): the simulated chain does not grow. A malformed parameter is refused with the
+ * for gas * price + value`, `replacement transaction underpriced`). An accepted one is pending
+ * (eth_getTransactionByHash without a block, no receipt, counted by the `pending` nonce) until the
+ * simulator's clock produces the next block, which mines it (mining.ts); a chain nobody sends to does
+ * not grow. A malformed parameter is refused with the
  * explorer's own NOTOK text, like every other module (our choice: the real service's answer is unknown).
  */
 import { baseFeeOf, CANCUN_TIME, GAS_LIMIT, gasUsedOf, minerOf, SHANGHAI_TIME, STAKER, withdrawalsIn } from "./blocks.js"
 import type { ChainData } from "./dataset.js"
+import { ensCall, ensCode, isEnsContract } from "./ens.js"
 import { hash2, hash32Hex, hashString, hexWords, quantityHex, word } from "./hash.js"
 import type * as Hex from "ox/Hex"
+import * as ContractAddress from "ox/ContractAddress"
 import * as Secp256k1 from "ox/Secp256k1"
 import * as Signature from "ox/Signature"
 import * as TxEnvelope from "ox/TxEnvelope"
 import { hexToBytes, keccakHex, logsBloom } from "./keccak.js"
+import type { Executed, PooledTx } from "./mining.js"
 import type { Log, NormalTx } from "./rows.js"
 import * as Texts from "./texts.js"
 
@@ -95,7 +100,7 @@ const dataParam = (p: Params, name: string): string => {
 /** The block of a `tag` (latest, pending, safe, finalized, earliest, or a hex number); past the latest: undefined. */
 const tagParam = (c: ChainData, p: Params): number | undefined => {
   const tag = p.tag ?? "latest"
-  const latest = c.profile.latestBlock
+  const latest = c.head()
   switch (tag) {
     case "latest":
     case "pending":
@@ -232,10 +237,11 @@ export const REVERTS = {
 
 type Execution =
   | { readonly _tag: "return"; readonly data: string; readonly gas: number }
-  | { readonly _tag: "revert"; readonly reason: string | undefined }
+  | { readonly _tag: "revert"; readonly reason: string | undefined; readonly data?: string | undefined }
 
 /** Whether `address` holds code at the end of `block`. */
 const hasCode = (c: ChainData, address: string, block: number): boolean => {
+  if (isEnsContract(c, address)) return true
   const created = c.createdAt(address)
   return created !== undefined && created <= block
 }
@@ -250,6 +256,10 @@ const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
 
 /** Runs a call of `from` (the zero address when not given, as geth does) to `to` at the end of `block`. */
 const execute = (c: ChainData, from: string, to: string, data: string, value: bigint, block: number): Execution => {
+  if (isEnsContract(c, to)) {
+    const answer = ensCall(c, to, data)
+    return answer._tag === "return" ? { _tag: "return", data: answer.data, gas: 2_400 } : { _tag: "revert", reason: undefined, data: answer.data }
+  }
   if (!hasCode(c, to, block)) return { _tag: "return", data: "0x", gas: 0 }
   const selector = data.slice(0, 10)
   const returns = (hex: string, gas: number): Execution => ({ _tag: "return", data: "0x" + hex, gas })
@@ -292,10 +302,17 @@ const execute = (c: ChainData, from: string, to: string, data: string, value: bi
   return { _tag: "revert", reason: undefined }
 }
 
-const revertAnswer = (reason: string | undefined): RpcOutcome =>
-  reason === undefined
-    ? { _tag: "rpcError", id: 1, code: -32000, message: "execution reverted" }
-    : { _tag: "rpcError", id: 1, code: 3, message: `execution reverted: ${reason}`, data: errorData(reason) }
+/** A revert as geth words it: with a reason, with a custom error's data (code 3), or bare. */
+const revertAnswer = (reason: string | undefined, data?: string): RpcOutcome =>
+  reason !== undefined
+    ? { _tag: "rpcError", id: 1, code: 3, message: `execution reverted: ${reason}`, data: errorData(reason) }
+    : data !== undefined
+    ? { _tag: "rpcError", id: 1, code: 3, message: "execution reverted", data }
+    : { _tag: "rpcError", id: 1, code: -32000, message: "execution reverted" }
+
+/** The gas of a call that did not revert: intrinsic, calldata, and for a contract what it ran. */
+const callGas = (c: ChainData, to: string, data: string, ran: number, block: number): number =>
+  21_000 + calldataGas(data) + (hasCode(c, to, block) ? 21_000 + ran + (hash2(c.root, hashString(to)) % 5_000) : 0)
 
 /** Intrinsic gas of calldata: 16 per non-zero byte, 4 per zero byte. */
 const calldataGas = (data: string): number => {
@@ -315,7 +332,7 @@ const storageAt = (c: ChainData, address: string, slot: bigint, block: number): 
 
 /** The runtime code of a contract: "0x6080604052" and made-up bytes, stable per address. */
 const codeOf = (c: ChainData, address: string): string =>
-  "0x6080604052" + hexWords(c.root, 0xc0de, hashString(address), 48)
+  isEnsContract(c, address) ? ensCode(c, address) : "0x6080604052" + hexWords(c.root, 0xc0de, hashString(address), 48)
 
 // ---- raw transactions -----------------------------------------------------------------------------
 
@@ -456,7 +473,9 @@ const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
     case "eth_getTransactionCount": {
       const a = addressParam(p, "address")
       const block = tagParam(c, p) ?? refuse(Texts.INVALID_PARAMETER)
-      return ok(qx(c.nonceAt(a, block)))
+      const mined = c.nonceAt(a, block)
+      // "pending" counts the sender's transactions waiting in the pool, as a node's does
+      return ok(qx(p.tag === "pending" ? mined + c.mining().pendingAfter(a, mined) : mined))
     }
     case "eth_getCode": {
       const a = addressParam(p, "address")
@@ -476,17 +495,16 @@ const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
       const value = quantityParam(p, "value") ?? 0n
       quantityParam(p, "gas")
       quantityParam(p, "gasprice")
-      const block = action === "eth_call" ? (tagParam(c, p) ?? refuse(Texts.INVALID_PARAMETER)) : c.profile.latestBlock
+      const block = action === "eth_call" ? (tagParam(c, p) ?? refuse(Texts.INVALID_PARAMETER)) : c.head()
       if (to === undefined) {
         // a contract creation: nothing to run, the intrinsic cost of creating
         return action === "eth_call" ? ok("\"0x\"") : ok(qx(53_000 + calldataGas(data)))
       }
       const from = p.from === undefined ? ZERO_ADDRESS : addressParam(p, "from")
       const executed = execute(c, from, to, data, value, block)
-      if (executed._tag === "revert") return revertAnswer(executed.reason)
+      if (executed._tag === "revert") return revertAnswer(executed.reason, executed.data)
       if (action === "eth_call") return ok(q(executed.data))
-      const contract = hasCode(c, to, block)
-      return ok(qx(21_000 + calldataGas(data) + (contract ? 21_000 + executed.gas + (hash2(c.root, hashString(to)) % 5_000) : 0)))
+      return ok(qx(callGas(c, to, data, executed.gas, block)))
     }
     case "eth_sendRawTransaction": {
       const hex = p.hex
@@ -502,15 +520,55 @@ const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
       if (pool.has(hash)) return nodeError("already known")
       const tx = envelope === undefined ? undefined : signedTx(envelope)
       if (tx === undefined) return nodeError("invalid sender")
-      const latest = c.profile.latestBlock
-      if (tx.nonce < BigInt(c.nonceAt(tx.from, latest))) return nodeError("nonce too low")
-      if (c.nativeBalanceAt(tx.from, latest) < tx.gasLimit * tx.maxGasPrice + tx.value) {
+      const head = c.head()
+      if (tx.nonce < BigInt(c.nonceAt(tx.from, head))) return nodeError("nonce too low")
+      if (c.nativeBalanceAt(tx.from, head) < tx.gasLimit * tx.maxGasPrice + tx.value) {
         return nodeError("insufficient funds for gas * price + value")
       }
+      // another of the same nonce waits: replaced by one paying at least 10 % more, as geth's pool does
+      const rival = c.mining().pooledWith(tx.from, tx.nonce)
+      if (rival !== undefined) {
+        if (tx.maxGasPrice * 10n < rival.maxGasPrice * 11n || tx.maxPriorityFee * 10n < rival.maxPriorityFee * 11n) {
+          return nodeError("replacement transaction underpriced")
+        }
+        c.mining().drop(rival.hash)
+        pool.delete(rival.hash)
+      }
       pool.set(hash, renderPending(c, hash, tx))
+      c.mining().accept({ ...tx, hash })
       return ok(q(hash))
     }
   }
+}
+
+/**
+ * Runs a pooled transaction in the block it is mined into, on the state at the end of the block before:
+ * a creation succeeds (its address from sender and nonce), a call fails where `eth_call` would revert;
+ * it pays the gas `eth_estimateGas` gives (at most its limit), at the price the block's base fee makes.
+ */
+const runMined = (c: ChainData, tx: PooledTx, block: number): Executed => {
+  const base = baseFeeOf(c, block)
+  const gasPrice = tx.type === 2
+    ? (tx.maxGasPrice < base + tx.maxPriorityFee ? tx.maxGasPrice : base + tx.maxPriorityFee)
+    : tx.maxGasPrice
+  const limit = Number(tx.gasLimit)
+  if (tx.to === "0x") {
+    const contractAddress = ContractAddress.from({ from: tx.from as Hex.Hex, nonce: tx.nonce }).toLowerCase()
+    return { gasUsed: Math.min(limit, 53_000 + calldataGas(tx.input)), gasPrice, isError: false, contractAddress }
+  }
+  const executed = execute(c, tx.from, tx.to, tx.input, tx.value, block - 1)
+  if (executed._tag === "revert") return { gasUsed: Math.min(limit, 21_000 + calldataGas(tx.input) + 21_000), gasPrice, isError: true, contractAddress: "" }
+  const gas = callGas(c, tx.to, tx.input, executed.gas, block - 1)
+  return { gasUsed: Math.min(limit, gas), gasPrice, isError: gas > limit, contractAddress: "" }
+}
+
+/**
+ * Moves a chain to the simulator's time: the blocks due since are mined from the pool (mining.ts), and
+ * their transactions leave the pending set.
+ */
+export const mineDue = (c: ChainData, now: number): void => {
+  const mined = c.mining().advance(now, (a) => c.nonceAt(a, c.head()), (tx, block) => runMined(c, tx, block))
+  for (const hash of mined) c.pendingTxs().delete(hash)
 }
 
 /** Answer one proxy action of a chain. */

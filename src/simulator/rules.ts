@@ -136,16 +136,26 @@ const FREE_WINDOW_SHRINKS: ReadonlySet<Action> = new Set<Action>([
   "getminedblocks", "txsBeaconWithdrawal"
 ])
 
+/**
+ * The free plan's result window on the list operations: the facts cut the free tier's records per
+ * request to 1,000 and leave open whether `page × offset` is capped at 1,000 too or still at 10,000
+ * (the `freeWindow` option chooses; default 1,000).
+ */
+export type FreeWindow = 1_000 | 10_000
+
 /** The largest `page × offset` a request may ask for; above it: "Result window is too large…". */
-export const resultWindow = (plan: PlanName, action: Action): number =>
-  plan === "free" && FREE_WINDOW_SHRINKS.has(action) ? 1_000 : 10_000
+export const resultWindow = (plan: PlanName, action: Action, freeWindow: FreeWindow = 1_000): number =>
+  plan === "free" && FREE_WINDOW_SHRINKS.has(action) ? freeWindow : 10_000
 
 /** Operations that return at most 1,000 rows a request on every plan: getLogs, topholders (Part A.3). */
 const PER_REQUEST_CAP: Readonly<Partial<Record<Action, number>>> = { getLogs: 1_000, topholders: 1_000 }
 
-/** The most rows one answer holds, and the `offset` when none is given (Part A.4). */
+/**
+ * The most rows one answer holds, and the `offset` when none is given (Part A.4): 1,000 on the free
+ * plan's list operations whatever its window (facts §3.3, "max records per request"), else 10,000.
+ */
 export const rowsPerRequest = (plan: PlanName, action: Action): number =>
-  PER_REQUEST_CAP[action] ?? resultWindow(plan, action)
+  PER_REQUEST_CAP[action] ?? resultWindow(plan, action, 1_000)
 
 /** The paid-only chains: BSC, Base, OP, Avalanche and their testnets (Part A.5, facts §3.4). */
 const PAID_ONLY_CHAINS: ReadonlySet<number> = new Set([56, 97, 8453, 84532, 10, 11155420, 43114, 43113])

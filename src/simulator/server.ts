@@ -18,6 +18,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { createServer } from "node:http"
+import * as zlib from "node:zlib"
 import * as Chain from "../Chain.js"
 import { Core, demoKeys, type HttpAnswer, type OracleQuery, type SimulatorStats, type WireRecord } from "./core.js"
 import type { DatasetDescription } from "./dataset.js"
@@ -65,12 +66,46 @@ export const CORS_HEADERS: Readonly<Record<string, string>> = {
   "access-control-allow-headers": "Content-Type"
 }
 
-const toResponse = (a: Extract<HttpAnswer, { _tag: "body" }>) =>
-  HttpServerResponse.text(a.body, {
-    status: a.status,
-    contentType: a.contentType,
-    headers: { ...CORS_HEADERS, ...(a.headers ?? {}) }
+/**
+ * The encoding an `Accept-Encoding` header asks for, as Cloudflare in front of the real service
+ * answers it: br if accepted, else gzip, else none (`q=0` refuses a coding; `*` accepts both).
+ */
+const chooseEncoding = (header: string | undefined): "br" | "gzip" | undefined => {
+  if (header === undefined) return undefined
+  const accepted = new Map<string, number>()
+  for (const part of header.split(",")) {
+    const [name = "", ...params] = part.trim().toLowerCase().split(";")
+    const q = params.map((p) => /^\s*q\s*=\s*([\d.]+)\s*$/.exec(p)).find((m) => m !== null)
+    accepted.set(name.trim(), q === undefined || q === null ? 1 : Number(q[1]))
+  }
+  const weight = (coding: string) => accepted.get(coding) ?? accepted.get("*") ?? 0
+  return weight("br") > 0 ? "br" : weight("gzip") > 0 || weight("x-gzip") > 0 ? "gzip" : undefined
+}
+
+/**
+ * Compresses off the event loop (zlib's thread pool): a 10,000-row page is ~9 MB. Brotli at quality
+ * 4, as CDNs use for answers made on the fly (11 takes seconds on such a page).
+ */
+const compress = (encoding: "br" | "gzip", body: string): Effect.Effect<Uint8Array> =>
+  Effect.async<Uint8Array>((resume) => {
+    const done = (error: Error | null, out: Buffer) =>
+      resume(error === null ? Effect.succeed(out) : Effect.die(error))
+    if (encoding === "gzip") zlib.gzip(body, done)
+    else zlib.brotliCompress(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(body) } }, done)
   })
+
+/** An answer as the request's `Accept-Encoding` asks: compressed (with `Content-Encoding`) or plain. */
+const toResponse = (a: Extract<HttpAnswer, { _tag: "body" }>, acceptEncoding: string | undefined) => {
+  const headers = { ...CORS_HEADERS, ...(a.headers ?? {}), vary: "Accept-Encoding" }
+  const encoding = chooseEncoding(acceptEncoding)
+  if (encoding === undefined) return Effect.succeed(HttpServerResponse.text(a.body, { status: a.status, contentType: a.contentType, headers }))
+  return Effect.map(compress(encoding, a.body), (bytes) =>
+    HttpServerResponse.uint8Array(bytes, {
+      status: a.status,
+      contentType: a.contentType,
+      headers: { ...headers, "content-encoding": encoding }
+    }))
+}
 
 /** A CORS preflight: 204 with the CORS headers. */
 const preflight = Effect.succeed(HttpServerResponse.empty({ status: 204, headers: CORS_HEADERS }))
@@ -133,7 +168,7 @@ const makeRouter = (core: Core, now: () => number) => {
     const ip = Option.getOrElse(request.remoteAddress, () => "unknown")
     const { answer, latencyMs } = core.handle(raw, ip, now())
     if (latencyMs > 0) yield* Effect.sleep(latencyMs)
-    return answer._tag === "reset" ? yield* reset(request) : toResponse(answer)
+    return answer._tag === "reset" ? yield* reset(request) : yield* toResponse(answer, request.headers["accept-encoding"])
   })
   return HttpRouter.empty.pipe(
     HttpRouter.get("/v2/api", api),
@@ -141,9 +176,11 @@ const makeRouter = (core: Core, now: () => number) => {
     HttpRouter.options("/v2/api", preflight),
     HttpRouter.get(
       "/downloads/:file",
-      Effect.map(HttpRouter.params, (p) => {
+      Effect.gen(function*() {
+        const p = yield* HttpRouter.params
+        const request = yield* HttpServerRequest.HttpServerRequest
         const a = core.download(p.file ?? "", now())
-        return a._tag === "body" ? toResponse(a) : HttpServerResponse.empty({ status: 404 })
+        return a._tag === "body" ? yield* toResponse(a, request.headers["accept-encoding"]) : HttpServerResponse.empty({ status: 404 })
       })
     ),
     HttpRouter.get("/v2/chainlist", Effect.sync(() => HttpServerResponse.text(chainlist(core.baseUrl), { contentType: "application/json" }))),

@@ -180,28 +180,47 @@ const blockSource = <K extends ListOperationName, I extends { readonly blockNumb
   const { chainId, name } = args
   const operation = Plan.operations[name]
   const method = client[name] as unknown as (params: ParamsOf<K>, options: CallOptions) => Effect.Effect<ReadonlyArray<RecordOf<K>>, StreamError>
+  /**
+   * The server's word on a window the facts leave open (the free plan's): the key's, if a probe has
+   * settled it already (no second probe); else what the page `fetch` asks past it (`probeWindow`) says.
+   */
+  const learnWindow = <R, E>(
+    fetch: (request: BlockCursor.BlockPageRequest, probe: boolean) => Effect.Effect<ReadonlyArray<R>, StreamError | E>
+  ) =>
+  (request: BlockCursor.BlockPageRequest): Effect.Effect<BlockCursor.LearnedWindow<R>, StreamError | E> =>
+    Effect.flatMap(client.resultWindow(name), (known): Effect.Effect<BlockCursor.LearnedWindow<R>, StreamError | E> =>
+      known.source !== "assumed" ? Effect.succeed({ window: known.rows, asked: false }) : fetch(request, true).pipe(
+        Effect.map((rows): ReadonlyArray<R> | undefined => rows),
+        Effect.catchIf((e) => typeof e === "object" && e !== null && "_tag" in e && e._tag === "ResultWindowError", () => Effect.succeed(undefined)),
+        Effect.flatMap((rows) =>
+          Effect.map(client.resultWindow(name), (settled) => ({ window: settled.rows, asked: true, ...(rows === undefined ? {} : { rows }) }))
+        )
+      ))
   const cursor = <R, E = never>(
     range: BlockRange,
     options: StreamOptions | undefined,
     blockOf: (row: R) => number,
-    fetch: (request: BlockCursor.BlockPageRequest) => Effect.Effect<ReadonlyArray<R>, StreamError | E>
+    fetch: (request: BlockCursor.BlockPageRequest, probe: boolean) => Effect.Effect<ReadonlyArray<R>, StreamError | E>
   ) =>
-    BlockCursor.batches({
-      chainId,
-      module: operation.module,
-      action: operation.action,
-      fromBlock: range.fromBlock,
-      toBlock: range.toBlock,
-      rowsPerRequest: Plan.rowsPerRequest(client.plan, operation),
-      window: Plan.resultWindow(client.plan, operation),
-      blockOf,
-      fetch,
-      progress: options?.progress,
-      bound: options?.bound
-    })
-  const callOptions = (r: BlockCursor.BlockPageRequest, options: StreamOptions | undefined): CallOptions => ({
+    Stream.unwrap(Effect.map(client.resultWindow(name), (known) =>
+      BlockCursor.batches({
+        chainId,
+        module: operation.module,
+        action: operation.action,
+        fromBlock: range.fromBlock,
+        toBlock: range.toBlock,
+        rowsPerRequest: Plan.rowsPerRequest(client.plan, operation),
+        window: known.rows,
+        learnWindow: known.source === "plan" ? undefined : learnWindow(fetch),
+        blockOf,
+        fetch: (request) => fetch(request, false),
+        progress: options?.progress,
+        bound: options?.bound
+      })))
+  const callOptions = (r: BlockCursor.BlockPageRequest, options: StreamOptions | undefined, probe: boolean): CallOptions => ({
     ...timeoutPolicy(r),
-    onAnswer: options?.onAnswer
+    onAnswer: options?.onAnswer,
+    ...(probe ? { probeWindow: true } : {})
   })
   const limits = Plan.limits[client.plan]
   return {
@@ -224,8 +243,8 @@ const blockSource = <K extends ListOperationName, I extends { readonly blockNumb
         Effect.flatMap((now) => client.getblocknobytime({ chainId, timestamp: Math.floor(now / 1000), closest: "before" }))
       ),
     batches: (range, options) =>
-      cursor(range, options, (row: RecordOf<K>) => (row as { readonly blockNumber: number }).blockNumber, (r) =>
-        method(args.params(r), callOptions(r, options))),
+      cursor(range, options, (row: RecordOf<K>) => (row as { readonly blockNumber: number }).blockNumber, (r, probe) =>
+        method(args.params(r), callOptions(r, options, probe))),
     // The cursor pages over each row's line and block. Block numbers of a file row are decimal text
     // (DecimalInt) in every block-ordered file schema.
     lineBatches: <B, E>(
@@ -233,10 +252,10 @@ const blockSource = <K extends ListOperationName, I extends { readonly blockNumb
       lines: (rows: ReadonlyArray<I>) => Either.Either<ReadonlyArray<B>, E>,
       options?: StreamOptions
     ) =>
-      cursor(range, options, (row: BlockLine<B>) => row.block, (r) =>
+      cursor(range, options, (row: BlockLine<B>) => row.block, (r, probe) =>
         client.fileRecordsMapped(name, args.params(r), args.schema, (rows) =>
           Either.map(lines(rows), (mapped) =>
-            mapped.map((row, i): BlockLine<B> => ({ block: Number((rows[i] as I).blockNumber), row }))), callOptions(r, options))).pipe(
+            mapped.map((row, i): BlockLine<B> => ({ block: Number((rows[i] as I).blockNumber), row }))), callOptions(r, options, probe))).pipe(
           Stream.map((batch) => ({
             rows: batch.rows.map((row) => row.row),
             completeThrough: batch.completeThrough,

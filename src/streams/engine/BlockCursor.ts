@@ -198,6 +198,13 @@ export interface BlockCursorOptions<A, E> {
   readonly rowsPerRequest: number
   /** The result window: the largest page × offset the plan allows. */
   readonly window: number
+  /**
+   * Where the window is not settled (the free plan's, which the facts leave open): when the window is
+   * used up inside one block, asks the server for the next page before declaring the block too dense,
+   * and gives the window the server settled, with the page's rows when it served it (they are that
+   * page: not asked again). Without it, `window` is final.
+   */
+  readonly learnWindow?: ((request: BlockPageRequest) => Effect.Effect<LearnedWindow<A>, E>) | undefined
   readonly blockOf: (row: A) => number
   /**
    * One request, ascending order. Retries query timeouts itself only when the request says so
@@ -209,6 +216,20 @@ export interface BlockCursorOptions<A, E> {
   readonly progress?: Progress.ProgressRef | undefined
   /** The range's end as a partitioned export may lower it (default: `toBlock`, fixed). */
   readonly bound?: Bound | undefined
+}
+
+/**
+ * What the server said of the window when asked past it: the window it settled, and the rows of the
+ * page asked if it served it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LearnedWindow<A> {
+  readonly window: number
+  /** Whether a request was sent for it (false: the window was settled already, by an earlier probe). */
+  readonly asked: boolean
+  readonly rows?: ReadonlyArray<A> | undefined
 }
 
 interface State<A> {
@@ -236,7 +257,8 @@ const isQueryTimeout = (e: unknown): e is QueryTimeoutError =>
  * @category streams
  */
 export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<BlockBatch<A>, E | StreamError> => {
-  const { rowsPerRequest: cap, window, blockOf } = options
+  const { rowsPerRequest: cap, blockOf } = options
+  let window = options.window
   const where = { chainId: options.chainId, module: options.module, action: options.action }
   const splitOnTimeout = options.splitOnTimeout ?? true
   const total = options.toBlock - options.fromBlock + 1
@@ -310,9 +332,25 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
   const limit = options.bound ?? bound(options.fromBlock, options.toBlock)
   // Pages asked ahead (see `Bound.ahead`), by page number, with the query start and end they were asked
   // with; forked in the stream's scope, so they end with it.
-  const ahead = new Map<number, { readonly cursor: number; readonly subEnd: number; readonly fiber: Fiber.RuntimeFiber<ReadonlyArray<A>, E> }>()
+  const ahead = new Map<number, { readonly cursor: number; readonly subEnd: number; readonly fiber: Fiber.Fiber<ReadonlyArray<A>, E> }>()
   let aheadScope: Scope.Scope | undefined
-  const pagesInWindow = Math.max(1, Math.floor(window / cap))
+  let pagesInWindow = Math.max(1, Math.floor(window / cap))
+  /**
+   * The window is used up inside the cursor's block: before that block is declared too dense, the
+   * server is asked for the next page (`learnWindow`); a wider window it settles is paged on, the page
+   * it served kept as if asked ahead.
+   */
+  const learnWindow = options.learnWindow
+  const widen = (at: State<A>, end: number): Effect.Effect<void, E> =>
+    learnWindow === undefined ? Effect.void : Effect.gen(function*() {
+      const next: State<A> = { ...at, subEnd: Math.min(at.subEnd, end), page: at.page + 1 }
+      const learned = yield* learnWindow(request(next))
+      if (learned.asked) yield* tick((p) => ({ ...p, calls: p.calls + 1 }))
+      if (learned.window <= window) return
+      window = learned.window
+      pagesInWindow = Math.max(1, Math.floor(window / cap))
+      if (learned.rows !== undefined) ahead.set(next.page, { cursor: next.cursor, subEnd: next.subEnd, fiber: Fiber.succeed(learned.rows) })
+    })
   /**
    * Pages `state.page`..`lastPage` of the state's query on the wire (those not there yet), after
    * `delay` ms (given up, unsent, if the query ends before).
@@ -395,6 +433,7 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
       } else {
         // A full page holds `cap` ≥ 1 rows, so the last one exists.
         const last = blockOf(rows[rows.length - 1] as A)
+        if (last <= end && last <= at.cursor && (at.page + 1) * cap > window) yield* widen(at, end)
         if (last > end) {
           // The end was lowered to before the page's last block: every row up to it is in the page.
           emit = upTo(end)
