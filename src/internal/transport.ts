@@ -31,7 +31,7 @@ import type { CallOptions, Stats } from "../ExplorerClient.js"
 import * as Plan from "../Plan.js"
 import * as Throttle from "../Throttle.js"
 import * as Classify from "./classify.js"
-import type * as Params from "./params.js"
+import type * as Params from "../Params.js"
 
 /** Global counters of every client in the process (re-exported as `ExplorerClient.metrics`). */
 export const metrics = {

@@ -1,6 +1,6 @@
 /**
  * The library's data sets as sources (re-exported by `Sources`): each names its operation, checks its
- * whole query with the client's parameter checker (`internal/params.ts`, the one checker of a call's
+ * whole query with the parameter checker (`Params.ts`, the one checker of a call's
  * input) before its first request, and pages it with the block cursor or page numbers.
  */
 import * as Clock from "effect/Clock"
@@ -11,8 +11,7 @@ import * as Stream from "effect/Stream"
 import * as Chain from "../Chain.js"
 import { type CallOptions, ExplorerClient, type ListOperationName, type ParamsOf, type RecordOf } from "../ExplorerClient.js"
 import { type StreamError, UnsupportedChainError } from "../ExplorerError.js"
-import * as CallChecks from "../internal/callChecks.js"
-import * as Params from "../internal/params.js"
+import * as Params from "../Params.js"
 import * as Plan from "../Plan.js"
 import * as Schemas from "../schemas/index.js"
 import * as BlockCursor from "./engine/BlockCursor.js"
@@ -119,8 +118,8 @@ const prepare = (name: Plan.OperationName, chainId: number | undefined, input: R
     const operation = Plan.operations[name]
     const ctx = { chainId: found.chainId, module: operation.module, action: operation.action }
     const checked = Params.check(name, { ...input, chainId: found.chainId })
-    if (Either.isLeft(checked)) return yield* CallChecks.invalid(ctx, checked.left)
-    yield* CallChecks.planRules(found.client.plan, operation, Params.toWire(checked.right), ctx)
+    if (Either.isLeft(checked)) return yield* Params.invalid(ctx, checked.left)
+    yield* Params.planRules(found.client.plan, operation, Params.toWire(checked.right), ctx)
     return found
   })
 
@@ -336,7 +335,7 @@ export const oneCall = <A, I>(args: {
     // The call's parameters are `fetch`'s: the plan's rules are checked here when they do not depend on
     // them (all but txlistinternal's), else by the call.
     if (Plan.requiredPlan(operation, {}) === operation.minimumPlan) {
-      yield* CallChecks.planRules(client.plan, operation, {}, { chainId, module: operation.module, action: operation.action })
+      yield* Params.planRules(client.plan, operation, {}, { chainId, module: operation.module, action: operation.action })
     }
     const info = { ...args, operation, chainId, plan: client.plan }
     return singleSource(info, args.fetch(client, chainId))
