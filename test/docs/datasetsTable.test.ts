@@ -7,6 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import * as DatasetsTable from "../../src/cli/DatasetsTable.js"
+import * as Dataset from "../../src/streams/Dataset.js"
 import * as Registry from "../../src/streams/datasets/index.js"
 import { repoRoot } from "../cli/helpers.js"
 import { walletTransactions } from "../fixtures/datasets/walletTransactions.js"
@@ -33,5 +34,20 @@ describe("docs/cli.md's table of data sets", () => {
     const written = DatasetsTable.replaceTable(text, DatasetsTable.render(withFixture)) ?? ""
     expect(DatasetsTable.tableIn(written)).toBe(DatasetsTable.render(withFixture))
     expect(written).toContain("`wallet-txs`")
+  })
+})
+
+describe("docs/operations.md's CLI column", () => {
+  it("names `export <command>` in the row of each operation a data set reads, and nowhere else", () => {
+    const text = readFileSync(join(repoRoot, "docs", "operations.md"), "utf8")
+    const named = new Set<string>()
+    for (const line of text.split("\n")) {
+      const cells = line.split(" | ")
+      const action = /^\| [\w-]+\/(\w+)$/.exec(cells[0] ?? "")?.[1]
+      if (action === undefined || cells[3] === undefined) continue
+      for (const m of cells[3].matchAll(/`export ([\w-]+)[^`]*`/g)) named.add(`${action} ${m[1]}`)
+    }
+    const expected = Registry.list(Registry.library).flatMap((d) => Dataset.operationsOf(d).map((op) => `${op} ${d.command}`))
+    expect([...named].sort()).toEqual(expected.sort())
   })
 })

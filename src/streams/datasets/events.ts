@@ -38,7 +38,8 @@ const abiOf = (
 export const events = Dataset.make({
   name: "events",
   command: "events",
-  operation: ["getLogs", "getsourcecode", "getabi"],
+  // The rows are getLogs'; the ABI (getsourcecode/getabi) is fetched once, when the query is made.
+  operation: "getLogs",
   paging: "blocks",
   // The columns are the ABI's events' (Events.decoder): made by the source from its query.
   schema: undefined,
