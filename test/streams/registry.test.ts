@@ -8,6 +8,10 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted, Stream } from "effect"
 import * as Command from "@effect/cli/Command"
+import { NodeContext } from "@effect/platform-node"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import * as DatasetsTable from "../../src/cli/DatasetsTable.js"
 import { exportCommandOf } from "../../src/cli/ExportCommand.js"
 import * as Help from "../../src/cli/Help.js"
@@ -144,4 +148,26 @@ layer(Layer.provideMerge(clientLive, SimulatorLive), { timeout: "120 seconds", e
     expect(table).toContain("| `wallet-txs` | `Sources.walletTransactions` | `--wallet`, `--from-block N`, `--to-block N\\|latest` | txlist (free) |")
     expect(table.split("\n")).toHaveLength(datasets.length + 3)
   })
+})
+
+layer(Simulator.layer({}), { timeout: "120 seconds", excludeTestServices: true })("a data set added in one file, run", (it) => {
+  it.effect("export wallet-txs --simulator writes the wallet's transactions and a manifest naming the data set", () =>
+    Effect.gen(function*() {
+      // The embedded simulator (--simulator) is made from the same options: the same wallets.
+      const sim = yield* Simulator.Simulator
+      const wallet = sim.dataset.chain(1).wallets[0]?.address ?? ""
+      const expected = yield* sim.oracle({ chainId: 1, module: "account", action: "txlist", params: { address: wallet } })
+      const dir = mkdtempSync(join(tmpdir(), "registry-"))
+      const out = join(dir, "wallet.jsonl")
+      const root = Command.make("explorer-etl").pipe(Command.withSubcommands([exportCommandOf(withFixture)]))
+      yield* Command.run(root, { name: "explorer-etl", version: "0" })(
+        ["node", "explorer-etl", "export", "wallet-txs", "--wallet", wallet, "--out", out, "--simulator", "--quiet"]
+      ).pipe(Effect.provide(NodeContext.layer))
+      const lines = readFileSync(out, "utf8").trim().split("\n")
+      const manifest = JSON.parse(readFileSync(`${out}.manifest.json`, "utf8")) as { readonly dataset?: string }
+      rmSync(dir, { recursive: true, force: true })
+      expect(expected.length).toBeGreaterThan(0)
+      expect(lines).toHaveLength(expected.length)
+      expect(manifest.dataset).toBe("walletTransactions")
+    }))
 })
