@@ -206,10 +206,11 @@ export interface Info {
  * One data set. `source` makes its source from a query (what `Sources.<name>` is); `query` makes that
  * query from the command line's flag values; `report` is a line the command prints after an export.
  */
-export interface Dataset<Name extends string, Q, S, F extends Flags> extends Info {
+export interface Dataset<Name extends string, Q, S, F extends Flags, E extends StreamError = StreamError> extends Info {
   readonly name: Name
   readonly flags: F
-  readonly source: (query: Q) => Effect.Effect<S, StreamError, ExplorerClient>
+  /** Its errors are the source's own (a library source fails only with what its checks refuse). */
+  readonly source: (query: Q) => Effect.Effect<S, E, ExplorerClient>
   readonly query: (values: Values<F>, context: QueryContext) => Effect.Effect<NoInfer<Q>, StreamError, QueryContextR>
   readonly report?: ((source: S) => Effect.Effect<string>) | undefined
 }
@@ -225,7 +226,9 @@ export interface Any extends Info {
 }
 
 /** Defines a data set (its types inferred from what is given). */
-export const make = <const Name extends string, Q, S, const F extends Flags>(dataset: Dataset<Name, Q, S, F>): Dataset<Name, Q, S, F> => dataset
+export const make = <const Name extends string, Q, S, const F extends Flags, E extends StreamError>(
+  dataset: Dataset<Name, Q, S, F, E>
+): Dataset<Name, Q, S, F, E> => dataset
 
 /** The operations a data set reads, as a list. */
 export const operationsOf = (dataset: Info): ReadonlyArray<Plan.OperationName> =>
