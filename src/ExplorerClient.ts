@@ -5,7 +5,7 @@
  *
  * Every call is a `GET {baseUrl}/v2/api?chainid=…&module=…&action=…&…&apikey=…`.
  *
- * The implementation is in `internal/`: the call's checks (callChecks.ts, params.ts), the transport
+ * The implementation is in `internal/`: the call's checks (callChecks.ts, with the parameter checks of Params.ts), the transport
  * (transport.ts), the answer's classification and decoding (classify.ts, decode.ts), and the file form
  * of list records (fileRecords.ts).
  *
@@ -42,13 +42,13 @@ import * as ExplorerConfig from "./Config.js"
 import type * as Errors from "./ExplorerError.js"
 import type { Results } from "./internal/decode.js"
 import * as Internal from "./internal/explorerClient.js"
-import type * as Params from "./internal/params.js"
+import type * as Params from "./Params.js"
 import type * as Plan from "./Plan.js"
 import type * as Schemas from "./schemas/index.js"
 import * as Transport from "./internal/transport.js"
 
 /** The parameter schema of every operation, the getLogs topic operators, an operation's parameters. */
-export { Params, type ParamsOf, TopicOperators } from "./internal/params.js"
+export { Params, type ParamsOf, TopicOperators } from "./Params.js"
 
 /** The `result` schema of every operation (records decode with `onExcessProperty: "preserve"`). */
 export { Results } from "./internal/decode.js"

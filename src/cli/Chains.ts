@@ -9,7 +9,7 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Effect from "effect/Effect"
 import * as Chain from "../Chain.js"
-import { suggest } from "../internal/suggest.js"
+import { suggest } from "../Suggest.js"
 
 /** The CLI name of a chain of the table. */
 export const slugOf = (info: Chain.ChainInfo): string =>

@@ -6,27 +6,24 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as CallCount from "../CallCount.js"
 import { InvalidInputError, type StreamError } from "../ExplorerError.js"
-import * as Params from "../internal/params.js"
 import * as Exports from "../Exports.js"
 import type { ExplorerClient } from "../ExplorerClient.js"
 import * as Checkpoint from "../sinks/Checkpoint.js"
 import * as Format from "../sinks/Format.js"
 import * as Reporter from "../sinks/Reporter.js"
 import * as Resume from "../sinks/Resume.js"
-import * as Events from "../streams/Events.js"
+import * as Dataset from "../streams/Dataset.js"
+import * as Registry from "../streams/datasets/index.js"
 import * as Sources from "../streams/Sources.js"
 import * as DryRun from "./DryRun.js"
 import * as Environment from "./Environment.js"
 import * as Flags from "./Flags.js"
 import { badFlag, refusedFlag } from "./Errors.js"
-import { homedir } from "node:os"
-import { join } from "node:path"
 
 const out = Options.text("out").pipe(Options.withAlias("o"), Options.withDescription("output file (.csv, .jsonl, .ndjson or .parquet)"))
 const format = Flags.choice("format", ["csv", "jsonl", "parquet"], { pseudoName: "csv|jsonl|parquet" }).pipe(
@@ -60,10 +57,6 @@ const floatColumns = Options.boolean("float-columns").pipe(
 
 const fileOptions = { out, format, resume, restart, confirmations, allowPartial, noFormulaGuard, floatColumns, force, dryRun: DryRun.flag }
 
-const address = Options.text("address").pipe(Options.withDescription("0x address"))
-const optionalAddress = address.pipe(Options.optional)
-const contract = Options.text("contract").pipe(Options.withDescription("token contract address"))
-const optionalContract = contract.pipe(Options.optional)
 const fromBlock = Flags.wholeNumber("from-block", { min: 0, expected: "a block number ≥ 0" }).pipe(Options.withDefault(0), Options.withDescription("first block (default 0)"))
 const toBlock = Options.text("to-block").pipe(
   Options.withDefault("latest"),
@@ -78,11 +71,6 @@ const checkpointEvery = Flags.wholeNumber("checkpoint-every", { min: 0, expected
   Options.withDescription("at most one checkpoint every N seconds (default: 0, as soon as the previous one ends; Parquet 10)")
 )
 const range = { fromBlock, toBlock, concurrency, checkpointEvery }
-const topic = (n: number) => Options.text(`topic${n}`).pipe(Options.optional, Options.withDescription(`topic${n} filter (32-byte hex)`))
-const topicOp = Options.text("topic-op").pipe(
-  Options.repeated,
-  Options.withDescription("operator between two topics, e.g. 0_1=or (default and); repeatable")
-)
 const decimals = Options.boolean("decimals").pipe(
   Options.withDescription("add the amount scaled by the token's decimals (exact decimal text) and, for transfers, the time as ISO-8601 UTC")
 )
@@ -94,14 +82,6 @@ const readable = <A, I>(
 ): Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient> =>
   // The rows gain columns; the runner writes what the source's schema says, so the row type can stay.
   on ? Effect.flatMap(make, (source) => Sources.withDecimals(source) as unknown as Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>) : make
-
-const limit = Flags.wholeNumber("limit", { min: 1, max: 1000, expected: "a whole number from 1 to 1000" }).pipe(Options.withDefault(1000), Options.withDescription("number of holders, ≤ 1000"))
-const date = (name: string) => Options.text(name).pipe(Options.withDescription("yyyy-MM-dd"))
-const sort = Flags.choice("sort", ["asc", "desc"], { pseudoName: "asc|desc" }).pipe(
-  Options.withDefault("asc" as const),
-  Options.withDescription("order of the days: asc or desc (default asc)")
-)
-const label = Options.text("label").pipe(Options.withDescription("label slug from the label master list, or all"))
 
 type FileFlags = {
   readonly out: string
@@ -137,22 +117,6 @@ const parseToBlock = (
       chainId
     ))
 }
-
-const topicOperatorKeys: ReadonlyArray<string> = Object.keys(Params.TopicOperators.fields)
-
-const parseTopicOps = (chainId: number, specs: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const ops: Record<string, "and" | "or"> = {}
-    for (const spec of specs) {
-      const match = /^([0-3]_[0-3])=(and|or)$/.exec(spec)
-      const key = match?.[1]
-      if (match === null || key === undefined || !topicOperatorKeys.includes(key)) {
-        return yield* badFlag("logs", "--topic-op", `must look like 0_1=or (pairs ${topicOperatorKeys.join(" ")}), got "${spec}"`, chainId)
-      }
-      ops[key] = match[2] as "and" | "or"
-    }
-    return ops
-  })
 
 /** The query fields the library checks (`Sources.*`) and the flags, and parsed options, they come from. */
 const queryFlags: Readonly<Record<string, readonly [flag: string, option: string]>> = {
@@ -261,220 +225,87 @@ const interrupted = (out: string) =>
   )
 
 const parseRange = (command: string, a: { readonly chain: number; readonly fromBlock: number; readonly toBlock: string }) =>
-  Effect.map(parseToBlock(command, a.chain, a.fromBlock, a.toBlock), (to) => ({ chainId: a.chain, fromBlock: a.fromBlock, toBlock: to }))
+  Effect.map(parseToBlock(command, a.chain, a.fromBlock, a.toBlock), (to) => ({ fromBlock: a.fromBlock, toBlock: to }))
 
-const logs = Command.make(
-  "logs",
-  { address: optionalAddress, topic0: topic(0), topic1: topic(1), topic2: topic(2), topic3: topic(3), topicOp, ...range, ...fileOptions, ...Environment.apiOptions },
-  (a) =>
-    runExport(
-      a,
-      a,
-      Effect.gen(function*() {
-        const blocks = yield* parseRange("logs", a)
-        const topicOperators = yield* parseTopicOps(a.chain, a.topicOp)
-        return yield* Sources.logs({
-          ...blocks,
-          address: some(a.address),
-          topic0: some(a.topic0),
-          topic1: some(a.topic1),
-          topic2: some(a.topic2),
-          topic3: some(a.topic3),
-          ...(Object.keys(topicOperators).length > 0 ? { topicOperators } : {})
-        })
-      })
-    )
-).pipe(Command.withDescription("event logs by contract address and/or topics (getLogs)"))
-
-const abiOption = Options.text("abi").pipe(
-  Options.optional,
-  Options.withDescription("auto (getsourcecode/getabi, a proxy followed to its implementation, cached) or a JSON ABI file (default auto)")
-)
-const eventOption = Options.text("event").pipe(
-  Options.optional,
-  Options.withDescription("an event of the ABI by name or topic0, or a full signature \"Transfer(address indexed from,address indexed to,uint256 value)\" (default every event)")
-)
-const abiCache = Options.text("abi-cache").pipe(
-  Options.optional,
-  Options.withDescription("folder of fetched ABIs (default $XDG_CACHE_HOME/explorer-etl/abi, else ~/.cache/explorer-etl/abi)")
-)
-
-/** Where `--abi auto` keeps the ABIs it fetched, unless `--abi-cache` says. */
-const defaultAbiCache = (): string => {
-  const base = process.env.XDG_CACHE_HOME
-  return join(base !== undefined && base !== "" ? base : join(homedir(), ".cache"), "explorer-etl", "abi")
+/** A data set's flag as an option (see `Dataset.Flag`). */
+const optionOf = (flag: Dataset.Flag): Options.Options<unknown> => {
+  switch (flag._tag) {
+    case "Text": {
+      const option = Options.text(flag.name).pipe(Options.withDescription(flag.description))
+      return flag.optional === true ? Options.optional(option) : option
+    }
+    case "WholeNumber": {
+      const option = Flags.wholeNumber(flag.name, flag).pipe(Options.withDescription(flag.description))
+      return flag.default === undefined ? option : Options.withDefault(option, flag.default)
+    }
+    case "Choice": {
+      const option = Flags.choice(flag.name, flag.values, { pseudoName: flag.pseudoName })
+      return flag.default === undefined
+        ? option.pipe(Options.withDescription(flag.description))
+        : option.pipe(Options.withDefault(flag.default), Options.withDescription(flag.description))
+    }
+    case "Repeated":
+      return Options.text(flag.name).pipe(Options.repeated, Options.withDescription(flag.description))
+  }
 }
 
-/** The ABI `--abi` names: fetched (auto, cached), or read from a JSON file; none for a full signature alone. */
-const abiOf = (
-  a: { readonly chain: number; readonly address: string; readonly abi: Option.Option<string>; readonly event: Option.Option<string>; readonly abiCache: Option.Option<string> }
-) =>
-  Effect.gen(function*() {
-    const given = some(a.abi)
-    if (given === undefined && some(a.event)?.includes("(") === true) return [] as ReadonlyArray<unknown>
-    if (given === undefined || given === "auto") {
-      const dir = some(a.abiCache) ?? defaultAbiCache()
-      return (yield* Events.cachedAbi({ chainId: a.chain, address: a.address, dir })).abi
-    }
-    const fs = yield* FileSystem.FileSystem
-    return yield* fs.readFileString(given).pipe(
-      Effect.mapError((e) => badFlag("events", "--abi", `cannot read ${given}: ${e.message}`, a.chain))
-    )
-  }).pipe(Effect.provide(NodeContext.layer))
+/** The parsed options of a data set's own flags as its `query` reads them (a left-out flag: undefined). */
+const valuesOf = (flags: Dataset.Flags, parsed: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> =>
+  Object.fromEntries(Object.keys(flags).map((key) => {
+    const value = parsed[key]
+    return [key, Option.isOption(value) ? Option.getOrUndefined(value) : value]
+  }))
 
-const events = Command.make(
-  "events",
-  {
-    address,
-    abi: abiOption,
-    event: eventOption,
-    abiCache,
-    topic0: topic(0),
-    topic1: topic(1),
-    topic2: topic(2),
-    topic3: topic(3),
-    topicOp,
-    ...range,
+/**
+ * `explorer-etl export <command>` of one data set: its own flags, the block range of a block-ordered
+ * one, `--decimals` when its amounts can be made readable, then the file and API options; its
+ * description is the data set's one line.
+ */
+export const commandOf = (dataset: Dataset.Any) => {
+  const options = {
+    ...Object.fromEntries(Object.entries(dataset.flags).map(([key, flag]) => [key, optionOf(flag)])),
+    ...(dataset.paging === "blocks" ? range : {}),
+    ...(dataset.decimals === undefined ? {} : { decimals }),
     ...fileOptions,
     ...Environment.apiOptions
-  },
-  (a) => {
-    let made: Events.EventsSource | undefined
-    const counts = Effect.suspend(() => made === undefined || a.quiet ? Effect.void : Effect.flatMap(made.counts, (c) =>
-      Effect.sync(() =>
-        void process.stderr.write(
-          `events: ${Reporter.count(c.decoded)} decoded, ${Reporter.count(c.undecoded)} kept undecoded (empty event, raw topics and data)\n`
-        )
-      )))
-    return runExport(
-      a,
-      a,
-      Effect.gen(function*() {
-        const blocks = yield* parseRange("events", a)
-        const topicOperators = yield* parseTopicOps(a.chain, a.topicOp)
-        const abi = yield* abiOf(a)
-        made = yield* Sources.events({
-          ...blocks,
-          address: a.address,
-          abi,
-          event: some(a.event),
-          topic0: some(a.topic0),
-          topic1: some(a.topic1),
-          topic2: some(a.topic2),
-          topic3: some(a.topic3),
-          ...(Object.keys(topicOperators).length > 0 ? { topicOperators } : {})
-        })
-        return made
-      })
-    ).pipe(Effect.tap(() => counts))
-  }
-).pipe(Command.withDescription("event logs of a contract decoded by its ABI (getLogs + getsourcecode/getabi)"))
-
-const txs = Command.make(
-  "txs",
-  { address, ...range, ...fileOptions, ...Environment.apiOptions },
-  (a) =>
-    runExport(
-      a,
-      a,
-      Effect.flatMap(parseRange("txs", a), (r) => Sources.transactions({ ...r, address: a.address }))
+  } as typeof fileOptions & typeof Environment.apiOptions & Partial<typeof range> & { readonly decimals?: typeof decimals }
+  return Command.make(dataset.command, options, (a) => {
+    const parsed = a as unknown as Readonly<Record<string, unknown>>
+    let made: unknown
+    const source = Effect.gen(function*() {
+      const blocks = a.fromBlock === undefined || a.toBlock === undefined
+        ? { fromBlock: 0, toBlock: "latest" as const }
+        : yield* parseRange(dataset.command, { chain: a.chain, fromBlock: a.fromBlock, toBlock: a.toBlock })
+      const query = yield* dataset.query(valuesOf(dataset.flags, parsed) as never, { chainId: a.chain, command: dataset.command, range: blocks }).pipe(
+        Effect.provide(NodeContext.layer)
+      )
+      made = yield* dataset.source(query as never)
+      return made as Sources.Source<unknown, unknown>
+    })
+    const report = dataset.report
+    const after = Effect.suspend(() =>
+      made === undefined || a.quiet || report === undefined
+        ? Effect.void
+        : Effect.flatMap(report(made as never), (line) => Effect.sync(() => void process.stderr.write(`${line}\n`)))
     )
-).pipe(Command.withDescription("normal transactions of an address (txlist)"))
-
-const internalTxs = Command.make(
-  "internal-txs",
-  { address: optionalAddress, ...range, ...fileOptions, ...Environment.apiOptions },
-  (a) =>
-    runExport(
-      a,
-      a,
-      Effect.flatMap(parseRange("internal-txs", a), (r) => Sources.internalTransactions({ ...r, address: some(a.address) }))
+    return runExport(a, a as FileFlags, readable(a.decimals === true, source)).pipe(
+      Effect.tap(() => after)
     )
-).pipe(Command.withDescription("internal transactions of an address, or of a block range without --address (PRO) (txlistinternal)"))
+  }).pipe(Command.withDescription(dataset.description))
+}
 
-const transferOptions = { address: optionalAddress, contract: optionalContract, ...range, ...fileOptions, ...Environment.apiOptions }
-const transferQuery = (command: string, a: { readonly chain: number; readonly fromBlock: number; readonly toBlock: string; readonly address: Option.Option<string>; readonly contract: Option.Option<string> }) =>
-  Effect.map(parseRange(command, a), (r) => ({ ...r, address: some(a.address), contractAddress: some(a.contract) }))
-
-const erc20 = Command.make("erc20-transfers", { ...transferOptions, decimals }, (a) =>
-  runExport(a, a, readable(a.decimals, Effect.flatMap(transferQuery("erc20-transfers", a), Sources.erc20Transfers)))
-).pipe(Command.withDescription("ERC-20 transfers by --address and/or --contract (tokentx)"))
-
-const erc721 = Command.make("erc721-transfers", transferOptions, (a) =>
-  runExport(a, a, Effect.flatMap(transferQuery("erc721-transfers", a), Sources.erc721Transfers))
-).pipe(Command.withDescription("ERC-721 transfers by --address and/or --contract (tokennfttx)"))
-
-const erc1155 = Command.make("erc1155-transfers", transferOptions, (a) =>
-  runExport(a, a, Effect.flatMap(transferQuery("erc1155-transfers", a), Sources.erc1155Transfers))
-).pipe(Command.withDescription("ERC-1155 transfers by --address and/or --contract (token1155tx)"))
-
-const holders = Command.make("holders", { contract, decimals, ...fileOptions, ...Environment.apiOptions }, (a) =>
-  runExport(a, a, readable(a.decimals, Sources.tokenHolders({ chainId: a.chain, contractAddress: a.contract })))
-).pipe(Command.withDescription("every holder of a token with its raw quantity (tokenholderlist, PRO)"))
-
-const topHolders = Command.make("top-holders", { contract, limit, decimals, ...fileOptions, ...Environment.apiOptions }, (a) =>
-  runExport(a, a, readable(a.decimals, Sources.topHolders({ chainId: a.chain, contractAddress: a.contract, limit: a.limit })))
-).pipe(Command.withDescription("the largest holders of a token, --limit ≤ 1000 (topholders, PRO)"))
-
-const nftHoldings = Command.make("nft-holdings", { address, ...fileOptions, ...Environment.apiOptions }, (a) =>
-  runExport(a, a, Sources.nftHoldings({ chainId: a.chain, address: a.address }))
-).pipe(Command.withDescription("NFT holdings of an address (addresstokennftbalance, PRO)"))
-
-const tokenBalances = Command.make("token-balances", { address, decimals, ...fileOptions, ...Environment.apiOptions }, (a) =>
-  runExport(a, a, readable(a.decimals, Sources.tokenBalances({ chainId: a.chain, address: a.address })))
-).pipe(Command.withDescription("ERC-20 balances of an address (addresstokenbalance, PRO)"))
-
-const dailyOptions = { startDate: date("start-date"), endDate: date("end-date"), sort, ...fileOptions, ...Environment.apiOptions }
-
-const dailyGas = Command.make("daily-gas", dailyOptions, (a) =>
-  runExport(a, a, Sources.dailyGasUsed({ chainId: a.chain, startDate: a.startDate, endDate: a.endDate, sort: a.sort }))
-).pipe(Command.withDescription("gas used per day (dailygasused, PRO)"))
-
-const dailyTx = Command.make("daily-tx", dailyOptions, (a) =>
-  runExport(a, a, Sources.dailyTxCount({ chainId: a.chain, startDate: a.startDate, endDate: a.endDate, sort: a.sort }))
-).pipe(Command.withDescription("transactions per day (dailytx, PRO)"))
-
-const addressTags = Command.make("address-tags", { label, ...fileOptions, ...Environment.apiOptions }, (a) =>
-  runExport(a, a, Sources.addressTags({ chainId: a.chain, label: a.label }))
-).pipe(Command.withDescription("name tags of a label (exportaddresstags, Pro Plus)"))
-
-const minedBlocks = Command.make("mined-blocks", { address, ...fileOptions, ...Environment.apiOptions }, (a) =>
-  runExport(a, a, Sources.minedBlocks({ chainId: a.chain, address: a.address }))
-).pipe(Command.withDescription("blocks an address proposed, newest first, with their rewards (getminedblocks)"))
-
-const beaconWithdrawals = Command.make("beacon-withdrawals", { address, ...range, ...fileOptions, ...Environment.apiOptions }, (a) =>
-  runExport(a, a, Effect.flatMap(parseRange("beacon-withdrawals", a), (r) => Sources.beaconWithdrawals({ ...r, address: a.address })))
-).pipe(Command.withDescription("consensus-layer withdrawals to an address, amounts in gwei (txsBeaconWithdrawal)"))
-
-const statistics = Object.keys(Sources.dailyStatistics) as ReadonlyArray<Sources.DailyStatistic>
-const statistic = Flags.choice("stat", statistics, { pseudoName: "action" }).pipe(
-  Options.withDescription(`the daily statistic, by its API action: ${statistics.join(", ")}`)
-)
-
-const dailyStats = Command.make("daily-stats", { stat: statistic, ...dailyOptions }, (a) =>
-  runExport(a, a, Sources.dailyStatistic(a.stat, { chainId: a.chain, startDate: a.startDate, endDate: a.endDate, sort: a.sort }))
-).pipe(Command.withDescription("any other daily statistic: --stat dailyavggasprice, ethdailyprice, … (PRO)"))
+/**
+ * `explorer-etl export …` over the data sets of a registry (the library's: {@link exportCommand}), one
+ * subcommand each, in the registry's order.
+ */
+export const exportCommandOf = (registry: Registry.Registry) => {
+  const [first, ...rest] = Registry.list(registry).map(commandOf)
+  if (first === undefined) throw new Error("a registry of no data set has no export command")
+  return Command.make("export").pipe(
+    Command.withDescription("export a data set to a CSV, JSONL or Parquet file, with a manifest beside it"),
+    Command.withSubcommands([first, ...rest])
+  )
+}
 
 /** `explorer-etl export …` */
-export const exportCommand = Command.make("export").pipe(
-  Command.withDescription("export a data set to a CSV, JSONL or Parquet file, with a manifest beside it"),
-  Command.withSubcommands([
-    logs,
-    events,
-    txs,
-    internalTxs,
-    erc20,
-    erc721,
-    erc1155,
-    holders,
-    topHolders,
-    nftHoldings,
-    tokenBalances,
-    dailyGas,
-    dailyTx,
-    addressTags,
-    minedBlocks,
-    beaconWithdrawals,
-    dailyStats
-  ])
-)
+export const exportCommand = exportCommandOf(Registry.library)

@@ -9,7 +9,7 @@ import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import type * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
-import { suggest } from "../internal/suggest.js"
+import { suggest } from "../Suggest.js"
 import * as Pipeline from "../Pipeline.js"
 import { badFlag } from "./Errors.js"
 

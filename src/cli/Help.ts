@@ -16,7 +16,7 @@ import type * as Span from "@effect/cli/HelpDoc/Span"
 import * as Usage from "@effect/cli/Usage"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
-import { suggest } from "../internal/suggest.js"
+import { suggest } from "../Suggest.js"
 
 /** The program's name, as a user types it. */
 export const programName = "explorer-etl"

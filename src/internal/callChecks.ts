@@ -1,6 +1,6 @@
 /**
  * From what a caller passes to the {@link Call} that is sent, every check made before anything is sent:
- * the chain (a chain the API serves, else the client's default), the operation's parameters (params.ts),
+ * the chain (a chain the API serves, else the client's default), the operation's parameters (Params.ts),
  * the plan's rules (Part A.1, A.5, A.6) and window, a configured key, and the module/action/parameter
  * names of the escape hatch `request`. The first problem is the caller's error, with zero requests.
  */
@@ -13,12 +13,11 @@ import * as Errors from "../ExplorerError.js"
 import type { RequestArgs } from "../ExplorerClient.js"
 import * as Plan from "../Plan.js"
 import type * as Classify from "./classify.js"
-import * as Params from "./params.js"
+import * as Params from "../Params.js"
 import { type Call, contextOf } from "./transport.js"
 
-/** A parameter problem as the error a caller gets. */
-export const invalid = (ctx: Classify.CallContext, p: Params.Problem): Errors.InvalidInputError =>
-  new Errors.InvalidInputError({ ...ctx, parameter: p.parameter, detail: p.detail })
+/** A parameter problem as the error a caller gets (the checks are public: Params.ts). */
+export const invalid = Params.invalid
 
 /** Resolves and checks the chain id: a number the API serves, else refuse before sending. */
 export const resolveChain = (
@@ -49,41 +48,8 @@ export const resolveChain = (
     return Chain.ChainId.make(chainId)
   })
 
-/**
- * The plan's rules for `operation` on `chainId` with these wire parameters (Part A.1, A.5, A.6): the
- * plan it needs, the chains open to free keys, topholders' chains. Checked before a call is sent, and
- * by the data-set sources as they are made (before a pipeline's first export sends anything).
- */
-export const planRules = (
-  plan: Plan.Plan,
-  operation: Plan.Operation,
-  wire: Readonly<Record<string, unknown>>,
-  ctx: Classify.CallContext
-): Effect.Effect<void, Errors.PlanTierError | Errors.ChainNotOnPlanError | Errors.UnsupportedChainError> =>
-  Effect.gen(function*() {
-    const required = Plan.requiredPlan(operation, wire)
-    if (!Plan.atLeast(plan, required)) {
-      return yield* new Errors.PlanTierError({
-        ...ctx,
-        plan,
-        requiredPlan: required,
-        detail: `${ctx.action} is not available on plan ${plan}`
-      })
-    }
-    if (plan === "free" && !operation.allChains && !Chain.isFreeTier(ctx.chainId)) {
-      return yield* new Errors.ChainNotOnPlanError({
-        ...ctx,
-        plan,
-        detail: `${Chain.label(ctx.chainId)} is not open to free keys (only getsourcecode, getabi and checkverifystatus are)`
-      })
-    }
-    if (operation.action === "topholders" && ctx.chainId === Chain.HYPEREVM) {
-      return yield* new Errors.UnsupportedChainError({
-        ...ctx,
-        detail: `topholders does not support ${Chain.label(ctx.chainId)}`
-      })
-    }
-  })
+/** The plan's rules for an operation (Params.ts: the data sets check them as well). */
+export const planRules = Params.planRules
 
 /** The plan's rules and the key, checked before sending (Part A.1, A.5, A.6). */
 export const planCheck = (config: ExplorerConfig.ExplorerConfig, call: Call): Effect.Effect<void, Errors.ExplorerError> =>
@@ -98,7 +64,7 @@ export const planCheck = (config: ExplorerConfig.ExplorerConfig, call: Call): Ef
   })
 
 /**
- * A named operation's call: its chain, its parameters (params.ts), the plan's rules and the key, then
+ * A named operation's call: its chain, its parameters (Params.ts), the plan's rules and the key, then
  * the plan's result window — the first problem as the caller's error, before anything is sent.
  */
 export const operationCall = (

@@ -25,7 +25,7 @@ import * as CallChecks from "./callChecks.js"
 import type * as Classify from "./classify.js"
 import * as Decode from "./decode.js"
 import * as FileRecords from "./fileRecords.js"
-import type * as Params from "./params.js"
+import type * as Params from "../Params.js"
 import * as Transport from "./transport.js"
 
 /** The paid plans' window: what a free key's window is when the server serves a page past 1,000. */

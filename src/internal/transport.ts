@@ -32,7 +32,7 @@ import * as Plan from "../Plan.js"
 import * as Throttle from "../Throttle.js"
 import * as Classify from "./classify.js"
 import * as ContentEncoding from "./contentEncoding.js"
-import type * as Params from "./params.js"
+import type * as Params from "../Params.js"
 
 /** Global counters of every client in the process (re-exported as `ExplorerClient.metrics`). */
 export const metrics = {

@@ -1,5 +1,5 @@
 /**
- * The validators of what a caller passes (internal/params.ts builds the operations' parameters from
+ * The validators of what a caller passes (Params.ts builds the operations' parameters from
  * them): addresses, hashes, topics, dates, block numbers, and the API's small enumerations. Stricter
  * than the record fields of common.ts, which also take the server's pseudo-values (`GENESIS`).
  *

@@ -1,7 +1,9 @@
 /**
- * The library's data sets as sources (re-exported by `Sources`): each names its operation, checks its
- * whole query with the client's parameter checker (`internal/params.ts`, the one checker of a call's
- * input) before its first request, and pages it with the block cursor or page numbers.
+ * What the library's data sets (`streams/datasets/`, one file each) make their sources with: each names
+ * its operation, checks its whole query with the parameter checker (`Params.ts`, the one checker of a
+ * call's input) and the plan's rules before its first request, and pages it with the block cursor,
+ * page numbers or one request. The queries' types, `oneCall` and the daily statistics are here too
+ * (re-exported by `Sources`).
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -11,8 +13,7 @@ import * as Stream from "effect/Stream"
 import * as Chain from "../Chain.js"
 import { type CallOptions, ExplorerClient, type ListOperationName, type ParamsOf, type RecordOf } from "../ExplorerClient.js"
 import { type StreamError, UnsupportedChainError } from "../ExplorerError.js"
-import * as CallChecks from "../internal/callChecks.js"
-import * as Params from "../internal/params.js"
+import * as Params from "../Params.js"
 import * as Plan from "../Plan.js"
 import * as Schemas from "../schemas/index.js"
 import * as BlockCursor from "./engine/BlockCursor.js"
@@ -92,7 +93,8 @@ export interface DailyQuery {
   readonly sort?: "asc" | "desc" | undefined
 }
 
-const plain = (query: object): Readonly<Record<string, unknown>> =>
+/** A query without its undefined fields: plain JSON for the manifest. */
+export const plain = (query: object): Readonly<Record<string, unknown>> =>
   Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined))
 
 /** The client and the chain of a source (the client's default chain when none is named), checked. */
@@ -113,14 +115,14 @@ const clientAndChain = (name: Plan.OperationName, chainId: number | undefined) =
  * chains open to free keys): everything is refused here, before anything is sent — and as the source
  * is made, so a pipeline's check (`Pipeline.check`) finds it before the pipeline's first export.
  */
-const prepare = (name: Plan.OperationName, chainId: number | undefined, input: Readonly<Record<string, unknown>>) =>
+export const prepare = (name: Plan.OperationName, chainId: number | undefined, input: Readonly<Record<string, unknown>>) =>
   Effect.gen(function*() {
     const found = yield* clientAndChain(name, chainId)
     const operation = Plan.operations[name]
     const ctx = { chainId: found.chainId, module: operation.module, action: operation.action }
     const checked = Params.check(name, { ...input, chainId: found.chainId })
-    if (Either.isLeft(checked)) return yield* CallChecks.invalid(ctx, checked.left)
-    yield* CallChecks.planRules(found.client.plan, operation, Params.toWire(checked.right), ctx)
+    if (Either.isLeft(checked)) return yield* Params.invalid(ctx, checked.left)
+    yield* Params.planRules(found.client.plan, operation, Params.toWire(checked.right), ctx)
     return found
   })
 
@@ -128,13 +130,13 @@ const prepare = (name: Plan.OperationName, chainId: number | undefined, input: R
 const rangeOf = (query: BlockRangeQuery) => ({ fromBlock: query.fromBlock ?? 0, toBlock: query.toBlock ?? "latest" as const })
 
 /** A query's block range as the account lists take it (startblock/endblock; no end for `latest`). */
-const accountRange = (query: BlockRangeQuery) => {
+export const accountRange = (query: BlockRangeQuery) => {
   const { fromBlock, toBlock } = rangeOf(query)
   return { startBlock: fromBlock, endBlock: toBlock === "latest" ? undefined : toBlock }
 }
 
 /** A block page as the account lists take it: ascending, by startblock/endblock. */
-const accountPage = (r: BlockCursor.BlockPageRequest) => ({
+export const accountPage = (r: BlockCursor.BlockPageRequest) => ({
   startBlock: r.fromBlock,
   endBlock: r.toBlock,
   page: r.page,
@@ -165,7 +167,7 @@ const poolOf = (client: ExplorerClient.Service): Partitions.Pool => {
 }
 
 /** Builds a block-ordered source over one list operation. */
-const blockSource = <K extends ListOperationName, I extends { readonly blockNumber: string }>(
+export const blockSource = <K extends ListOperationName, I extends { readonly blockNumber: string }>(
   client: ExplorerClient.Service,
   args: {
     readonly dataset: string
@@ -355,74 +357,14 @@ export const oneCall = <A, I>(args: {
     // The call's parameters are `fetch`'s: the plan's rules are checked here when they do not depend on
     // them (all but txlistinternal's), else by the call.
     if (Plan.requiredPlan(operation, {}) === operation.minimumPlan) {
-      yield* CallChecks.planRules(client.plan, operation, {}, { chainId, module: operation.module, action: operation.action })
+      yield* Params.planRules(client.plan, operation, {}, { chainId, module: operation.module, action: operation.action })
     }
     const info = { ...args, operation, chainId, plan: client.plan }
     return singleSource(info, args.fetch(client, chainId))
   })
 
-/**
- * Event logs by address and/or topics, every log exactly once, in block order.
- *
- * @since 0.1.0
- * @category sources
- */
-export const logs = (query: LogsQuery) =>
-  Effect.gen(function*() {
-    const { chainId: _, ...filters } = query
-    const { chainId, client } = yield* prepare("getLogs", query.chainId, filters)
-    const { fromBlock: _f, toBlock: _t, ...wanted } = filters
-    return blockSource(client, {
-      dataset: "logs",
-      name: "getLogs",
-      chainId,
-      query,
-      schema: Schemas.LogFileRow,
-      params: (r) => ({ ...wanted, chainId, fromBlock: r.fromBlock, toBlock: r.toBlock, page: r.page, offset: r.offset })
-    })
-  })
-
-/**
- * Normal transactions of an address (txlist).
- *
- * @since 0.1.0
- * @category sources
- */
-export const transactions = (query: AddressQuery) =>
-  Effect.gen(function*() {
-    const { chainId, client } = yield* prepare("txlist", query.chainId, { address: query.address, ...accountRange(query) })
-    return blockSource(client, {
-      dataset: "transactions",
-      name: "txlist",
-      chainId,
-      query,
-      schema: Schemas.NormalTransaction,
-      params: (r) => ({ chainId, address: query.address, ...accountPage(r) })
-    })
-  })
-
-/**
- * Internal transactions of an address, or of a block range when no address is given (PRO).
- *
- * @since 0.1.0
- * @category sources
- */
-export const internalTransactions = (query: InternalQuery) =>
-  Effect.gen(function*() {
-    const address = query.address === undefined ? {} : { address: query.address }
-    const { chainId, client } = yield* prepare("txlistinternal", query.chainId, { ...address, ...accountRange(query) })
-    return blockSource(client, {
-      dataset: "internalTransactions",
-      name: "txlistinternal",
-      chainId,
-      query,
-      schema: Schemas.InternalTransaction,
-      params: (r) => ({ chainId, ...address, ...accountPage(r) })
-    })
-  })
-
 /** A token-transfer list (tokentx, tokennfttx, token1155tx): the same filters, its own record. */
-const transfers = <K extends "tokentx" | "tokennfttx" | "token1155tx", I extends { readonly blockNumber: string }>(
+export const transfers = <K extends "tokentx" | "tokennfttx" | "token1155tx", I extends { readonly blockNumber: string }>(
   name: K,
   dataset: string,
   schema: Schema.Schema<RecordOf<K>, I>
@@ -441,30 +383,6 @@ const transfers = <K extends "tokentx" | "tokennfttx" | "token1155tx", I extends
     })
   })
 
-/**
- * ERC-20 transfers of an address and/or a token (tokentx).
- *
- * @since 0.1.0
- * @category sources
- */
-export const erc20Transfers = transfers("tokentx", "erc20Transfers", Schemas.Erc20Transfer)
-
-/**
- * ERC-721 transfers of an address and/or a collection (tokennfttx).
- *
- * @since 0.1.0
- * @category sources
- */
-export const erc721Transfers = transfers("tokennfttx", "erc721Transfers", Schemas.Erc721Transfer)
-
-/**
- * ERC-1155 transfers of an address and/or a collection (token1155tx).
- *
- * @since 0.1.0
- * @category sources
- */
-export const erc1155Transfers = transfers("token1155tx", "erc1155Transfers", Schemas.Erc1155Transfer)
-
 /** The list operations a data set reads with one request, or page by page. */
 type ListName =
   | "tokenholderlist"
@@ -481,7 +399,7 @@ type ListName =
  * A list source of one operation, its query checked: read page by page (holders, balances, NFT
  * holdings) or answered by one request (top holders, daily statistics, name tags).
  */
-const listSource = <K extends ListName, A, I, Q extends { readonly chainId?: number | undefined }>(
+export const listSource = <K extends ListName, A, I, Q extends { readonly chainId?: number | undefined }>(
   name: K,
   dataset: string,
   schema: Schema.Schema<A, I>,
@@ -498,109 +416,12 @@ const listSource = <K extends ListName, A, I, Q extends { readonly chainId?: num
       : singleSource(info, method({ chainId, ...params } as ParamsOf<K>))
   })
 
-/**
- * Every holder of a token with its raw quantity (tokenholderlist, PRO), page by page.
- *
- * @since 0.1.0
- * @category sources
- */
-export const tokenHolders = (query: { readonly chainId?: number | undefined; readonly contractAddress: string }) =>
-  listSource("tokenholderlist", "tokenHolders", Schemas.TokenHolder, query, { contractAddress: query.contractAddress }, "pages")
-
-/**
- * The ERC-20 balances of an address (addresstokenbalance, PRO), page by page.
- *
- * @since 0.1.0
- * @category sources
- */
-export const tokenBalances = (query: { readonly chainId?: number | undefined; readonly address: string }) =>
-  listSource("addresstokenbalance", "tokenBalances", Schemas.TokenBalance, query, { address: query.address }, "pages")
-
-/**
- * The NFT holdings of an address (addresstokennftbalance, PRO), page by page.
- *
- * @since 0.1.0
- * @category sources
- */
-export const nftHoldings = (query: { readonly chainId?: number | undefined; readonly address: string }) =>
-  listSource("addresstokennftbalance", "nftHoldings", Schemas.NftBalance, query, { address: query.address }, "pages")
-
-/**
- * The largest holders of a token (topholders, PRO; `limit` ≤ 1,000, default 1,000).
- *
- * @since 0.1.0
- * @category sources
- */
-export const topHolders = (
-  query: { readonly chainId?: number | undefined; readonly contractAddress: string; readonly limit?: number | undefined }
-) => {
-  const limit = query.limit ?? Plan.HARD_ROW_CAP
-  const params = { contractAddress: query.contractAddress, limit }
-  return listSource("topholders", "topHolders", Schemas.TopHolder, { ...query, limit }, params, "one request")
-}
-
 /** A daily statistic between two dates: the dates and the order of the days. */
-const dailyParams = (query: DailyQuery) => ({
+export const dailyParams = (query: DailyQuery) => ({
   startDate: query.startDate,
   endDate: query.endDate,
   ...(query.sort ? { sort: query.sort } : {})
 })
-
-/**
- * Gas used per day (dailygasused, PRO).
- *
- * @since 0.1.0
- * @category sources
- */
-export const dailyGasUsed = (query: DailyQuery) =>
-  listSource("dailygasused", "dailyGasUsed", Schemas.DailyGasUsed, query, dailyParams(query), "one request")
-
-/**
- * Transactions per day (dailytx, PRO).
- *
- * @since 0.1.0
- * @category sources
- */
-export const dailyTxCount = (query: DailyQuery) =>
-  listSource("dailytx", "dailyTxCount", Schemas.DailyTxCount, query, dailyParams(query), "one request")
-
-/**
- * Every name tag of a label (exportaddresstags, Pro Plus): the downloaded file's rows.
- *
- * @since 0.1.0
- * @category sources
- */
-export const addressTags = (query: { readonly chainId?: number | undefined; readonly label: string }) =>
-  listSource("exportaddresstags", "addressTags", Schemas.AddressTag, query, { label: query.label }, "one request")
-
-/**
- * The blocks an address proposed (getminedblocks), with their rewards, newest first as the server lists
- * them, page by page (the server takes no block range for it).
- *
- * @since 0.1.0
- * @category sources
- */
-export const minedBlocks = (query: { readonly chainId?: number | undefined; readonly address: string }) =>
-  listSource("getminedblocks", "minedBlocks", Schemas.MinedBlock, query, { address: query.address }, "pages")
-
-/**
- * Consensus-layer withdrawals to an address (txsBeaconWithdrawal), every one exactly once, in block order.
- *
- * @since 0.1.0
- * @category sources
- */
-export const beaconWithdrawals = (query: AddressQuery) =>
-  Effect.gen(function*() {
-    const { chainId, client } = yield* prepare("txsBeaconWithdrawal", query.chainId, { address: query.address, ...accountRange(query) })
-    return blockSource(client, {
-      dataset: "beaconWithdrawals",
-      name: "txsBeaconWithdrawal",
-      chainId,
-      query,
-      schema: Schemas.BeaconWithdrawal,
-      params: (r) => ({ chainId, address: query.address, ...accountPage(r) })
-    })
-  })
 
 /**
  * The daily statistics beside dailytx and dailygasused, and the record of each.
@@ -633,18 +454,3 @@ export const dailyStatistics = {
  */
 export type DailyStatistic = keyof typeof dailyStatistics
 
-/**
- * One daily statistic between two dates (PRO), named by its action, e.g. `dailyStatistic("ethdailyprice", …)`.
- *
- * @since 0.1.0
- * @category sources
- */
-export const dailyStatistic = <K extends DailyStatistic>(stat: K, query: DailyQuery) =>
-  listSource(
-    stat,
-    stat,
-    dailyStatistics[stat] as unknown as Schema.Schema<RecordOf<K>, Schema.Schema.Encoded<(typeof dailyStatistics)[K]>>,
-    query,
-    dailyParams(query),
-    "one request"
-  )

@@ -44,10 +44,11 @@ import * as Hash from "ox/Hash"
 import * as Hex from "ox/Hex"
 import { ExplorerClient } from "../ExplorerClient.js"
 import { InvalidInputError, type StreamError } from "../ExplorerError.js"
-import { suggest } from "../internal/suggest.js"
+import { suggest } from "../Suggest.js"
 import { AddressField, DecimalInt, Hash32, HashField, HexData } from "../schemas/common.js"
 import type { BlockBatch } from "./engine/BlockCursor.js"
-import { logs, type LogsQuery } from "./Datasets.js"
+import type { LogsQuery } from "./Datasets.js"
+import { logs } from "./datasets/logs.js"
 import * as Progress from "./Progress.js"
 import type { BlockSource, StreamOptions } from "./Sources.js"
 
@@ -527,7 +528,7 @@ export const events = (query: EventsQuery): Effect.Effect<EventsSource, StreamEr
     if (made.topic0 !== undefined && filters.topic0 !== undefined && filters.topic0.toLowerCase() !== made.topic0) {
       return yield* abiProblem(chainId, "topic0", `${filters.topic0} is not the topic0 of ${made.signature} (${made.topic0})`)
     }
-    const source = yield* logs({ ...filters, topic0: made.topic0 ?? filters.topic0 })
+    const source = yield* logs.source({ ...filters, topic0: made.topic0 ?? filters.topic0 })
     const counts = { decoded: 0, undecoded: 0 }
     const encodedRow = encodedRowOf(made.decode)
     /** Counts a batch's decoded and undecoded rows (here and in the progress cell). */

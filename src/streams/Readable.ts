@@ -37,6 +37,8 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { ExplorerClient } from "../ExplorerClient.js"
 import { InvalidInputError, type StreamError } from "../ExplorerError.js"
+import type * as Dataset from "./Dataset.js"
+import * as Registry from "./datasets/index.js"
 import type { BlockRange, BlockSource, RowSource, Source, StreamOptions } from "./Sources.js"
 
 /**
@@ -74,29 +76,18 @@ export const isoTime = (unixSeconds: number): string => new Date(unixSeconds * 1
  */
 export type ReadableColumns = { readonly [column: `${string}Scaled`]: string | null } & { readonly [column: `${string}Iso`]: string }
 
-/** Where the decimals of a data set's rows come from. */
-type DecimalsFrom =
-  | { readonly _tag: "Field"; readonly field: string }
-  | { readonly _tag: "TokenInfo"; readonly tokenField: string }
-  | { readonly _tag: "Server" }
-
-/** What `withDecimals` does to one data set. */
-interface Plan {
-  readonly amount: string
-  readonly decimals: DecimalsFrom
-  readonly time?: string
-}
-
-/** The data sets `withDecimals` knows. */
-const plans: Readonly<Record<string, Plan>> = {
-  erc20Transfers: { amount: "value", decimals: { _tag: "Field", field: "tokenDecimal" }, time: "timeStamp" },
-  tokenBalances: { amount: "TokenQuantity", decimals: { _tag: "Field", field: "TokenDivisor" } },
-  tokenHolders: { amount: "TokenHolderQuantity", decimals: { _tag: "TokenInfo", tokenField: "contractAddress" } },
-  topHolders: { amount: "TokenHolderQuantity", decimals: { _tag: "Server" } }
-}
+/**
+ * What `withDecimals` does to each data set that says how (the registry's `decimals`): its amount, where
+ * its decimals come from, and the time given an ISO column.
+ */
+const plans: Readonly<Record<string, Dataset.Decimals>> = Object.fromEntries(
+  Registry.list(Registry.library)
+    .flatMap((dataset) => (dataset.decimals === undefined ? [] : [[dataset.name, dataset.decimals] as const]))
+    .sort(([a], [b]) => a.localeCompare(b))
+)
 
 /**
- * The data sets `withDecimals` takes.
+ * The data sets `withDecimals` takes (those of the registry that say how), in name order.
  *
  * @since 0.1.0
  * @category constants

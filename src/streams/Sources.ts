@@ -28,28 +28,12 @@ import type { StreamError } from "../ExplorerError.js"
 import type { BlockBatch, Bound } from "./engine/BlockCursor.js"
 import type { Pool } from "./engine/Partitions.js"
 import type * as Progress from "./Progress.js"
+import { statisticSource } from "./datasets/dailyStatistic.js"
+import { library } from "./datasets/index.js"
 
-export {
-  addressTags,
-  dailyGasUsed,
-  dailyTxCount,
-  erc1155Transfers,
-  erc20Transfers,
-  erc721Transfers,
-  internalTransactions,
-  logs,
-  nftHoldings,
-  oneCall,
-  tokenBalances,
-  tokenHolders,
-  topHolders,
-  transactions
-} from "./Datasets.js"
-// issue 16: the list-shaped account operations
-export { beaconWithdrawals, dailyStatistic, dailyStatistics, minedBlocks } from "./Datasets.js"
+export { dailyStatistics, oneCall } from "./Datasets.js"
 export type { DailyStatistic } from "./Datasets.js"
 export type { AddressQuery, BlockRangeQuery, DailyQuery, InternalQuery, LogsQuery, TransfersQuery } from "./Datasets.js"
-export { events } from "./Events.js"
 export type { EventsQuery, EventsSource } from "./Events.js"
 export { withDecimals } from "./Readable.js"
 
@@ -264,3 +248,143 @@ export const fromBlocks = <A, I, E = never, R = never>(args: SourceInfo<A, I> & 
   const { batches, latestBlock, ...info } = args
   return { _tag: "Blocks", ...info, latestBlock: () => latestBlock, batches: (range, options = {}) => batches(range, options) }
 }
+
+// The library's data sets: each is defined once, in its own file of streams/datasets/ (the registry);
+// these are their sources under the names users know.
+
+/**
+ * Event logs by address and/or topics, every log exactly once, in block order.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const logs = library.logs.source
+
+/**
+ * Event logs decoded by an ABI, every log exactly once, in block order: see `Events.events`.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const events = library.events.source
+
+/**
+ * Normal transactions of an address (txlist).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const transactions = library.transactions.source
+
+/**
+ * Internal transactions of an address, or of a block range when no address is given (PRO).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const internalTransactions = library.internalTransactions.source
+
+/**
+ * ERC-20 transfers of an address and/or a token (tokentx).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const erc20Transfers = library.erc20Transfers.source
+
+/**
+ * ERC-721 transfers of an address and/or a collection (tokennfttx).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const erc721Transfers = library.erc721Transfers.source
+
+/**
+ * ERC-1155 transfers of an address and/or a collection (token1155tx).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const erc1155Transfers = library.erc1155Transfers.source
+
+/**
+ * Every holder of a token with its raw quantity (tokenholderlist, PRO), page by page.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const tokenHolders = library.tokenHolders.source
+
+/**
+ * The largest holders of a token (topholders, PRO; `limit` ≤ 1,000, default 1,000).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const topHolders = library.topHolders.source
+
+/**
+ * The NFT holdings of an address (addresstokennftbalance, PRO), page by page.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const nftHoldings = library.nftHoldings.source
+
+/**
+ * The ERC-20 balances of an address (addresstokenbalance, PRO), page by page.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const tokenBalances = library.tokenBalances.source
+
+/**
+ * Gas used per day (dailygasused, PRO).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const dailyGasUsed = library.dailyGasUsed.source
+
+/**
+ * Transactions per day (dailytx, PRO).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const dailyTxCount = library.dailyTxCount.source
+
+/**
+ * Every name tag of a label (exportaddresstags, Pro Plus): the downloaded file's rows.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const addressTags = library.addressTags.source
+
+/**
+ * The blocks an address proposed (getminedblocks), with their rewards, newest first as the server lists
+ * them, page by page (the server takes no block range for it).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const minedBlocks = library.minedBlocks.source
+
+/**
+ * Consensus-layer withdrawals to an address (txsBeaconWithdrawal), every one exactly once, in block order.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const beaconWithdrawals = library.beaconWithdrawals.source
+
+/**
+ * One daily statistic between two dates (PRO), named by its action, e.g. `dailyStatistic("ethdailyprice", …)`.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export const dailyStatistic = statisticSource

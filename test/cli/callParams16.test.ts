@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { toMethodParams } from "../../src/cli/CallCommand.js"
-import * as Params from "../../src/internal/params.js"
+import * as Params from "../../src/Params.js"
 
 const A = "0x" + "a".repeat(40)
 const B = "0x" + "b".repeat(40)

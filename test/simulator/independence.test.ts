@@ -19,7 +19,8 @@ const CHAIN_DATA: ReadonlySet<string> = new Set(["chains", "byId", "ChainId", "C
 const FORBIDDEN: ReadonlyArray<readonly [RegExp, string]> = [
   [/(^|\/)Plan\.js$/, "Plan.ts holds the client's rules; the simulator's are in simulator/rules.ts"],
   [/(^|\/)ExplorerClient\.js$/, "the simulator must not depend on the client"],
-  [/(^|\/)internal\//, "the client's internals (params checks, classifier, transport) are its rules"],
+  [/(^|\/)internal\//, "the client's internals (classifier, transport) are its rules"],
+  [/(^|\/)Params\.js$/, "Params.ts holds the client's parameter checks and plan rules"],
   [/(^|\/)ServerTexts\.js$/, "the server's texts are the simulator's own (simulator/texts.ts)"]
 ]
 

@@ -8,6 +8,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import type { schemaPathResolver } from "hyparquet-writer/src/schema.js"
+import * as Registry from "../../streams/datasets/index.js"
 import { SinkError } from "../SinkError.js"
 
 /** A Parquet schema element, as hyparquet-writer takes it. */
@@ -275,16 +276,25 @@ export interface DeriveOptions {
   readonly chainId?: boolean | undefined
 }
 
+/** The Parquet types the data sets of the registry give (`Dataset.parquet`), by their record's identifier. */
+const datasetOverrides = (): Array<readonly [string, Readonly<Record<string, ColumnType>>]> =>
+  Registry.list(Registry.library).flatMap((dataset) => {
+    const { parquet, schema } = dataset
+    if (parquet === undefined || schema === undefined || !Schema.isSchema(schema)) return []
+    const identifier = Option.getOrUndefined(SchemaAST.getIdentifierAnnotation(schema.ast))
+    return identifier === undefined ? [] : [[identifier, parquet] as const]
+  })
+
 /**
  * Types the schema alone cannot tell, by record identifier (the `identifier` annotation of the record
- * schemas in src/schemas): text fields that hold decimal numbers or flags.
+ * schemas in src/schemas): text fields that hold decimal numbers or flags. The data sets' come from
+ * the registry (streams/datasets/); tokeninfo's record is read by one call, not a data set.
  *
  * @since 0.1.0
  * @category constants
  */
 export const knownOverrides: Readonly<Record<string, Readonly<Record<string, ColumnType>>>> = {
-  TopHolder: { TokenHolderQuantity: "decimalString" },
-  TokenBalance: { TokenPriceUSD: "decimalString" },
+  ...Object.fromEntries(datasetOverrides()),
   TokenInfo: { tokenPriceUSD: "decimalString", blueCheckmark: "bool" }
 }
 

@@ -1,15 +1,24 @@
 /**
  * The parameters of every operation: their schemas (camelCase names, as the client's methods take
- * them), the checks between parameters that a Struct cannot express, the plan's result window, and the
- * API's own names on the wire. The one place where a call's input is checked: the client checks every
- * call with it, and sources check a whole query with it before their first request.
+ * them), the checks between parameters that a Struct cannot express, the plan's result window and
+ * rules, and the API's own names on the wire. The one place where a call's input is checked: the
+ * client checks every call with it, and the data sets check a whole query with it (and the plan's
+ * rules) before their first request. A module of its own, not the client's `internal/`, because
+ * sources and the command line check with it too.
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as Plan from "../Plan.js"
-import * as Schemas from "../schemas/index.js"
+import * as Chain from "./Chain.js"
+import * as Errors from "./ExplorerError.js"
+import * as Plan from "./Plan.js"
+import * as Schemas from "./schemas/index.js"
 
 
 const withMessage = <S extends Schema.Schema.Any>(schema: S, message: string): S =>
@@ -241,7 +250,12 @@ export const Params = {
  */
 export type ParamsOf<K extends Plan.OperationName> = Schema.Schema.Type<(typeof Params)[K]>
 
-/** Query parameters under the API's own names. */
+/**
+ * Query parameters under the API's own names.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Wire = Record<string, string>
 
 /** camelCase parameter → the API's name. */
@@ -269,7 +283,12 @@ const WIRE_NAMES: Readonly<Record<string, string>> = {
   expectedImplementation: "expectedimplementation"
 }
 
-/** The API's names and texts of checked parameters (`chainId` is sent as `chainid` by the transport). */
+/**
+ * The API's names and texts of checked parameters (`chainId` is sent as `chainid` by the transport).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const toWire = (params: Readonly<Record<string, unknown>>): Wire => {
   const wire: Wire = {}
   for (const [name, value] of Object.entries(params)) {
@@ -286,15 +305,31 @@ export const toWire = (params: Readonly<Record<string, unknown>>): Wire => {
   return wire
 }
 
-/** What is wrong with a call's input: the parameter and why. */
+/**
+ * What is wrong with a call's input: the parameter and why.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Problem {
   readonly parameter: string
   readonly detail: string
 }
 
+/**
+ * A problem with `parameter`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const problem = (parameter: string, detail: string): Option.Option<Problem> => Option.some({ parameter, detail })
 
-/** Checks between parameters that a Struct cannot express. */
+/**
+ * Checks between parameters that a Struct cannot express.
+ *
+ * @since 0.1.0
+ * @category checks
+ */
 export const crossCheck = (action: Plan.OperationName, p: Readonly<Record<string, unknown>>): Option.Option<Problem> => {
   const num = (k: string): number | undefined => (typeof p[k] === "number" ? (p[k] as number) : undefined)
   const start = num("startBlock")
@@ -345,8 +380,11 @@ export const crossCheck = (action: Plan.OperationName, p: Readonly<Record<string
 }
 
 /**
- * page × offset and offset against the window (Part A.3): the plan's, or `known`, the one the client
- * has learned from the server for its key; `probe`: page × offset is not checked (the server settles it).
+ * page × offset and offset against the window: the plan's, or `known`, the one the client has learned
+ * from the server for its key; `probe`: page × offset is not checked (the server settles it).
+ *
+ * @since 0.1.0
+ * @category checks
  */
 export const windowCheck = (
   plan: Plan.Plan,
@@ -373,6 +411,12 @@ export const windowCheck = (
   return Option.none()
 }
 
+/**
+ * The first issue of a failed decoding as a problem with one parameter.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const firstIssue = (error: ParseResult.ParseError): Problem => {
   const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
   const path = issue?.path.map(String) ?? []
@@ -385,6 +429,9 @@ const decoders = new Map<Plan.OperationName, (input: unknown) => Either.Either<R
 /**
  * Checks the input of an operation: its schema (unknown names refused), then the checks between
  * parameters. The first problem, or the decoded parameters.
+ *
+ * @since 0.1.0
+ * @category checks
  */
 export const check = (name: Plan.OperationName, input: Readonly<Record<string, unknown>>): Either.Either<Readonly<Record<string, unknown>>, Problem> => {
   let decode = decoders.get(name)
@@ -399,3 +446,67 @@ export const check = (name: Plan.OperationName, input: Readonly<Record<string, u
   if (Either.isLeft(decoded)) return Either.left(firstIssue(decoded.left))
   return Option.match(crossCheck(name, decoded.right), { onNone: () => Either.right(decoded.right), onSome: Either.left })
 }
+
+/**
+ * The call a problem is about: what every error carries.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallContext {
+  readonly chainId: number
+  readonly module: string
+  readonly action: string
+  /** The plan the client runs with. */
+  readonly plan?: string | undefined
+  /** The lowest plan the call needs. */
+  readonly requiredPlan?: string | undefined
+}
+
+/**
+ * A parameter problem as the error a caller gets.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const invalid = (ctx: CallContext, p: Problem): Errors.InvalidInputError =>
+  new Errors.InvalidInputError({ ...ctx, parameter: p.parameter, detail: p.detail })
+
+/**
+ * The plan's rules for `operation` on `ctx.chainId` with these wire parameters: the plan it needs, the
+ * chains open to free keys, topholders' chains. Checked before a call is sent, and by the data-set
+ * sources as they are made (before a pipeline's first export sends anything).
+ *
+ * @since 0.1.0
+ * @category checks
+ */
+export const planRules = (
+  plan: Plan.Plan,
+  operation: Plan.Operation,
+  wire: Readonly<Record<string, unknown>>,
+  ctx: CallContext
+): Effect.Effect<void, Errors.PlanTierError | Errors.ChainNotOnPlanError | Errors.UnsupportedChainError> =>
+  Effect.gen(function*() {
+    const required = Plan.requiredPlan(operation, wire)
+    if (!Plan.atLeast(plan, required)) {
+      return yield* new Errors.PlanTierError({
+        ...ctx,
+        plan,
+        requiredPlan: required,
+        detail: `${ctx.action} is not available on plan ${plan}`
+      })
+    }
+    if (plan === "free" && !operation.allChains && !Chain.isFreeTier(ctx.chainId)) {
+      return yield* new Errors.ChainNotOnPlanError({
+        ...ctx,
+        plan,
+        detail: `${Chain.label(ctx.chainId)} is not open to free keys (only getsourcecode, getabi and checkverifystatus are)`
+      })
+    }
+    if (operation.action === "topholders" && ctx.chainId === Chain.HYPEREVM) {
+      return yield* new Errors.UnsupportedChainError({
+        ...ctx,
+        detail: `topholders does not support ${Chain.label(ctx.chainId)}`
+      })
+    }
+  })

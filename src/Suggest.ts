@@ -1,6 +1,11 @@
 /**
  * "Did you mean": the known name closest to what was typed, by edit distance, letter case aside — for
- * chain names, commands and data sets (the CLI) and an ABI's event names (`Events`).
+ * chain names, commands and data sets (the CLI) and an ABI's event names (`Events`). A module of its
+ * own: it is no part of the client.
+ *
+ * @since 0.1.0
+ * @category modules
+ * @module
  */
 
 /** Levenshtein distance between two strings. */
@@ -21,6 +26,12 @@ const distance = (a: string, b: string): number => {
 /**
  * The name of `names` closest to `text` (the first of the closest), when it is close enough to be a typo
  * of it: at most 2 edits, or a third of the text's length.
+ *
+ * @example
+ * suggest("txz", ["txs", "logs"]) // "txs"
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const suggest = (text: string, names: Iterable<string>): string | undefined => {
   const typed = text.toLowerCase()
