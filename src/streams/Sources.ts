@@ -26,7 +26,7 @@ import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { StreamError } from "../ExplorerError.js"
 import type { BlockBatch, Bound } from "./engine/BlockCursor.js"
-import type { Pool } from "./engine/Partitions.js"
+import type { BlockRange, Pool } from "./engine/Partitions.js"
 import type * as Progress from "./Progress.js"
 
 export {
@@ -86,16 +86,7 @@ export interface StreamOptions {
   readonly heldRows?: number | undefined
 }
 
-/**
- * A range of blocks, both ends included.
- *
- * @since 0.1.0
- * @category models
- */
-export interface BlockRange {
-  readonly fromBlock: number
-  readonly toBlock: number
-}
+export type { BlockRange } from "./engine/Partitions.js"
 
 /**
  * Rows of several chains in one file: the chains, and the chain of each row (its `chainid` column).
