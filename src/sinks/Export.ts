@@ -40,7 +40,6 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as CallCount from "../CallCount.js"
-import * as Plan from "../Plan.js"
 import * as Progress from "../streams/Progress.js"
 import type * as BlockCursor from "../streams/engine/BlockCursor.js"
 import type { BlockBatch } from "../streams/engine/BlockCursor.js"
@@ -258,13 +257,12 @@ export const identify = <A, I, E, R>(source: Source<A, I, E, R>, settings: Setti
     return { chainIds, encoder, parquet, columns, identity, fingerprint: Checkpoint.fingerprint(identity) }
   })
 
-/** The rate an export's calls get: its operation's (a throttled one's 2/s), else its plan's. */
+/**
+ * The rate an export's calls get, as its source says: the rate its partitions share, else its own (the
+ * sink knows no plan rules).
+ */
 export const rateOf = <A, I, E, R>(source: Source<A, I, E, R>): number | undefined =>
-  source._tag === "Blocks" && source.parallel !== undefined
-    ? source.parallel.callsPerSecond
-    : (Plan.plans as ReadonlyArray<string>).includes(source.plan)
-    ? Plan.limits[source.plan as Plan.Plan].callsPerSecond
-    : undefined
+  source._tag === "Blocks" && source.parallel !== undefined ? source.parallel.callsPerSecond : source.callsPerSecond
 
 /** Starts a run: its folder, identity, progress display and manifest writer. */
 const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>

@@ -25,6 +25,7 @@ import type * as Either from "effect/Either"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { StreamError } from "../ExplorerError.js"
+import * as Plan from "../Plan.js"
 import type { BlockBatch, Bound } from "./engine/BlockCursor.js"
 import type { BlockRange, Pool } from "./engine/Partitions.js"
 import type * as Progress from "./Progress.js"
@@ -110,6 +111,11 @@ export interface SourceInfo<A, I> {
   readonly dataset: string
   /** The plan the rows are read with (for the manifest). */
   readonly plan: string
+  /**
+   * The calls per second the source's requests get (an export's time estimate); by default the plan's
+   * when `plan` names one, none otherwise.
+   */
+  readonly callsPerSecond?: number | undefined
   /** The query as plain JSON (for the manifest and the resume fingerprint). */
   readonly query: Readonly<Record<string, unknown>>
   /** The schema whose encoded form is the file's row (its field order is the column order). */
@@ -227,7 +233,7 @@ export const fromStream = <A, I, E = never, R = never>(args: SourceInfo<A, I> & 
   readonly rows: Stream.Stream<A, E, R> | ((options: StreamOptions) => Stream.Stream<A, E, R>)
 }): RowSource<A, I, E, R> => {
   const { rows, ...info } = args
-  return { _tag: "Rows", ...info, rows: (options = {}) => (Stream.StreamTypeId in rows ? rows : rows(options)) }
+  return { _tag: "Rows", ...info, callsPerSecond: info.callsPerSecond ?? Plan.callsPerSecondOf(info.plan), rows: (options = {}) => (Stream.StreamTypeId in rows ? rows : rows(options)) }
 }
 
 /**
@@ -253,5 +259,5 @@ export const fromBlocks = <A, I, E = never, R = never>(args: SourceInfo<A, I> & 
   readonly parallel?: BlockSource<A, I, E, R>["parallel"]
 }): BlockSource<A, I, E, R> => {
   const { batches, latestBlock, ...info } = args
-  return { _tag: "Blocks", ...info, latestBlock: () => latestBlock, batches: (range, options = {}) => batches(range, options) }
+  return { _tag: "Blocks", ...info, callsPerSecond: info.callsPerSecond ?? Plan.callsPerSecondOf(info.plan), latestBlock: () => latestBlock, batches: (range, options = {}) => batches(range, options) }
 }
