@@ -52,7 +52,7 @@ import {
   type StreamOptions
 } from "../streams/Sources.js"
 import * as Checkpoint from "./Checkpoint.js"
-import { type DataFile, openData, publish, removeQuietly } from "./Files.js"
+import { type DataFile, layout, openData, partTempName, publish, removeQuietly, spoolName } from "./Files.js"
 import * as Format from "./Format.js"
 import * as Manifest from "./Manifest.js"
 import * as Parquet from "./Parquet.js"
@@ -344,7 +344,7 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
       })
     return {
       settings,
-      files: Resume.filesOf(path, settings.out, settings.folder, settings.name),
+      files: layout(path, settings.out),
       dataset: source.dataset,
       chainIds,
       fingerprint,
@@ -822,7 +822,7 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
   })
 
 /** The spool of an export's part `index` (1: the plan's first page), beside its temporary file. */
-export const partSpool = (tempName: string, index: number): string => `${tempName}.p${index}`
+export const partSpool: (tempName: string, index: number) => string = spoolName
 
 /**
  * Reads the blocks of `range` into the spool `spoolFile` beside the run's temporary file, in partitions
@@ -841,7 +841,7 @@ const writeSpool = <A, I, E, R>(
     const path = yield* Path.Path
     const { settings } = run
     const { read, write } = ioOf(source, run)
-    const tempName = `${range.spoolFile}.tmp`
+    const tempName = partTempName(range.spoolFile)
     const temp = path.join(settings.folder, tempName)
     const callsBefore = run.counter.requests
     yield* Partitioned.removeSpools(settings.folder, tempName)
