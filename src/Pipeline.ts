@@ -7,6 +7,9 @@
  * (lists such as holders). Without an API key the pipeline runs against the embedded simulator, on
  * targets the pipeline picks from the simulator's data set (`demoConfig`).
  *
+ * This entry gathers the runner: the pipeline definition and the ways to run one, the Node runner of
+ * pipeline files and scripts, and the one choice between the embedded simulator and an explorer API.
+ *
  * @example
  * // pipelines/my-pipeline.ts
  * export default Pipeline.make({
@@ -18,11 +21,6 @@
  *   run: (config, ctx) => Effect.all([ctx.export("transfers.csv", Sources.erc20Transfers({ ... }))])
  * })
  * Pipeline.main(pipeline, import.meta.url)
- *
- * The modules are in `runner/`: the pipeline definition (`runner/Pipeline.ts`), the Node runner
- * (`runner/NodeRunner.ts`), the choice between the simulator and an explorer API
- * (`runner/ExplorerLayer.ts`) and the simulator's data set (`runner/DemoData.ts`); this entry gathers
- * them as `explorer-etl/pipeline`.
  *
  * @module explorer-etl/pipeline
  * @since 0.1.0
