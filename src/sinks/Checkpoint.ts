@@ -232,7 +232,7 @@ export const sameExport = (found: string, fingerprint: string): boolean =>
  * @since 0.1.0
  * @category io
  */
-export const statePath: (out: string) => string = Files.statePath
+export const statePath = (out: string): string => Files.statePath(out)
 
 /**
  * Reads a checkpoint: none when the file does not exist; `{ unreadable }` when it exists but cannot be

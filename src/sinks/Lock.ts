@@ -56,7 +56,7 @@ export class OutputLockedError extends Schema.TaggedError<OutputLockedError>()("
  * @since 0.1.0
  * @category io
  */
-export const lockPath: (out: string) => string = Files.lockPath
+export const lockPath = (out: string): string => Files.lockPath(out)
 
 /**
  * The runner of a cluster this process is, for its locks: they name it (`runner`), and a lock another

@@ -134,7 +134,7 @@ const ManifestJson = Schema.parseJson(Manifest, { space: 2 })
  * @since 0.1.0
  * @category io
  */
-export const manifestPath: (out: string) => string = Files.manifestPath
+export const manifestPath = (out: string): string => Files.manifestPath(out)
 
 /**
  * Writes the manifest of `out` atomically.
