@@ -3,7 +3,8 @@
  * `explorer-etl/pipeline` entry that gathers it) reaches nothing of the CLI, so a library user running a
  * pipeline pays for no command line and the CLI can change its wording freely; and the root entry
  * (src/index.ts) reaches nothing of the simulator, the runner or the CLI — not even a type, so its
- * published declarations name none of them. Every import counts: values, types, `import("…")` types
+ * published declarations name none of them; and the sinks read no plan rules (an export's rate is
+ * its source's to say). Every import counts: values, types, `import("…")` types
  * and dynamic imports, followed from file to file.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -86,6 +87,18 @@ describe("the root entry names nothing of the simulator, the runner or the CLI",
     // The walk does reach the library's rooms.
     expect(reached.has(join(SRC, "sinks", "Export.ts"))).toBe(true)
     expect(trespasses(["index.ts"], ["simulator/", "runner/", "cli/", "Pipeline.ts"], SRC, readSource)).toEqual([])
+  })
+})
+
+describe("the sinks read no plan rules", () => {
+  it("no file under src/sinks/ imports Plan.ts", () => {
+    const sinks = readdirSync(join(SRC, "sinks"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"))
+    expect(sinks).toContain("Export.ts")
+    const offenders = sinks.filter((f) => {
+      const file = join(SRC, "sinks", f)
+      return specifiersOf(file, readFileSync(file, "utf8")).some((s) => fileOf(file, s) === join(SRC, "Plan.ts"))
+    })
+    expect(offenders).toEqual([])
   })
 })
 
