@@ -52,6 +52,16 @@ export const limits: Readonly<Record<Plan, { readonly callsPerSecond: number; re
 }
 
 /**
+ * The calls per second a key of `plan` gets, or `undefined` for a name that is not a plan (a source of
+ * your own may name any).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const callsPerSecondOf = (plan: string): number | undefined =>
+  (plans as ReadonlyArray<string>).includes(plan) ? limits[plan as Plan].callsPerSecond : undefined
+
+/**
  * The rate of the operations throttled to 2 calls/s whatever the plan.
  *
  * @since 0.1.0

@@ -55,5 +55,3 @@ export * as PageNumbers from "./streams/engine/PageNumbers.js"
 export * as Exports from "./Exports.js"
 // The file formats, checkpoints, manifests, lock and progress display behind `Exports.toFile`.
 export * as Sinks from "./sinks/index.js"
-// The simulator's data set description when a program runs on it (none on the real API).
-export * as DemoData from "./DemoData.js"

@@ -4,9 +4,7 @@
  */
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as HelpDoc from "@effect/cli/HelpDoc"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import {
   type ExplorerError,
   InvalidApiKeyError,
@@ -16,6 +14,7 @@ import {
   UnsupportedChainError
 } from "../ExplorerError.js"
 import * as Plan from "../Plan.js"
+import * as Report from "../runner/Report.js"
 import type { SinkError } from "../sinks/SinkError.js"
 
 /** A flag or argument the CLI refuses before any request is sent. */
@@ -147,21 +146,7 @@ export const describe = (error: unknown): string => {
       .replace(/^Expected to find option: '(-[\w-]+)'$/, "$1: required, and not given")
     return `InvalidInputError: ${text.length > 0 ? text : error._tag}`
   }
-  if (typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string") {
-    const message = "message" in error && typeof error.message === "string" && error.message.length > 0
-      ? error.message
-      : error._tag
-    // A driver's error carried as the cause (@effect/sql's SqlError says only "Failed to execute
-    // statement"): its own words and code say what went wrong.
-    const cause = error._tag === "SqlError" && "cause" in error ? error.cause : undefined
-    const code = cause instanceof Error && "code" in cause && typeof cause.code === "string" ? `, code ${cause.code}` : ""
-    const causeText = cause instanceof Error && cause.message.length > 0 && !message.includes(cause.message)
-      ? ` (${cause.message}${code})`
-      : ""
-    return `${error._tag}: ${message}${causeText}`
-  }
-  if (error instanceof Error) return `${error.name}: ${error.message}`
-  return `Error: ${String(error)}`
+  return Report.describe(error)
 }
 
 let servesUntilSignal = false
@@ -180,19 +165,4 @@ export const signalExitCode = (signal: "SIGINT" | "SIGTERM" | undefined): number
 
 /** Runs a CLI program: on failure prints one `error …` line on stderr and sets a non-zero exit code. */
 export const report = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<void, never, R> =>
-  program.pipe(
-    Effect.asVoid,
-    Effect.catchAllCause((cause) =>
-      Effect.sync(() => {
-        if (Cause.isInterruptedOnly(cause)) {
-          process.exitCode = 130
-          return
-        }
-        const failure = Cause.failureOption(cause)
-        const error = Option.isSome(failure) ? failure.value : Cause.squash(cause)
-        // One line, always: a message of several lines (a parse error's tree) is joined.
-        process.stderr.write(`error ${describe(error).replace(/\s*\n\s*/g, " ").trim()}\n`)
-        process.exitCode = isRefusedFlag(error) ? 2 : 1
-      })
-    )
-  )
+  Report.report(program, { describe, exitCode: (error) => (isRefusedFlag(error) ? 2 : 1) })

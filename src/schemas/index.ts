@@ -30,6 +30,8 @@ export {
 export * from "./inputs.js"
 export * from "./logs.js"
 export * from "./nametag.js"
+// the tag files read and written (csv-parse, csv-stringify) outside schemas/, reached here as before
+export * from "../TagFiles.js"
 export * from "./proxy.js"
 export * from "./stats.js"
 export * from "./token.js"

@@ -1,25 +1,16 @@
 /**
  * Records of the `nametag` module: address metadata (`getaddresstag`, JSON), the bulk export of the same
  * records (`exportaddresstags`, a `;`-delimited CSV file behind a download URL) and the label master list.
- *
- * CSV files (RFC-4180 quoting with `;` as delimiter, every cell double-quoted, `""` for a quote inside a
- * cell, CRLF line ends, header first) are read with {@link parseAddressTagsCsv} and written with
- * {@link formatAddressTagsCsv} (the simulator writes its own with simulator/tagFiles.ts, so this parser is
- * checked against another writer, not against itself). The column order is the field
- * order of {@link AddressTag}, which is the header of the docs.
+ * The rows of the CSV files and their cells are described here; the files themselves are read and written
+ * by TagFiles.ts (`Schemas.parseAddressTagsCsv`, `Schemas.formatAddressTagsCsv`). The column order is the
+ * field order of {@link AddressTag}, which is the header of the docs.
  *
  * List cells (`labels`, `labels_slug`, `other_attributes`) hold, as the docs' sample file shows
  * (`"Phish / Hack";"phish-hack";"2";""`), the items joined with `,` (`""` for none). A list that cannot be
  * written that way without ambiguity (an item that is empty, contains a `,`, or a first item starting with
  * `[`) is written as JSON array text (`["a,b","c"]`); a cell starting with `[` that parses as a JSON array of
  * strings is read that way. So `parse(format(rows))` gives back `rows` exactly.
- *
- * @example
- * import { Schemas } from "explorer-etl"
- * const text = Schemas.formatAddressTagsCsv(tags)   // the file's text
- * const back = Schemas.parseAddressTagsCsv(text)    // Effect<ReadonlyArray<AddressTag>, ParseError>, deep-equals tags
  */
-import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { AddressField, JsonInt } from "./common.js"
@@ -266,116 +257,6 @@ export declare namespace LabelMasterCsvRow {
   export type Encoded = typeof LabelMasterCsvRow.Encoded
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// CSV text
-
-const DELIMITER = ";"
-const LINE_END = "\r\n"
-
-/** Splits `;`-delimited CSV text into records of cells, or says where it is malformed. */
-const splitCsv = (text: string): { readonly records: Array<Array<string>> } | { readonly error: string } => {
-  const records: Array<Array<string>> = []
-  let record: Array<string> = []
-  let line = 1
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0
-  const n = text.length
-  // An empty text or a trailing line end ends the file without an empty record.
-  while (i < n) {
-    let cell: string
-    if (text[i] === "\"") {
-      let value = ""
-      let j = i + 1
-      for (;;) {
-        const q = text.indexOf("\"", j)
-        if (q === -1) return { error: `line ${line}: unterminated quoted cell` }
-        const chunk = text.slice(j, q)
-        for (let k = 0; k < chunk.length; k++) if (chunk[k] === "\n") line++
-        value += chunk
-        if (text[q + 1] === "\"") {
-          value += "\""
-          j = q + 2
-        } else {
-          i = q + 1
-          break
-        }
-      }
-      cell = value
-      const next = text[i]
-      if (next !== undefined && next !== DELIMITER && next !== "\r" && next !== "\n") {
-        return { error: `line ${line}: unexpected character after a quoted cell` }
-      }
-    } else {
-      let j = i
-      while (j < n && text[j] !== DELIMITER && text[j] !== "\r" && text[j] !== "\n") j++
-      cell = text.slice(i, j)
-      if (cell.includes("\"")) return { error: `line ${line}: quote inside an unquoted cell` }
-      i = j
-    }
-    record.push(cell)
-    const c = text[i]
-    if (c === DELIMITER) {
-      i++
-      if (i === n) record.push("")
-      continue
-    }
-    // end of record: CRLF, LF or end of text
-    if (c === "\r" && text[i + 1] === "\n") i += 2
-    else if (c === "\r" || c === "\n") i++
-    line++
-    records.push(record)
-    record = []
-    // blank lines between records are skipped
-    while (i < n && (text[i] === "\n" || (text[i] === "\r" && text[i + 1] === "\n"))) {
-      i += text[i] === "\r" ? 2 : 1
-      line++
-    }
-  }
-  if (record.length > 0) records.push(record)
-  return { records }
-}
-
-const quoteCell = (cell: string): string => "\"" + cell.replaceAll("\"", "\"\"") + "\""
-
-const joinCsv = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
-  let out = header.map(quoteCell).join(DELIMITER) + LINE_END
-  for (const row of rows) out += row.map(quoteCell).join(DELIMITER) + LINE_END
-  return out
-}
-
-/**
- * Builds the schema of a whole CSV file (text ↔ decoded records) from the schema of one row; `columns` (the
- * row's field order) is the header. Decoding maps cells by header name (extra columns are ignored, a
- * missing one fails) and fails on malformed text or on a record whose cell count differs from the header's.
- */
-const csvFile = <A, I extends Readonly<Record<string, string>>>(row: Schema.Schema<A, I>, columns: ReadonlyArray<string>) =>
-  Schema.transformOrFail(Schema.String, Schema.Array(row), {
-    strict: false,
-    decode: (text, _, ast) => {
-      const split = splitCsv(text)
-      if ("error" in split) return ParseResult.fail(new ParseResult.Type(ast, text, `Malformed CSV, ${split.error}`))
-      const [header, ...body] = split.records
-      if (header === undefined) return ParseResult.fail(new ParseResult.Type(ast, text, "Malformed CSV, no header"))
-      const missing = columns.filter((c) => !header.includes(c))
-      if (missing.length > 0) {
-        return ParseResult.fail(new ParseResult.Type(ast, text, `Malformed CSV, missing columns: ${missing.join(", ")}`))
-      }
-      const out: Array<Record<string, string>> = []
-      for (let r = 0; r < body.length; r++) {
-        const cells = body[r] ?? []
-        if (cells.length !== header.length) {
-          return ParseResult.fail(
-            new ParseResult.Type(ast, text, `Malformed CSV, record ${r + 1} has ${cells.length} cells, the header ${header.length}`)
-          )
-        }
-        const obj: Record<string, string> = {}
-        for (let c = 0; c < header.length; c++) obj[header[c] ?? ""] = cells[c] ?? ""
-        out.push(obj)
-      }
-      return ParseResult.succeed(out)
-    },
-    encode: (rows) => ParseResult.succeed(joinCsv(columns, rows.map((r) => columns.map((c) => r[c] ?? ""))))
-  })
-
 /**
  * The column order of the exportaddresstags file: the header of the docs, the fields of {@link AddressTag}.
  *
@@ -391,74 +272,3 @@ export const addressTagColumns: ReadonlyArray<string> = Object.keys(AddressTagCs
  * @category constants
  */
 export const labelMasterColumns: ReadonlyArray<string> = Object.keys(LabelMasterCsvRow.fields)
-
-/**
- * A whole exportaddresstags CSV file: text ↔ `ReadonlyArray<AddressTag>`.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const AddressTagsCsv = csvFile(AddressTagCsvRow, addressTagColumns).annotations({ identifier: "AddressTagsCsv" })
-
-/**
- * A whole getlabelmasterlist CSV file: text ↔ `ReadonlyArray<LabelMaster>`.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const LabelMasterCsv = csvFile(LabelMasterCsvRow, labelMasterColumns).annotations({ identifier: "LabelMasterCsv" })
-
-/**
- * Reads an exportaddresstags CSV file (the text behind the download URL) into records.
- *
- * @since 0.1.0
- * @category csv
- */
-export const parseAddressTagsCsv = (text: string): Effect.Effect<ReadonlyArray<AddressTag>, ParseResult.ParseError> =>
-  Schema.decode(AddressTagsCsv)(text)
-
-/**
- * Reads a getlabelmasterlist CSV file into records.
- *
- * @since 0.1.0
- * @category csv
- */
-export const parseLabelMasterCsv = (text: string): Effect.Effect<ReadonlyArray<LabelMaster>, ParseResult.ParseError> =>
-  Schema.decode(LabelMasterCsv)(text)
-
-const addressTagCells = (t: AddressTag): ReadonlyArray<string> => [
-  t.address,
-  t.nametag,
-  t.internal_nametag,
-  t.url,
-  t.shortdescription,
-  t.notes_1,
-  t.notes_2,
-  formatListCell(t.labels),
-  formatListCell(t.labels_slug),
-  String(t.reputation),
-  formatListCell(t.other_attributes),
-  String(t.lastupdatedtimestamp)
-]
-
-/**
- * Writes records as an exportaddresstags CSV file: header, then one line per record, every cell quoted,
- * `;` between cells, CRLF after each line. Total (never fails); {@link parseAddressTagsCsv} reads it back.
- *
- * @since 0.1.0
- * @category csv
- */
-export const formatAddressTagsCsv = (rows: ReadonlyArray<AddressTag>): string =>
-  joinCsv(addressTagColumns, rows.map(addressTagCells))
-
-/**
- * Writes records as a getlabelmasterlist CSV file (same conventions as {@link formatAddressTagsCsv}).
- *
- * @since 0.1.0
- * @category csv
- */
-export const formatLabelMasterCsv = (rows: ReadonlyArray<LabelMaster>): string =>
-  joinCsv(
-    labelMasterColumns,
-    rows.map((l) => [l.labelname, l.labelslug, l.shortdescription, l.notes, String(l.lastupdatedtimestamp)])
-  )

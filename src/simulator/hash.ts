@@ -21,9 +21,6 @@ export const hash2 = (a: number, b: number): number => mix32(mix32(a ^ 0x9e3779b
 /** Hash of three 32-bit values. */
 export const hash3 = (a: number, b: number, c: number): number => hash2(hash2(a, b), c)
 
-/** Hash of four 32-bit values. */
-export const hash4 = (a: number, b: number, c: number, d: number): number => hash2(hash2(hash2(a, b), c), d)
-
 /** A uniform float in [0, 1) from a 32-bit hash. */
 export const unit = (h: number): number => (h >>> 0) / 4294967296
 
@@ -100,9 +97,6 @@ export class Prng {
   }
 }
 
-/** Hex of a non-negative integer as getLogs writes numbers: "0x" + digits, and zero as bare "0x". */
-export const getLogsHex = (n: number | bigint): string => (n === 0 || n === 0n ? "0x" : "0x" + n.toString(16))
-
 /** Hex of a non-negative integer as JSON-RPC writes quantities: "0x0" for zero. */
 export const quantityHex = (n: number | bigint): string => "0x" + n.toString(16)
 
@@ -113,11 +107,6 @@ export const word = (n: bigint): string => {
   const h = n.toString(16)
   return h.length >= 64 ? h.slice(h.length - 64) : ZEROS_64.slice(h.length) + h
 }
-
-const TWO_256 = 1n << 256n
-
-/** A 32-byte ABI word of a signed integer (two's complement). */
-export const signedWord = (n: bigint): string => word(n < 0n ? TWO_256 + n : n)
 
 /** An address as a 32-byte topic: "0x" + 24 zeros + the 40 address digits. */
 export const addressTopic = (address: string): string => "0x000000000000000000000000" + address.slice(2)

@@ -25,7 +25,9 @@ import * as ContractAddress from "ox/ContractAddress"
 import * as Secp256k1 from "ox/Secp256k1"
 import * as Signature from "ox/Signature"
 import * as TxEnvelope from "ox/TxEnvelope"
-import { hexToBytes, keccakHex, logsBloom } from "./keccak.js"
+import * as Bytes from "ox/Bytes"
+import * as Hash from "ox/Hash"
+import { logsBloom } from "./bloom.js"
 import type { Executed, PooledTx } from "./mining.js"
 import type { Log, NormalTx } from "./rows.js"
 import * as Texts from "./texts.js"
@@ -509,13 +511,13 @@ const run = (c: ChainData, action: ProxyAction, p: Params): RpcOutcome => {
     case "eth_sendRawTransaction": {
       const hex = p.hex
       if (hex === undefined || !DATA.test(hex)) return refuse(Texts.INVALID_PARAMETER)
-      const bytes = hexToBytes(hex)
+      const bytes = Bytes.fromHex(hex as Hex.Hex)
       const problem = rlpProblem(bytes)
       if (problem !== undefined) return { _tag: "rpcError", id: 1, code: -32000, message: problem }
       const envelope = envelopeOf(hex)
       // signed for another chain (a legacy one signed for any chain has none): the node's pool refuses it
       if (envelope?.chainId !== undefined && envelope.chainId !== c.chainId) return nodeError("invalid chain id")
-      const hash = keccakHex(hex)
+      const hash: string = Hash.keccak256(hex as Hex.Hex)
       const pool = c.pendingTxs()
       if (pool.has(hash)) return nodeError("already known")
       const tx = envelope === undefined ? undefined : signedTx(envelope)

@@ -154,13 +154,3 @@ export const walk = <R>(
   }
 }
 
-/** Number of rows a selection matches (no page window). */
-export const countSelection = <R>(sel: Selection<R>): number => {
-  if (sel.test === undefined) {
-    let total = 0
-    if (sel.fromBlock > sel.toBlock) return 0
-    for (const src of sel.sources) total += upperBound(src.blocks, sel.toBlock) - lowerBound(src.blocks, sel.fromBlock)
-    return total
-  }
-  return walk(sel, 0, Number.MAX_SAFE_INTEGER, () => {})
-}

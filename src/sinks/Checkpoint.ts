@@ -33,6 +33,7 @@ import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import type { FileFormat } from "./Format.js"
 import { fileSystemError, SinkError } from "./SinkError.js"
+import * as Files from "./Files.js"
 import { writeAtomic } from "./Files.js"
 import { State as ParquetState } from "./internal-parquet/state.js"
 
@@ -231,7 +232,7 @@ export const sameExport = (found: string, fingerprint: string): boolean =>
  * @since 0.1.0
  * @category io
  */
-export const statePath = (out: string): string => `${out}.state.json`
+export const statePath = (out: string): string => Files.statePath(out)
 
 /**
  * Reads a checkpoint: none when the file does not exist; `{ unreadable }` when it exists but cannot be

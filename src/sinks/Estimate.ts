@@ -25,6 +25,7 @@ import type { BlockRange, BlockSource, Source } from "../streams/Sources.js"
 import * as Checkpoint from "./Checkpoint.js"
 import { goalAt, identify, rateOf, type Settings } from "./Export.js"
 import * as Lock from "./Lock.js"
+import * as Files from "./Files.js"
 import * as Resume from "./Resume.js"
 import { SinkError } from "./SinkError.js"
 
@@ -118,7 +119,7 @@ const estimateBlocks = <A, I, E, R>(
 ) =>
   Effect.gen(function*() {
     const path = yield* Path.Path
-    const files = Resume.filesOf(path, settings.out, settings.folder, settings.name)
+    const files = Files.layout(path, settings.out)
     const start = yield* Resume.decide(files, fingerprint, settings.resume)
     const rewritten = start._tag === "Fresh" ? yield* finishedRows(settings.out, fingerprint) : undefined
     const asked = yield* Clock.currentTimeMillis

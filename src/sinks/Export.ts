@@ -40,7 +40,6 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as CallCount from "../CallCount.js"
-import * as Plan from "../Plan.js"
 import * as Progress from "../streams/Progress.js"
 import * as BlockCursor from "../streams/engine/BlockCursor.js"
 import type { BlockBatch } from "../streams/engine/BlockCursor.js"
@@ -53,7 +52,7 @@ import {
   type StreamOptions
 } from "../streams/Sources.js"
 import * as Checkpoint from "./Checkpoint.js"
-import { type DataFile, openData, publish, removeQuietly } from "./Files.js"
+import { type DataFile, layout, openData, partTempName, publish, removeQuietly, spoolName } from "./Files.js"
 import * as Format from "./Format.js"
 import * as Manifest from "./Manifest.js"
 import * as Parquet from "./Parquet.js"
@@ -258,13 +257,12 @@ export const identify = <A, I, E, R>(source: Source<A, I, E, R>, settings: Setti
     return { chainIds, encoder, parquet, columns, identity, fingerprint: Checkpoint.fingerprint(identity) }
   })
 
-/** The rate an export's calls get: its operation's (a throttled one's 2/s), else its plan's. */
+/**
+ * The rate an export's calls get, as its source says: the rate its partitions share, else its own (the
+ * sink knows no plan rules).
+ */
 export const rateOf = <A, I, E, R>(source: Source<A, I, E, R>): number | undefined =>
-  source._tag === "Blocks" && source.parallel !== undefined
-    ? source.parallel.callsPerSecond
-    : (Plan.plans as ReadonlyArray<string>).includes(source.plan)
-    ? Plan.limits[source.plan as Plan.Plan].callsPerSecond
-    : undefined
+  source._tag === "Blocks" && source.parallel !== undefined ? source.parallel.callsPerSecond : source.callsPerSecond
 
 /** Starts a run: its folder, identity, progress display and manifest writer. */
 const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
@@ -346,7 +344,7 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
       })
     return {
       settings,
-      files: Resume.filesOf(path, settings.out, settings.folder, settings.name),
+      files: layout(path, settings.out),
       dataset: source.dataset,
       chainIds,
       fingerprint,
@@ -827,7 +825,7 @@ const writeBlocks = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run) =>
   })
 
 /** The spool of an export's part `index` (1: the plan's first page), beside its temporary file. */
-export const partSpool = (tempName: string, index: number): string => `${tempName}.p${index}`
+export const partSpool: (tempName: string, index: number) => string = spoolName
 
 /**
  * Reads the blocks of `range` into the spool `spoolFile` beside the run's temporary file, in partitions
@@ -846,7 +844,7 @@ const writeSpool = <A, I, E, R>(
     const path = yield* Path.Path
     const { settings } = run
     const { read, write } = ioOf(source, run)
-    const tempName = `${range.spoolFile}.tmp`
+    const tempName = partTempName(range.spoolFile)
     const temp = path.join(settings.folder, tempName)
     const callsBefore = run.counter.requests
     yield* Partitioned.removeSpools(settings.folder, tempName)

@@ -1,6 +1,9 @@
 /**
- * Durable file primitives of the sinks: a buffered, hashing, fsync-able data file, an atomic small-file
- * write (temporary file + fsync + rename + folder fsync), and a streaming sha256 of a file.
+ * The files of an export and the durable primitives that write them. {@link layout} names every file an
+ * export to `out` keeps — the file, its manifest, checkpoint and lock beside it, the temporary file it is
+ * written into, the spools of its partitions — and is the only place those names are spelled. The
+ * primitives: a buffered, hashing, fsync-able data file, an atomic small-file write (temporary file +
+ * fsync + rename + folder fsync), and a streaming sha256 of a file.
  *
  * A rename is atomic on POSIX file systems within one folder, so every temporary file lives beside its
  * target. Folder fsyncs make the rename itself durable; they are best effort (Windows cannot open a
@@ -13,6 +16,75 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { createHash, type Hash } from "node:crypto"
 import { fileSystemError, type SinkError } from "./SinkError.js"
+
+// ---------------------------------------------------------------------------------------------------------
+// The layout of an export: every file name spelled once
+
+/** `<out>.manifest.json`: what the published file holds (see `Manifest`). */
+export const manifestPath = (out: string): string => `${out}.manifest.json`
+
+/** `<out>.state.json`: the checkpoint of a block-ordered export (see `Checkpoint`). */
+export const statePath = (out: string): string => `${out}.state.json`
+
+/** `<out>.lock`: one writer per output (see `Lock`). */
+export const lockPath = (out: string): string => `${out}.lock`
+
+/** `.<name>.partial`: the file being written, beside `<name>`; it becomes the output by a rename. */
+export const partialName = (name: string): string => `.${name}.partial`
+
+/** `.<name>.tmp`: a small file being written atomically (`writeAtomic`), beside `<name>`. */
+export const tmpName = (name: string): string => `.${name}.tmp`
+
+/** `<tempName>.p<index>`: the spool of partition or part `index`, beside the temporary file. */
+export const spoolName = (tempName: string, index: number): string => `${tempName}.p${index}`
+
+/** `<spool>.tmp`: a part's spool being written (its own spools are named after it), renamed once complete. */
+export const partTempName = (spoolFile: string): string => `${spoolFile}.tmp`
+
+/** The index of spool `file` of the temporary file `tempName`, or `undefined` when it is not one of its spools. */
+export const spoolIndex = (tempName: string, file: string): number | undefined => {
+  const prefix = `${tempName}.p`
+  const digits = file.startsWith(prefix) ? file.slice(prefix.length) : ""
+  return /^\d+$/.test(digits) ? Number(digits) : undefined
+}
+
+/** The files of one export, all in the output's folder so that every rename is atomic. */
+export interface Layout {
+  /** The published file. */
+  readonly out: string
+  /** Its folder, where every companion lives. */
+  readonly folder: string
+  /** `.<name>.partial`: the file being written; it becomes `out` by a rename once complete. */
+  readonly tempName: string
+  readonly temp: string
+  /** `<out>.state.json`: the checkpoint. */
+  readonly statePath: string
+  /** `<out>.manifest.json`: the manifest. */
+  readonly manifestPath: string
+  /** `<out>.lock`: the lock. */
+  readonly lockPath: string
+}
+
+/** The files of an export to `out`. */
+export const layout = (path: Path.Path, out: string): Layout => {
+  const folder = path.dirname(out)
+  const tempName = partialName(path.basename(out))
+  return {
+    out,
+    folder,
+    tempName,
+    temp: path.join(folder, tempName),
+    statePath: statePath(out),
+    manifestPath: manifestPath(out),
+    lockPath: lockPath(out)
+  }
+}
+
+/** A published export's files: the file, its manifest and its checkpoint (what moves when it moves). */
+export const publishedFiles = (out: string): ReadonlyArray<string> => [out, manifestPath(out), statePath(out)]
+
+// ---------------------------------------------------------------------------------------------------------
+// Durable primitives
 
 /** Written bytes are buffered up to this size before a write system call. */
 const bufferLimit = 64 * 1024
@@ -178,7 +250,7 @@ export const writeAtomic = (
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const temp = path.join(path.dirname(target), `.${path.basename(target)}.tmp`)
+    const temp = path.join(path.dirname(target), tmpName(path.basename(target)))
     yield* Effect.gen(function*() {
       const file = yield* fs.open(temp, { flag: "w" })
       yield* file.writeAll(textEncoder.encode(text))

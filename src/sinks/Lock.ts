@@ -24,6 +24,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { readFileSync } from "node:fs"
 import { hostname } from "node:os"
+import * as Files from "./Files.js"
 import { fileSystemError, SinkError } from "./SinkError.js"
 
 /**
@@ -55,7 +56,7 @@ export class OutputLockedError extends Schema.TaggedError<OutputLockedError>()("
  * @since 0.1.0
  * @category io
  */
-export const lockPath = (out: string): string => `${out}.lock`
+export const lockPath = (out: string): string => Files.lockPath(out)
 
 /**
  * The runner of a cluster this process is, for its locks: they name it (`runner`), and a lock another
@@ -324,15 +325,15 @@ export const checkOverwrite = (
       if (text === undefined) return false
       try {
         const value = JSON.parse(text) as { file?: unknown; tempFile?: unknown; bytes?: unknown }
-        const names = file === "manifest" ? value.file === name : value.tempFile === `.${name}.partial`
+        const names = file === "manifest" ? value.file === name : value.tempFile === Files.partialName(name)
         return names && value.bytes === size
       } catch {
         return false
       }
     }
-    const manifest = yield* fs.readFileString(`${out}.manifest.json`).pipe(Effect.orElseSucceed(() => undefined))
+    const manifest = yield* fs.readFileString(Files.manifestPath(out)).pipe(Effect.orElseSucceed(() => undefined))
     if (described(manifest, "manifest")) return
-    const state = yield* fs.readFileString(`${out}.state.json`).pipe(Effect.orElseSucceed(() => undefined))
+    const state = yield* fs.readFileString(Files.statePath(out)).pipe(Effect.orElseSucceed(() => undefined))
     if (described(state, "state")) return
     return yield* new OutputExistsError({ path: out })
   })

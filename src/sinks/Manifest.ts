@@ -20,6 +20,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as Files from "./Files.js"
 import { writeAtomic } from "./Files.js"
 import { SinkError } from "./SinkError.js"
 
@@ -133,7 +134,7 @@ const ManifestJson = Schema.parseJson(Manifest, { space: 2 })
  * @since 0.1.0
  * @category io
  */
-export const manifestPath = (out: string): string => `${out}.manifest.json`
+export const manifestPath = (out: string): string => Files.manifestPath(out)
 
 /**
  * Writes the manifest of `out` atomically.

@@ -90,7 +90,7 @@ import {
   type State,
   stateProblem
 } from "./internal-parquet/state.js"
-import { publish, removeQuietly } from "./Files.js"
+import { layout, publish, removeQuietly } from "./Files.js"
 import * as Format from "./Format.js"
 import { fileSystemError, SinkError } from "./SinkError.js"
 
@@ -653,7 +653,7 @@ export const sink = <A, I>(
     const paths = yield* Path.Path
     const columns = yield* columnsOf(schema, options)
     const encoder = yield* Format.encoder(schema, { format: "jsonl" })
-    const temp = paths.join(paths.dirname(path), `.${paths.basename(path)}.partial`)
+    const temp = layout(paths, path).temp
     yield* Effect.addFinalizer((exit) => (Exit.isSuccess(exit) ? Effect.void : removeQuietly(temp)))
     const writer = yield* open(temp, columns, { codec: options.codec })
     const groups = rowGroups(writer, options.rowGroupRows ?? rowGroupRows)

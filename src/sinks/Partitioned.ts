@@ -22,7 +22,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Scheduler from "../streams/engine/Scheduler.js"
 import type { EndMoved, Position } from "../streams/engine/Scheduler.js"
-import { type DataFile, openData, removeQuietly, sizeOf } from "./Files.js"
+import { type DataFile, openData, removeQuietly, sizeOf, spoolIndex, spoolName } from "./Files.js"
 import type * as Parquet from "./Parquet.js"
 import { fileSystemError, type SinkError } from "./SinkError.js"
 
@@ -72,9 +72,8 @@ export const removeSpools = (folder: string, tempName: string): Effect.Effect<vo
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const names = yield* fs.readDirectory(folder)
-    const prefix = `${tempName}.p`
     for (const name of names) {
-      if (name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length))) yield* removeQuietly(path.join(folder, name))
+      if (spoolIndex(tempName, name) !== undefined) yield* removeQuietly(path.join(folder, name))
     }
   }).pipe(Effect.ignore)
 
@@ -107,8 +106,7 @@ export const run = <E, R>(
   Effect.gen(function*() {
     const path = yield* Path.Path
     const { folder, tempName, write, main, ...rest } = options
-    const spoolPrefix = `${tempName}.p`
-    let nextId = 1 + Math.max(0, ...options.resumed.map((p) => Number(p.spoolFile.slice(spoolPrefix.length)) || 0))
+    let nextId = 1 + Math.max(0, ...options.resumed.map((p) => spoolIndex(tempName, p.spoolFile) ?? 0))
     const spoolPath = (name: string) => path.join(folder, name)
     // Each spool's file is open in a scope of its own, closed once the spool is merged: a long export
     // cuts hundreds of partitions, and their descriptors (and the disk blocks of the spools deleted
@@ -135,7 +133,7 @@ export const run = <E, R>(
       })
     const spill: Scheduler.Spill<SpoolFile, SinkError, FileSystem.FileSystem | Path.Path> = {
       // A new, empty spool (not hashed: a spool is copied, not published; its bytes are hashed in the file).
-      create: Effect.suspend(() => openSpool(`${spoolPrefix}${nextId++}`, 0)),
+      create: Effect.suspend(() => openSpool(spoolName(tempName, nextId++), 0)),
       // A spool gone or shorter than its record is read again from its first block.
       reopen: (name, length) =>
         Effect.gen(function*() {

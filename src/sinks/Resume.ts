@@ -29,27 +29,12 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as CallCount from "../CallCount.js"
 import * as Checkpoint from "./Checkpoint.js"
-import { copyHashed, type DataFile, digest, hashFile, openData, removeQuietly, sizeOf } from "./Files.js"
+import { copyHashed, type DataFile, digest, hashFile, type Layout, openData, removeQuietly, sizeOf } from "./Files.js"
 import * as Parquet from "./Parquet.js"
 import { fileSystemError, SinkError } from "./SinkError.js"
 
-/** The files of one export, all in the output's folder so that every rename is atomic. */
-export interface Files {
-  readonly out: string
-  /** `.<name>.partial`: the file being written; it becomes `out` by a rename once complete. */
-  readonly tempName: string
-  readonly temp: string
-  /** `<out>.state.json`: the checkpoint. */
-  readonly statePath: string
-}
-
-/** The files of an export to `out`, whose folder and file name are given. */
-export const filesOf = (path: Path.Path, out: string, folder: string, name: string): Files => ({
-  out,
-  tempName: `.${name}.partial`,
-  temp: path.join(folder, `.${name}.partial`),
-  statePath: Checkpoint.statePath(out)
-})
+/** The files of one export (see `Files.layout`). */
+export type Files = Layout
 
 /** Where a block-ordered run starts. */
 export type Start =

@@ -224,17 +224,18 @@ export const blockSource = <K extends ListOperationName, I extends { readonly bl
     onAnswer: options?.onAnswer,
     ...(probe ? { probeWindow: true } : {})
   })
-  const limits = Plan.limits[client.plan]
+  const callsPerSecond = operation.throttled ? Plan.THROTTLED_CALLS_PER_SECOND : Plan.limits[client.plan].callsPerSecond
   return {
     _tag: "Blocks",
     dataset: args.dataset,
     chainId,
     plan: client.plan,
+    callsPerSecond,
     query: plain({ chainId, ...args.query }),
     schema: args.schema,
     ...rangeOf(args.query),
     parallel: {
-      callsPerSecond: operation.throttled ? Plan.THROTTLED_CALLS_PER_SECOND : limits.callsPerSecond,
+      callsPerSecond,
       rowsPerCall: Plan.rowsPerRequest(client.plan, operation),
       pagesPerQuery: Math.floor(Plan.resultWindow(client.plan, operation) / Plan.rowsPerRequest(client.plan, operation)),
       pool: poolOf(client)
@@ -283,6 +284,7 @@ const rowSource = <A, I>(info: RowInfo<A, I>, rows: RowSource<A, I>["rows"]): Ro
   dataset: info.dataset,
   chainId: info.chainId,
   plan: info.plan,
+  callsPerSecond: Plan.callsPerSecondOf(info.plan),
   query: plain({ chainId: info.chainId, ...info.query }),
   schema: info.schema,
   rows

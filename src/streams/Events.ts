@@ -558,6 +558,7 @@ export const events = (query: EventsQuery): Effect.Effect<EventsSource, StreamEr
       dataset: "events",
       chainId: source.chainId,
       plan: source.plan,
+      callsPerSecond: source.callsPerSecond,
       query: {
         ...source.query,
         abi: made.abiHash,

@@ -25,8 +25,9 @@ import type * as Either from "effect/Either"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { StreamError } from "../ExplorerError.js"
+import * as Plan from "../Plan.js"
 import type { BlockBatch, Bound } from "./engine/BlockCursor.js"
-import type { Pool } from "./engine/Partitions.js"
+import type { BlockRange, Pool } from "./engine/Partitions.js"
 import type * as Progress from "./Progress.js"
 import { statisticSource } from "./datasets/dailyStatistic.js"
 import { library } from "./datasets/index.js"
@@ -70,16 +71,7 @@ export interface StreamOptions {
   readonly heldRows?: number | undefined
 }
 
-/**
- * A range of blocks, both ends included.
- *
- * @since 0.1.0
- * @category models
- */
-export interface BlockRange {
-  readonly fromBlock: number
-  readonly toBlock: number
-}
+export type { BlockRange } from "./engine/Partitions.js"
 
 /**
  * Rows of several chains in one file: the chains, and the chain of each row (its `chainid` column).
@@ -103,6 +95,11 @@ export interface SourceInfo<A, I> {
   readonly dataset: string
   /** The plan the rows are read with (for the manifest). */
   readonly plan: string
+  /**
+   * The calls per second the source's requests get (an export's time estimate); by default the plan's
+   * when `plan` names one, none otherwise.
+   */
+  readonly callsPerSecond?: number | undefined
   /** The query as plain JSON (for the manifest and the resume fingerprint). */
   readonly query: Readonly<Record<string, unknown>>
   /** The schema whose encoded form is the file's row (its field order is the column order). */
@@ -220,7 +217,7 @@ export const fromStream = <A, I, E = never, R = never>(args: SourceInfo<A, I> & 
   readonly rows: Stream.Stream<A, E, R> | ((options: StreamOptions) => Stream.Stream<A, E, R>)
 }): RowSource<A, I, E, R> => {
   const { rows, ...info } = args
-  return { _tag: "Rows", ...info, rows: (options = {}) => (Stream.StreamTypeId in rows ? rows : rows(options)) }
+  return { _tag: "Rows", ...info, callsPerSecond: info.callsPerSecond ?? Plan.callsPerSecondOf(info.plan), rows: (options = {}) => (Stream.StreamTypeId in rows ? rows : rows(options)) }
 }
 
 /**
@@ -246,7 +243,7 @@ export const fromBlocks = <A, I, E = never, R = never>(args: SourceInfo<A, I> & 
   readonly parallel?: BlockSource<A, I, E, R>["parallel"]
 }): BlockSource<A, I, E, R> => {
   const { batches, latestBlock, ...info } = args
-  return { _tag: "Blocks", ...info, latestBlock: () => latestBlock, batches: (range, options = {}) => batches(range, options) }
+  return { _tag: "Blocks", ...info, callsPerSecond: info.callsPerSecond ?? Plan.callsPerSecondOf(info.plan), latestBlock: () => latestBlock, batches: (range, options = {}) => batches(range, options) }
 }
 
 // The library's data sets: each is defined once, in its own file of streams/datasets/ (the registry);

@@ -67,26 +67,43 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("client against
         },
         { concurrency: "unbounded" }
       )
+      // Read before the oracle is asked below, as the answers arrived.
+      const stats = yield* sim.stats
       expect(results.eth_gasPrice).toBeGreaterThan(0n)
       expect(results.tokeninfo[0]?.contractAddress.toLowerCase()).toBe(erc20.toLowerCase())
       expect(typeof results.tokenbalancehistory).toBe("bigint")
       expect(results.topholders).toHaveLength(10)
       expect(results.getsourcecode[0]?.ABI.startsWith("[")).toBe(true)
       expect(JSON.parse(results.getabi)).toBeInstanceOf(Array)
-      expect(results.dailygasused.length).toBeGreaterThan(0)
-      expect(results.dailytx.length).toBeGreaterThan(0)
+      const oracle = (module: string, action: string, params: Readonly<Record<string, string>>) =>
+        sim.oracle({ chainId: 1, module, action, params })
+      const days = { startdate: "2025-09-01", enddate: "2025-09-03" }
+      expect(results.dailygasused).toEqual(
+        yield* decode(Schema.Array(Schemas.DailyGasUsed), yield* oracle("stats", "dailygasused", days))
+      )
+      expect(results.dailytx).toEqual(
+        yield* decode(Schema.Array(Schemas.DailyTxCount), yield* oracle("stats", "dailytx", { ...days, sort: "desc" }))
+      )
       expect(typeof results.balance).toBe("bigint")
-      expect(results.txlist.length).toBeGreaterThan(0)
-      expect(results.tokentx.length).toBeGreaterThan(0)
+      expect(results.txlist).toEqual(
+        yield* decode(Schema.Array(Schemas.NormalTransaction), yield* oracle("account", "txlist", { address: wallet }))
+      )
+      expect(results.tokentx).toEqual(
+        yield* decode(Schema.Array(Schemas.Erc20Transfer), yield* oracle("account", "tokentx", { address: wallet }))
+      )
       expect(results.fundedby.fundingAddress.toLowerCase()).toBe(c.funder.address.toLowerCase())
       expect(results.getblocknobytime).toBeLessThanOrEqual(block)
       expect(results.tokenholderlist).toHaveLength(100)
       expect(results.getLogs).toHaveLength(100)
       expect(results.ethsupply).toBeGreaterThan(0n)
       expect(results.getaddresstag[0]?.nametag).toBe(c.labels[0]?.nametag)
-      expect(results.exportaddresstags.length).toBeGreaterThan(0)
-      expect(results.getlabelmasterlist.length).toBeGreaterThan(0)
-      const stats = yield* sim.stats
+      const label = c.labels[0]?.labelsSlug[0] ?? "exchange"
+      expect(results.exportaddresstags).toEqual(
+        yield* decode(Schema.Array(Schemas.AddressTag), yield* oracle("nametag", "exportaddresstags", { label }))
+      )
+      expect(results.getlabelmasterlist).toEqual(
+        yield* decode(Schema.Array(Schemas.LabelMaster), yield* oracle("nametag", "getlabelmasterlist", {}))
+      )
       expect(stats.requests - before).toBe(25)
       expect(stats.rateLimitedByKey[Simulator.keyFingerprint(sim.demoKeys.proplus)] ?? 0).toBe(0)
     }))

@@ -276,7 +276,7 @@ describe("the packed package in a consumer project", () => {
     expect(loaded.some((url) => url.includes("/node_modules/explorer-etl/dist/index.js"))).toBe(true)
     expect(loaded.filter((url) =>
       url.includes("@effect/cli") || url.includes("@effect/platform-node") || url.includes("/explorer-etl/dist/simulator/") ||
-      url.includes("/explorer-etl/dist/cli/") || url.includes("/explorer-etl/dist/Pipeline.js") ||
+      url.includes("/explorer-etl/dist/cli/") || url.includes("/explorer-etl/dist/Pipeline.js") || url.includes("/explorer-etl/dist/runner/") ||
       url.includes("@effect/sql-libsql") || url.includes("/explorer-etl/dist/internal/machineBudget.js")
     )).toEqual([])
     for (const subpath of ["explorer-etl/simulator", "explorer-etl/pipeline"]) {

@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { parseAddressTagsCsv, parseLabelMasterCsv } from "../../src/schemas/nametag.js"
+import { parseAddressTagsCsv, parseLabelMasterCsv } from "../../src/TagFiles.js"
 import * as Simulator from "../../src/simulator/index.js"
 import { allPages, call, get, type Row, rows } from "./helpers.js"
 

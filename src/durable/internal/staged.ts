@@ -196,7 +196,7 @@ export const configHashOf = (encodedConfig: unknown, confirmations: number): str
   sha256(canonical({ config: encodedConfig, confirmations }))
 
 /** A file, its manifest and its checkpoint: what an export leaves beside `out`. */
-export const filesOf = (out: string): ReadonlyArray<string> => [out, Manifest.manifestPath(out), `${out}.state.json`]
+export const filesOf = (out: string): ReadonlyArray<string> => Files.publishedFiles(out)
 
 /**
  * The key of the run in progress (`run.json`) when it is of the same pipeline and config, else a new

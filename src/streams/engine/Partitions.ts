@@ -9,7 +9,12 @@
  * Partitions.concurrencyFor({ callsPerSecond: 10, latencyMs: 450 }) // ceil(10 × 0.45 × 1.5) = 7
  */
 
-/** An inclusive block range. */
+/**
+ * A range of blocks, both ends included.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface BlockRange {
   readonly fromBlock: number
   readonly toBlock: number

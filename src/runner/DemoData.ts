@@ -8,7 +8,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Option from "effect/Option"
-import type { DatasetDescription } from "./simulator/dataset.js"
+import type { DatasetDescription } from "../simulator/dataset.js"
 
 /**
  * The simulator's data set description, or none on the real API.
