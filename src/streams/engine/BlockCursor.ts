@@ -102,6 +102,8 @@ export interface Bound {
    * of them. Undefined: pages after the first wait for its answer (unless `expected` says otherwise).
    */
   patience?: number
+  /** Pages asked when `patience` runs out, the first one included (default: the window `ahead` allows). */
+  patiencePages?: number
   /**
    * Run once, when the first page has answered and before its rows are cut: where the range's last
    * block is asked together with the first page (the chain's head), the scheduler lowers `end` to it
@@ -396,7 +398,7 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
           yield* askAhead(state, Math.min(1 + (limit.ahead ?? 0), Math.ceil(limit.expected / cap)))
         } else if (limit.expected === undefined && limit.patience !== undefined) {
           // Nothing known of the range: the pages after the first go if it has not answered by then.
-          yield* askAhead({ ...state, page: 2 }, 1 + (limit.ahead ?? 0), limit.patience)
+          yield* askAhead({ ...state, page: 2 }, Math.min(1 + (limit.ahead ?? 0), limit.patiencePages ?? Number.POSITIVE_INFINITY), limit.patience)
         }
       }
       const [rows, at] = yield* fetchPage(state.subEnd > limit.end ? { ...state, subEnd: limit.end } : state)

@@ -313,13 +313,16 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
     }
 
     // A fresh range whose queries have several pages: its first query's pages after the first go if
-    // the first has not answered within a slot of the key's rate (at least 100 ms; the rows it holds
-    // are unknown). Against a server 300–600 ms away the window is on the wire a round trip sooner (on
+    // the first has not answered within 250 ms (the rows it holds are unknown), as many as the key's
+    // rate sends in 600 ms. Against a server 300–600 ms away the window is on the wire sooner (on
     // professional a round trip is 15 of the 150 calls a 5 s export makes); a short first page gives
     // up those still waiting for their slot, and a server that answers within the patience costs none.
+    // (At 100 ms, a nearby server's first page slowed by a loaded CPU sent them too: a 22-call export
+    // made 29.)
     const head = parts[0]
     if (head !== undefined && options.resumed.length === 0 && pagesPerQuery > 1 && cap !== 1 && options.parallel !== undefined) {
-      head.bound.patience = Math.max(100, 1000 / options.parallel.callsPerSecond)
+      head.bound.patience = Math.max(250, 1000 / options.parallel.callsPerSecond)
+      head.bound.patiencePages = Math.ceil(options.parallel.callsPerSecond * 0.6)
     }
     // The last block asked together with the first page: the head's cursor lowers its end to it once
     // that page answers, before it cuts the page's rows (an end asked too wide costs nothing then; a
