@@ -13,7 +13,9 @@
  * - **How many requests at once.** Enough to keep the key's limiter busy, and no more: Little's law,
  *   in flight ≈ rate × latency × 1.5 (`Partitions.concurrencyFor`), the latency measured from the
  *   limiter's slot to the answer's last byte. Until the first answer, one request: a range that one
- *   short page answers costs one call. Requests come from two places:
+ *   short page answers costs one call (where a query has several pages and the first has not answered
+ *   within 250 ms, the pages after it go too: `BlockCursor.Bound.patience`). Requests come from two
+ *   places:
  *   - **pages of one query** (`BlockCursor.Bound.ahead`): pages 1..window/offset of a query are
  *     independent requests, asked together while the rows seen say the query goes on. They cost no
  *     short page and no cut: where the result window holds several pages (getLogs on paid plans: ten),
@@ -25,12 +27,14 @@
  *   pages every half second, never fewer than keep the CPU busy across a latency
  *   (`Partitions.busyFloor`). Readers of one key running at once (a source's `parallel.pool`) count their
  *   partitions together.
- * - **Where to cut.** A partition is cut only once it has returned a full page and when both halves can
- *   expect a full page; the range with the most rows expected is halved beyond the pages its cursor has
- *   on the wire, and the upper half becomes a new partition that asks, from its start, the pages its
- *   expected rows fill (work stealing: a cursor that finishes takes half of the busiest one left). A cut
- *   lowers the running cursor's end (`BlockCursor.Bound`): it never emits a row past it, so no row is
- *   read twice or lost.
+ * - **Where to cut.** A partition is cut only once it (or the one before it) has returned a full page
+ *   and when both parts can expect a full page. The range with the most rows expected is cut beyond the
+ *   pages its cursor has on the wire: at the expected end of its window where a query has several
+ *   pages, six pages' worth of blocks on (or halfway, if less) where it has one; the part beyond
+ *   becomes a new partition that asks, from its start, the pages its expected rows fill, no more than
+ *   the density of every block read so far says (work stealing: a cursor that finishes takes the part
+ *   beyond the busiest one's). A cut lowers the running cursor's end (`BlockCursor.Bound`): it never
+ *   emits a row past it, so no row is read twice or lost.
  * - **Checkpoints.** A group commit: the spills and the main are synced, then `commit` records the main's
  *   position and every partition's range, position and spill length, at most once per
  *   `checkpointEvery`. A merged spill is removed once a committed state no longer names it. Resumed,
