@@ -18,20 +18,13 @@ import {
   TransportError,
   UnsupportedChainError,
 } from "../ExplorerError.js"
+import type * as Params from "../Params.js"
 import { isVerifyStatusText } from "../schemas/contract.js"
 
 // ---------------------------------------------------------------------------------------------
 
 /** The call an answer belongs to: what every error carries (never the key, never the URL). */
-export interface CallContext {
-  readonly chainId: number
-  readonly module: string
-  readonly action: string
-  /** The plan the client runs with, copied into PlanTierError/ChainNotOnPlanError. */
-  readonly plan?: string | undefined
-  /** The lowest plan the call needs, copied into PlanTierError. */
-  readonly requiredPlan?: string | undefined
-}
+export type CallContext = Params.CallContext
 
 /** Options of the classifier. */
 export interface ClassifyOptions {

@@ -366,18 +366,8 @@ const rlpProblem = (bytes: Uint8Array): string | undefined => {
   return undefined
 }
 
-/** A raw transaction read far enough for a node's checks, with its sender. */
-interface SignedTx {
-  readonly from: string
-  readonly nonce: bigint
-  readonly gasLimit: bigint
-  /** gasPrice (legacy, access list) or maxFeePerGas (dynamic fee): what the sender must cover per gas. */
-  readonly maxGasPrice: bigint
-  readonly maxPriorityFee: bigint
-  readonly to: string
-  readonly value: bigint
-  readonly input: string
-  readonly type: number
+/** A raw transaction read far enough for a node's checks, with its sender: what the pool holds, and the signature. */
+interface SignedTx extends Omit<PooledTx, "hash"> {
   readonly v: bigint
   readonly r: bigint
   readonly s: bigint

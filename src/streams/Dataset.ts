@@ -86,6 +86,16 @@ export const optionalText = (name: string, description: string): TextFlag & { re
   optional: true
 })
 
+/** `--sort`: the order of a daily statistic's days. */
+const daySort = {
+  _tag: "Choice",
+  name: "sort",
+  description: "order of the days: asc or desc (default asc)",
+  values: ["asc", "desc"] as const,
+  pseudoName: "asc|desc",
+  default: "asc"
+} satisfies ChoiceFlag<"asc" | "desc">
+
 /** The flags several data sets take. */
 export const flags = {
   address: text("address", "0x address"),
@@ -99,26 +109,12 @@ export const flags = {
     description: "operator between two topics, e.g. 0_1=or (default and); repeatable"
   } satisfies RepeatedFlag,
   date: (name: string) => text(name, "yyyy-MM-dd"),
-  sort: {
-    _tag: "Choice",
-    name: "sort",
-    description: "order of the days: asc or desc (default asc)",
-    values: ["asc", "desc"] as const,
-    pseudoName: "asc|desc",
-    default: "asc"
-  } satisfies ChoiceFlag<"asc" | "desc">,
+  sort: daySort,
   /** The days of a daily statistic: `--start-date`, `--end-date`, `--sort`. */
   daily: {
     startDate: text("start-date", "yyyy-MM-dd"),
     endDate: text("end-date", "yyyy-MM-dd"),
-    sort: {
-      _tag: "Choice",
-      name: "sort",
-      description: "order of the days: asc or desc (default asc)",
-      values: ["asc", "desc"] as const,
-      pseudoName: "asc|desc",
-      default: "asc"
-    } satisfies ChoiceFlag<"asc" | "desc">
+    sort: daySort
   }
 }
 

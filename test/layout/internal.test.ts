@@ -9,31 +9,12 @@ import { describe, expect, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join, relative, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
-import ts from "typescript"
+import { specifiersOf } from "./imports.js"
 
 const SRC = fileURLToPath(new URL("../../src/", import.meta.url))
 
 /** The modules that front src/internal/ (paths relative to src/). */
 const CLIENT_FRONTS: ReadonlySet<string> = new Set(["ExplorerClient.ts"])
-
-/** Every module specifier of a file: imports, re-exports, `import("…")` types and dynamic imports. */
-const specifiersOf = (file: string, text: string): ReadonlyArray<string> => {
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true)
-  const out: Array<string> = []
-  const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
-      out.push(node.moduleSpecifier.text)
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
-      out.push(node.argument.literal.text)
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      const arg = node.arguments[0]
-      if (arg !== undefined && ts.isStringLiteralLike(arg)) out.push(arg.text)
-    }
-    ts.forEachChild(node, visit)
-  }
-  visit(source)
-  return out
-}
 
 /** The internal folder a path (relative to src/, `/`-separated) lies in, and the folder that owns it. */
 const internalOf = (path: string): { readonly folder: string; readonly owner: string } | undefined => {

@@ -11,29 +11,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
-import ts from "typescript"
+import { specifiersOf } from "../layout/imports.js"
 
 const SRC = fileURLToPath(new URL("../../src/", import.meta.url))
 
 /** The relative specifiers of one file: imports, re-exports, `import("…")` types, dynamic imports. */
-const specifiersOf = (file: string, text: string): ReadonlyArray<string> => {
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true)
-  const out: Array<string> = []
-  const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined &&
-      ts.isStringLiteral(node.moduleSpecifier)) {
-      out.push(node.moduleSpecifier.text)
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
-      out.push(node.argument.literal.text)
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      const arg = node.arguments[0]
-      if (arg !== undefined && ts.isStringLiteralLike(arg)) out.push(arg.text)
-    }
-    ts.forEachChild(node, visit)
-  }
-  visit(source)
-  return out.filter((s) => s.startsWith("./") || s.startsWith("../"))
-}
+const relativeSpecifiersOf = (file: string, text: string): ReadonlyArray<string> =>
+  specifiersOf(file, text).filter((s) => s.startsWith("./") || s.startsWith("../"))
 
 /** A `.js` specifier as the `.ts` file it names. */
 const fileOf = (from: string, specifier: string): string => resolve(dirname(from), specifier).replace(/\.js$/, ".ts")
@@ -51,7 +35,7 @@ const reachable = (entries: ReadonlyArray<string>, read: (file: string) => strin
     const text = read(file)
     if (text === undefined) continue
     seen.set(file, chain)
-    for (const s of specifiersOf(file, text)) {
+    for (const s of relativeSpecifiersOf(file, text)) {
       const next = fileOf(file, s)
       if (!seen.has(next)) queue.push([next, [...chain, next]])
     }
@@ -96,7 +80,7 @@ describe("the sinks read no plan rules", () => {
     expect(sinks).toContain("Export.ts")
     const offenders = sinks.filter((f) => {
       const file = join(SRC, "sinks", f)
-      return specifiersOf(file, readFileSync(file, "utf8")).some((s) => fileOf(file, s) === join(SRC, "Plan.ts"))
+      return relativeSpecifiersOf(file, readFileSync(file, "utf8")).some((s) => fileOf(file, s) === join(SRC, "Plan.ts"))
     })
     expect(offenders).toEqual([])
   })

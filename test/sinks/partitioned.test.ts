@@ -48,6 +48,18 @@ const model = (all: ReadonlyArray<Row>, cap: number, window: number, pauseMs: nu
   return { fetch, stats }
 }
 
+/**
+ * The chain's head `head`, answered once the model has a page request (or after 5 s without one: an
+ * export that waited for the head before its first page has then sent none), with the calls made by then.
+ */
+const headAfterFirstPage = (api: ReturnType<typeof model>, head: number) =>
+  Effect.gen(function*() {
+    const since = Date.now()
+    while (api.stats.calls === 0 && Date.now() - since < 5_000) yield* Effect.sleep(5)
+    yield* Effect.sleep(20)
+    return { head, callsBefore: api.stats.calls }
+  })
+
 /** A block-ordered source over the model that reads in parallel (it honours the bound). */
 const source = (
   api: ReturnType<typeof model>,
@@ -271,12 +283,9 @@ describe("partitioned exports", () => {
         // The head answers once a page has gone out (or after 5 s: an export that waited for the head
         // before its first page has then sent none). A fixed 150 ms failed on a loaded machine, where
         // the export's set-up alone took longer.
-        const latest = Effect.gen(function*() {
-          const since = Date.now()
-          while (api.stats.calls === 0 && Date.now() - since < 5_000) yield* Effect.sleep(5)
-          yield* Effect.sleep(20)
-          callsBeforeHead = api.stats.calls
-          return head
+        const latest = Effect.map(headAfterFirstPage(api, head), (answered) => {
+          callsBeforeHead = answered.callsBefore
+          return answered.head
         })
         const got = yield* exportTo(folder, "got.csv", source(api, toBlock, 10, 100, undefined, undefined, latest), {
           concurrency,
@@ -312,13 +321,9 @@ describe("partitioned exports", () => {
           fetch: (r: BlockCursor.BlockPageRequest) => Effect.zipRight(Effect.sync(() => void asked.push(r.toBlock)), api.fetch(r))
         }
         let callsBeforeHead = -1
-        // The head answers once a page has gone out (after 5 s without one: an export that waited for it).
-        const latest = Effect.gen(function*() {
-          const since = Date.now()
-          while (api.stats.calls === 0 && Date.now() - since < 5_000) yield* Effect.sleep(5)
-          yield* Effect.sleep(20)
-          callsBeforeHead = api.stats.calls
-          return headAt
+        const latest = Effect.map(headAfterFirstPage(api, headAt), (answered) => {
+          callsBeforeHead = answered.callsBefore
+          return answered.head
         })
         const got = yield* exportTo(folder, "got.csv", source(recorded, "latest", 10, 100, undefined, undefined, latest), {
           concurrency,
