@@ -151,6 +151,11 @@ export interface EngineRow {
   /** Rows/s ÷ (rate × 1,000). */
   readonly ratio: number
   readonly mostInFlight: number
+  /** Where the calls and the time beyond the ideal went: calls that returned no row, fewer than a page, or were sent and then given up (their answer unread); milliseconds the limiter had a slot and nobody asked. */
+  readonly empty?: number
+  readonly short?: number
+  readonly givenUp?: number
+  readonly idleMs?: number
   readonly exact: boolean
   /** Data sets and latencies drawn (`--seeds`): the figures above are their means. */
   readonly seeds?: number
@@ -193,24 +198,45 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
   const fromBlock = 1_000_000
   const toBlock = (all.at(-1)?.block ?? fromBlock) + 10
   const latency = random(rate * 31 + budgetSeconds + seed * 7_919)
-  const stats = { calls: 0, inFlight: 0, most: 0, nextSlot: 0, first: Number.POSITIVE_INFINITY, last: 0 }
-  const lane = Effect.runSync(Queue.unbounded<Deferred.Deferred<void>>())
+  const stats = { calls: 0, inFlight: 0, most: 0, nextSlot: 0, first: Number.POSITIVE_INFINITY, last: 0, empty: 0, short: 0, givenUp: 0, idleMs: 0 }
+  // Requests waiting for a slot, with their level at the limiter (`BlockPageRequest.priority`).
+  const waiting: Array<{ readonly turn: Deferred.Deferred<void>; readonly priority: { level: number } | undefined }> = []
+  const signal = Effect.runSync(Queue.sliding<void>(1))
+  // The next request: the first of the lowest level (as the client's Throttle picks it).
+  const nextTurn: Effect.Effect<Deferred.Deferred<void>> = Effect.suspend(function loop(): Effect.Effect<Deferred.Deferred<void>> {
+    let best = -1
+    for (let i = 0; i < waiting.length; i++) {
+      if (best < 0 || (waiting[i]?.priority?.level ?? 0) < (waiting[best]?.priority?.level ?? 0)) best = i
+    }
+    if (best >= 0) return Effect.succeed(waiting.splice(best, 1)[0]!.turn)
+    return Effect.zipRight(Queue.take(signal), Effect.suspend(loop))
+  })
   // The limiter's loop: the next request still waiting gets the slot, then the next slot is 1/rate s on.
   const grants = Effect.forever(Effect.gen(function*() {
     let taken = false
-    while (!taken) taken = yield* Deferred.succeed(yield* Queue.take(lane), undefined)
+    while (!taken) taken = yield* Deferred.succeed(yield* nextTurn, undefined)
     const now = yield* TestClockNow
-    if (trace && stats.calls > 0 && now > stats.nextSlot + 1) console.error(`idle ${Math.round(stats.nextSlot)}..${Math.round(now)} (${Math.round(now - stats.nextSlot)} ms)`)
+    if (stats.calls > 0 && now > stats.nextSlot + 1) {
+      stats.idleMs += now - stats.nextSlot
+      if (trace) console.error(`idle ${Math.round(stats.nextSlot)}..${Math.round(now)} (${Math.round(now - stats.nextSlot)} ms)`)
+    }
     stats.nextSlot = now + 1_000 / rate
     yield* Effect.sleep(1_000 / rate)
   }))
   const fetch = (r: BlockCursor.BlockPageRequest, onAnswer: (millis: number) => void) =>
     Effect.gen(function*() {
-      // The limiter: a slot every 1/rate s, in the order asked; a request given up while it waits
-      // leaves its slot to the next one (as the client's Throttle does).
+      // The limiter: a slot every 1/rate s, the lowest level first, then in the order asked; a request
+      // given up while it waits leaves its slot to the next one (as the client's Throttle does).
       const turn = yield* Deferred.make<void>()
-      yield* Queue.offer(lane, turn)
-      yield* Effect.onInterrupt(Deferred.await(turn), () => Deferred.interrupt(turn))
+      const entry = { turn, priority: r.priority }
+      waiting.push(entry)
+      yield* Queue.offer(signal, undefined)
+      yield* Effect.onInterrupt(Deferred.await(turn), () =>
+        Effect.suspend(() => {
+          const i = waiting.indexOf(entry)
+          if (i >= 0) waiting.splice(i, 1)
+          return Deferred.interrupt(turn)
+        }))
       const slot = yield* TestClockNow
       stats.first = Math.min(stats.first, slot)
       stats.last = Math.max(stats.last, slot)
@@ -221,6 +247,7 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
       const millis = 300 + Math.floor(latency() * 300)
       yield* Effect.sleep(millis).pipe(Effect.onInterrupt(() => Effect.sync(() => {
         stats.inFlight--
+        stats.givenUp++
         if (trace) console.error(`given up @${Math.round(slot)} ${r.fromBlock}-${r.toBlock} p${r.page}`)
       })))
       onAnswer(millis)
@@ -229,6 +256,8 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
       const start = lowerBound(r.fromBlock) + (r.page - 1) * r.offset
       const end = Math.min(lowerBound(r.toBlock + 1), start + Math.min(r.offset, cap))
       const rows = all.slice(start, Math.max(start, end))
+      if (rows.length === 0) stats.empty++
+      else if (rows.length < r.offset) stats.short++
       if (trace) console.error(`call @${Math.round(slot)} ${r.fromBlock}-${r.toBlock} p${r.page} → ${rows.length}`)
       return rows
     })
@@ -276,6 +305,11 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
       seconds: Math.round(seconds * 10) / 10,
       ratio: Math.round((all.length / seconds / (rate * cap)) * 1000) / 1000,
       mostInFlight: stats.most,
+      empty: stats.empty,
+      short: stats.short,
+      givenUp: stats.givenUp,
+      // The idle time the span counts (before the first slot nothing is measured).
+      idleMs: Math.round(stats.idleMs),
       exact
     } satisfies EngineRow
   })
@@ -310,6 +344,10 @@ const main = async () => {
             seconds: mean((r) => r.seconds, 1),
             ratio: mean((r) => r.ratio, 3),
             mostInFlight: Math.max(...runs.map((r) => r.mostInFlight)),
+            empty: mean((r) => r.empty ?? 0, 1),
+            short: mean((r) => r.short ?? 0, 1),
+            givenUp: mean((r) => r.givenUp ?? 0, 1),
+            idleMs: mean((r) => r.idleMs ?? 0, 0),
             exact: runs.every((r) => r.exact),
             seeds,
             worstRatio: Math.min(...runs.map((r) => r.ratio))

@@ -45,6 +45,7 @@ import * as Internal from "./internal/explorerClient.js"
 import type * as Params from "./Params.js"
 import type * as Plan from "./Plan.js"
 import type * as Schemas from "./schemas/index.js"
+import type * as Throttle from "./Throttle.js"
 import * as Transport from "./internal/transport.js"
 
 /** The parameter schema of every operation, the getLogs topic operators, an operation's parameters. */
@@ -98,6 +99,12 @@ export interface CallOptions {
    * limiter to the answer's last byte (what a partitioned export sizes its requests in flight by).
    */
   readonly onAnswer?: ((millis: number) => void) | undefined
+  /**
+   * How urgent the call is at the key's limiter (default level 0): of the calls waiting there, the
+   * lowest level is sent first. The paging engine asks pages ahead of need at higher levels, so they
+   * take only slots no needed page wants (see `Throttle.Priority`).
+   */
+  readonly priority?: Throttle.Priority | undefined
   /**
    * A list operation: send the call even when its `page × offset` is past the window the client knows
    * for its key, and learn the window from the answer (see {@link ResultWindow}). The streams ask so

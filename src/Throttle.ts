@@ -29,6 +29,12 @@
  * - A rate-limit answer pauses the key: the key's lane starts no one until the pause is over, then
  *   resumes evenly spaced (the first start after the pause plans the next), not in a burst.
  * - A caller that gives up while waiting (interrupted) leaves its turn to the next one.
+ * - **Who goes first.** A caller may say how urgent it is ({@link Priority}): the key's lane starts the
+ *   waiting caller of the lowest level, in the order they came within a level, and a caller may lower
+ *   its level while it waits. The paging engine asks the page a cursor waits for at level 0 and the
+ *   pages it asks ahead of need at higher levels, so a guess goes only in a slot no needed page wants
+ *   (a slot nobody takes is lost: a guess there costs nothing more). Callers that say nothing are
+ *   level 0: first come, first served, as before.
  *
  * The limiter is applied per attempt (retries are throttled too).
  *
@@ -81,9 +87,22 @@ export interface Throttle {
    * and, for a throttled operation, the throttled lane too. Call it once per attempt, right before
    * sending.
    */
-  readonly acquire: (throttled: boolean) => Effect.Effect<void>
+  readonly acquire: (throttled: boolean, priority?: Priority) => Effect.Effect<void>
   /** After a rate-limit answer: every call of the key waits until `duration` from now. */
   readonly pause: (duration: Duration.DurationInput) => Effect.Effect<void>
+}
+
+/**
+ * How urgent a call is at its key's lane: of the callers waiting, the lowest `level` starts first
+ * (first come, first served within a level). Mutable: a caller waiting at a higher level that turns
+ * out to be needed (a page asked ahead that a cursor now waits for) lowers it in place, and the lane
+ * reads it at its next start. No priority is level 0.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Priority {
+  level: number
 }
 
 /**
@@ -230,20 +249,62 @@ export const starts = (spacing: number, allowance: number): Schedule.Schedule<nu
 /** A caller waiting in a lane: the lane's loop completes it at the moment it may send. */
 type Turn = Deferred.Deferred<void>
 
-/** Waits for a turn in a lane. A caller interrupted while waiting marks its turn, and the loop skips it. */
-const waitTurn = (lane: Queue.Queue<Turn>): Effect.Effect<void> =>
-  Effect.flatMap(Deferred.make<void>(), (turn) =>
-    Queue.offer(lane, turn).pipe(
+interface Waiting {
+  readonly turn: Turn
+  readonly priority: Priority | undefined
+}
+
+/**
+ * The callers waiting for a lane's starts: the next one is the first of the lowest level (see
+ * {@link Priority}). `signal` wakes a loop waiting for a caller.
+ */
+interface Lane {
+  readonly waiting: Array<Waiting>
+  readonly signal: Queue.Queue<void>
+}
+
+const makeLane: Effect.Effect<Lane> = Effect.map(Queue.sliding<void>(1), (signal) => ({ waiting: [], signal }))
+
+/** The next caller of a lane, taken out of it; waits for one when none is waiting. */
+const nextTurn = (lane: Lane): Effect.Effect<Turn> =>
+  Effect.suspend(function loop(): Effect.Effect<Turn> {
+    let best = -1
+    let level = Number.POSITIVE_INFINITY
+    for (let i = 0; i < lane.waiting.length; i++) {
+      const l = (lane.waiting[i] as Waiting).priority?.level ?? 0
+      if (l < level) {
+        level = l
+        best = i
+        if (l <= 0) break
+      }
+    }
+    if (best >= 0) return Effect.succeed((lane.waiting.splice(best, 1)[0] as Waiting).turn)
+    return Effect.zipRight(Queue.take(lane.signal), Effect.suspend(loop))
+  })
+
+/** Waits for a turn in a lane. A caller interrupted while waiting leaves it (a turn already given is skipped). */
+const waitTurn = (lane: Lane, priority?: Priority): Effect.Effect<void> =>
+  Effect.flatMap(Deferred.make<void>(), (turn) => {
+    const waiting: Waiting = { turn, priority }
+    return Effect.sync(() => void lane.waiting.push(waiting)).pipe(
+      Effect.zipRight(Queue.offer(lane.signal, undefined)),
       Effect.zipRight(Deferred.await(turn)),
-      Effect.onInterrupt(() => Deferred.interrupt(turn))
-    ))
+      Effect.onInterrupt(() =>
+        Effect.suspend(() => {
+          const i = lane.waiting.indexOf(waiting)
+          if (i >= 0) lane.waiting.splice(i, 1)
+          return Deferred.interrupt(turn)
+        })
+      )
+    )
+  })
 
 /**
  * A lane's grant loop: gives the start to the next caller still waiting (`grant` says whether one took
  * it), then waits on `schedule` for the next start; forever (until its scope closes).
  */
 const grantLoop = (
-  lane: Queue.Queue<Turn>,
+  lane: Lane,
   grant: (turn: Turn) => Effect.Effect<boolean>,
   schedule: Schedule.Schedule<number, unknown>
 ): Effect.Effect<number> =>
@@ -251,7 +312,7 @@ const grantLoop = (
     Effect.gen(function*() {
       // A caller that gave up leaves the start to the next one.
       let taken = false
-      while (!taken) taken = yield* grant(yield* Queue.take(lane))
+      while (!taken) taken = yield* grant(yield* nextTurn(lane))
     }),
     schedule
   )
@@ -264,8 +325,8 @@ const build = (options: Options, scope: Scope.Scope): Effect.Effect<Throttle> =>
     // half the safety margin of one interval; plus 1 ms, as the clock counts whole milliseconds (a
     // start up to 1 ms after a fractional plan is on time).
     const catchUp = Math.min(MAX_CATCH_UP_MILLIS, (keyInterval * options.safetyMargin) / 2) + 1
-    const keyLane = yield* Queue.unbounded<Turn>()
-    const throttledLane = yield* Queue.unbounded<Turn>()
+    const keyLane = yield* makeLane
+    const throttledLane = yield* makeLane
     const pauseUntil = yield* Ref.make(0)
 
     const pauseOver: Effect.Effect<void> = Effect.gen(function*() {
@@ -299,8 +360,8 @@ const build = (options: Options, scope: Scope.Scope): Effect.Effect<Throttle> =>
       scope,
       Effect.forEach([keyLane, throttledLane], (lane) =>
         Effect.zipRight(
-          Effect.flatMap(Queue.takeAll(lane), Effect.forEach(Deferred.interrupt)),
-          Queue.shutdown(lane)
+          Effect.forEach(lane.waiting.splice(0), (waiting) => Deferred.interrupt(waiting.turn)),
+          Queue.shutdown(lane.signal)
         ))
     )
 
@@ -309,7 +370,8 @@ const build = (options: Options, scope: Scope.Scope): Effect.Effect<Throttle> =>
       throttledPerSecond: options.throttledPerSecond,
       intervalMillis: keyInterval,
       throttledIntervalMillis: throttledInterval,
-      acquire: (throttled) => waitTurn(throttled ? throttledLane : keyLane),
+      // A throttled call waits in its own lane first; its start in the key's lane is then level 0.
+      acquire: (throttled, priority) => throttled ? waitTurn(throttledLane, priority) : waitTurn(keyLane, priority),
       pause: (duration) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
           Ref.update(pauseUntil, (until) => Math.max(until, now + Duration.toMillis(duration))))

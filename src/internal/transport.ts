@@ -281,9 +281,9 @@ export const make = (
       throttledIntervalMillis: local.throttledIntervalMillis,
       callsPerDay: config.rate.callsPerDay
     })
-    const acquire = (call: Call, throttled: boolean): Effect.Effect<void, Errors.RateLimitError> =>
-      lane === undefined ? local.acquire(throttled) : Effect.zipRight(
-        local.acquire(throttled),
+    const acquire = (call: Call, throttled: boolean, priority?: Throttle.Priority): Effect.Effect<void, Errors.RateLimitError> =>
+      lane === undefined ? local.acquire(throttled, priority) : Effect.zipRight(
+        local.acquire(throttled, priority),
         Effect.catchTag(lane.acquire(throttled), "DailyCapReached", (e) =>
           Effect.fail(
             new Errors.RateLimitError({
@@ -350,10 +350,11 @@ export const make = (
       throttled: boolean,
       attempt: number,
       slices: SliceReader<S> | undefined,
-      onAnswer: ((millis: number) => void) | undefined
+      onAnswer: ((millis: number) => void) | undefined,
+      priority: Throttle.Priority | undefined
     ) =>
       Effect.gen(function*() {
-        yield* acquire(call, throttled)
+        yield* acquire(call, throttled, priority)
         const slot = yield* Clock.currentTimeMillis
         yield* Ref.update(counters, (s) => ({ ...s, requests: s.requests + 1 }))
         yield* CallCount.record(attempt > 1)
@@ -468,7 +469,7 @@ export const make = (
             yield* Ref.update(counters, (s) => ({ ...s, retries: s.retries + 1 }))
             yield* Metric.increment(metrics.retries)
           }
-          return yield* sendOnce(call, throttled, n + 1, slices, options?.onAnswer)
+          return yield* sendOnce(call, throttled, n + 1, slices, options?.onAnswer, options?.priority)
         })
         return yield* attempt.pipe(
           Effect.tapError((error) =>

@@ -148,7 +148,10 @@ export const accountPage = (r: BlockCursor.BlockPageRequest) => ({
  * The streams split block ranges on query timeouts themselves; a one-block range cannot be split, so
  * its request asks the client to retry a timeout like any transient failure (BlockCursor decides).
  */
-const timeoutPolicy = (r: BlockCursor.BlockPageRequest): CallOptions => ({ retryQueryTimeout: r.retryQueryTimeout })
+/** A page request's call options: its timeout policy, and its urgency at the limiter when it says one. */
+const timeoutPolicy = (r: BlockCursor.BlockPageRequest): CallOptions => (
+  r.priority === undefined ? { retryQueryTimeout: r.retryQueryTimeout } : { retryQueryTimeout: r.retryQueryTimeout, priority: r.priority }
+)
 
 /** A row of `lineBatches` while the cursor pages: its line (or file row) and its block. */
 interface BlockLine<B> {

@@ -186,6 +186,36 @@ describe("Throttle", () => {
       expect(Exit.isInterrupted(yield* Fiber.await(waiting))).toBe(true)
     }))
 
+  it.effect("priorities: the lowest level waiting goes first, in order within a level; a level lowered while waiting counts", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const throttle = yield* Scope.extend(Throttle.make(options(10)), scope)
+      // The first slot is taken: everyone after waits, in the order below.
+      yield* throttle.acquire(false)
+      const order: Array<string> = []
+      const asks: Array<readonly [string, Throttle.Priority | undefined]> = [
+        ["guess-a", { level: 2 }],
+        ["ahead-a", { level: 1 }],
+        ["guess-b", { level: 2 }],
+        ["needed-a", undefined],
+        ["ahead-b", { level: 1 }],
+        ["needed-b", { level: 0 }]
+      ]
+      const fibers: Array<Fiber.RuntimeFiber<void>> = []
+      for (const [name, priority] of asks) {
+        fibers.push(yield* Effect.fork(Effect.zipRight(throttle.acquire(false, priority), Effect.sync(() => void order.push(name)))))
+        yield* TestClock.adjust("0 millis")
+      }
+      // guess-b turns out needed while it waits: it goes with the needed ones, in the order it came.
+      const promoted = asks[2]?.[1]
+      if (promoted !== undefined) promoted.level = 0
+      // A caller that gives up leaves its turn.
+      yield* Fiber.interrupt(fibers[4] as Fiber.RuntimeFiber<void>)
+      yield* TestClock.adjust("1 second")
+      expect(order).toEqual(["guess-b", "needed-a", "needed-b", "ahead-a", "guess-a"])
+      yield* Scope.close(scope, Exit.void)
+    }))
+
   it("the registry never holds the key", () => {
     const fp = Throttle.fingerprint(Option.some(freshKey("FPKEY")))
     expect(fp).toMatch(/^[0-9a-f]{16}$/)

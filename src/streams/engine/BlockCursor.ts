@@ -53,7 +53,31 @@ export interface BlockPageRequest {
    * (one block) or does not split at all (`splitOnTimeout: false`), false otherwise.
    */
   readonly retryQueryTimeout: boolean
+  /**
+   * How urgent the request is at the key's limiter (a `Throttle.Priority`): absent (level 0) for the
+   * page the cursor waits for; {@link aheadLevel} for pages the rows read say the query holds;
+   * {@link guessLevel} for pages asked on a guess. Lowered to 0 in place once the cursor waits for it.
+   */
+  readonly priority?: { level: number } | undefined
 }
+
+/**
+ * The limiter level of a page asked ahead that the rows read so far say the query holds.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const aheadLevel = 1
+
+/**
+ * The limiter level of a page asked on a guess: before the range has answered (its first window), or
+ * past what the query's rows say (the density of the last page only): it goes in a slot no other page
+ * wants.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const guessLevel = 2
 
 /**
  * A batch of rows the engine emits: every row with a block ≤ `completeThrough` has now been emitted.
@@ -113,6 +137,8 @@ export interface Bound {
   settle?: Effect.Effect<void>
   /** Requests of this cursor sent or waiting at the limiter, not yet answered. */
   inFlight?: number
+  /** Of `inFlight`, the pages asked on a guess ({@link guessLevel}): they fill slots, they need none. */
+  guesses?: number
   /**
    * Pages of its result window the cursor's current query may still return after the last one read
    * (a cut falls beyond the blocks they are expected to cover).
@@ -234,6 +260,12 @@ export interface LearnedWindow<A> {
   readonly rows?: ReadonlyArray<A> | undefined
 }
 
+/** A page asked ahead: its urgency at the limiter, and whether it is still counted as a guess. */
+interface Ask {
+  readonly priority: { level: number }
+  guess: boolean
+}
+
 interface State<A> {
   /** Every row of blocks before `cursor` has been emitted. */
   readonly cursor: number
@@ -269,18 +301,19 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
 
   // Fetch one page, halving the sub-range on query timeouts down to a single block, whose request
   // asks the fetch to retry a timeout instead (splitting cannot help there).
-  const request = (state: State<A>): BlockPageRequest => ({
+  const request = (state: State<A>, priority?: { level: number }): BlockPageRequest => ({
     fromBlock: state.cursor,
     toBlock: state.subEnd,
     page: state.page,
     offset: cap,
-    retryQueryTimeout: !splitOnTimeout || state.subEnd <= state.cursor
+    retryQueryTimeout: !splitOnTimeout || state.subEnd <= state.cursor,
+    ...(priority === undefined ? {} : { priority })
   })
   // One request, counted in `progress` once answered (a page asked ahead and given up while it waited
   // at the limiter was never sent), and in `Bound.inFlight` while it is out.
-  const send = (state: State<A>): Effect.Effect<ReadonlyArray<A>, E> =>
+  const send = (state: State<A>, priority?: { level: number }): Effect.Effect<ReadonlyArray<A>, E> =>
     Effect.sync(() => void (limit.inFlight = (limit.inFlight ?? 0) + 1)).pipe(
-      Effect.zipRight(options.fetch(request(state))),
+      Effect.zipRight(options.fetch(request(state, priority))),
       Effect.onExit((exit) => Exit.isInterrupted(exit) ? Effect.void : tick((p) => ({ ...p, calls: p.calls + 1 }))),
       Effect.ensuring(Effect.sync(() => void (limit.inFlight = (limit.inFlight ?? 1) - 1)))
     )
@@ -291,6 +324,8 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
       const early = ahead.get(state.page)
       if (early !== undefined && early.cursor === state.cursor) {
         ahead.delete(state.page)
+        // The cursor waits for it now: the most urgent of its key's calls.
+        relevel(early.ask, 0)
         return Effect.map(Fiber.join(early.fiber), (rows) => [rows, { ...state, subEnd: Math.max(state.subEnd, early.subEnd) }] as const).pipe(
           // A page asked ahead that timed out is asked again as the engine splits it.
           Effect.catchIf((e): e is E & QueryTimeoutError => splitOnTimeout && isQueryTimeout(e) && state.subEnd > state.cursor,
@@ -334,7 +369,22 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
   const limit = options.bound ?? bound(options.fromBlock, options.toBlock)
   // Pages asked ahead (see `Bound.ahead`), by page number, with the query start and end they were asked
   // with; forked in the stream's scope, so they end with it.
-  const ahead = new Map<number, { readonly cursor: number; readonly subEnd: number; readonly fiber: Fiber.Fiber<ReadonlyArray<A>, E> }>()
+  const ahead = new Map<number, {
+    readonly cursor: number
+    readonly subEnd: number
+    readonly fiber: Fiber.Fiber<ReadonlyArray<A>, E>
+    readonly ask: Ask
+  }>()
+  /** A page asked ahead is a guess (counted in `Bound.guesses`) until it is answered or found needed. */
+  const settleGuess = (ask: Ask) => {
+    if (!ask.guess) return
+    ask.guess = false
+    limit.guesses = Math.max(0, (limit.guesses ?? 1) - 1)
+  }
+  const relevel = (ask: Ask, level: number) => {
+    if (level < ask.priority.level) ask.priority.level = level
+    if (level < guessLevel) settleGuess(ask)
+  }
   let aheadScope: Scope.Scope | undefined
   let pagesInWindow = Math.max(1, Math.floor(window / cap))
   /**
@@ -351,13 +401,16 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
       if (learned.window <= window) return
       window = learned.window
       pagesInWindow = Math.max(1, Math.floor(window / cap))
-      if (learned.rows !== undefined) ahead.set(next.page, { cursor: next.cursor, subEnd: next.subEnd, fiber: Fiber.succeed(learned.rows) })
+      if (learned.rows !== undefined) {
+        ahead.set(next.page, { cursor: next.cursor, subEnd: next.subEnd, fiber: Fiber.succeed(learned.rows), ask: { priority: { level: 0 }, guess: false } })
+      }
     })
   /**
    * Pages `state.page`..`lastPage` of the state's query on the wire (those not there yet), after
-   * `delay` ms (given up, unsent, if the query ends before).
+   * `delay` ms (given up, unsent, if the query ends before), at the limiter's `level` (pages already
+   * asked at a higher level are raised to it).
    */
-  const askAhead = (state: State<A>, lastPage: number, delay = 0): Effect.Effect<void> =>
+  const askAhead = (state: State<A>, lastPage: number, delay = 0, level: number = aheadLevel): Effect.Effect<void> =>
     Effect.suspend(() => {
       const scope = aheadScope
       if (scope === undefined) return Effect.void
@@ -365,12 +418,17 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
       for (let page = state.page; page <= Math.min(lastPage, pagesInWindow); page++) {
         const held = ahead.get(page)
         if (held === undefined || held.cursor !== state.cursor) pages.push(page)
+        else relevel(held.ask, level)
       }
       // Delayed pages wake a millisecond apart, so they reach the limiter in page order (the last
       // ones, given up first when the query ends, are sent last).
-      return Effect.forEach(pages, (page, i) =>
-        Effect.map(Effect.forkIn(delay > 0 ? Effect.zipRight(Effect.raceFirst(Effect.sleep(delay + i), Deferred.await(go)), send({ ...state, page })) : send({ ...state, page }), scope), (fiber) =>
-          void ahead.set(page, { cursor: state.cursor, subEnd: state.subEnd, fiber })), { discard: true })
+      return Effect.forEach(pages, (page, i) => {
+        const ask: Ask = { priority: { level }, guess: level >= guessLevel }
+        if (ask.guess) limit.guesses = (limit.guesses ?? 0) + 1
+        const asked = send({ ...state, page }, ask.priority).pipe(Effect.ensuring(Effect.sync(() => settleGuess(ask))))
+        return Effect.map(Effect.forkIn(delay > 0 ? Effect.zipRight(Effect.raceFirst(Effect.sleep(delay + i), Deferred.await(go)), asked) : asked, scope), (fiber) =>
+          void ahead.set(page, { cursor: state.cursor, subEnd: state.subEnd, fiber, ask }))
+      }, { discard: true })
     })
   /** Opened once a full page says the query goes on: pages waiting for `patience` go at once. */
   const go = Deferred.unsafeMake<void>(FiberId.none)
@@ -395,10 +453,10 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
       // together from the start, as many as `ahead` allows.
       if (state.page === 1 && state.cursor === options.fromBlock && ahead.size === 0 && (limit.ahead ?? 0) > 0) {
         if (limit.expected !== undefined && limit.expected > cap) {
-          yield* askAhead(state, Math.min(1 + (limit.ahead ?? 0), Math.ceil(limit.expected / cap)))
+          yield* askAhead(state, Math.min(1 + (limit.ahead ?? 0), Math.ceil(limit.expected / cap)), 0, guessLevel)
         } else if (limit.expected === undefined && limit.patience !== undefined) {
           // Nothing known of the range: the pages after the first go if it has not answered by then.
-          yield* askAhead({ ...state, page: 2 }, Math.min(1 + (limit.ahead ?? 0), limit.patiencePages ?? Number.POSITIVE_INFINITY), limit.patience)
+          yield* askAhead({ ...state, page: 2 }, Math.min(1 + (limit.ahead ?? 0), limit.patiencePages ?? Number.POSITIVE_INFINITY), limit.patience, guessLevel)
         }
       }
       const [rows, at] = yield* fetchPage(state.subEnd > limit.end ? { ...state, subEnd: limit.end } : state)
@@ -461,8 +519,14 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
           // The next pages of this query, while it is expected to go on (see `Bound.ahead`).
           const depth = limit.ahead ?? 0
           if (depth > 0) {
-            const expected = pagesExpected({ first: following.firstRow ?? at.cursor, last, page: at.page, cap, end: Math.min(at.subEnd, end) })
+            const to = Math.min(at.subEnd, end)
+            const expected = pagesExpected({ first: following.firstRow ?? at.cursor, last, page: at.page, cap, end: to })
             yield* askAhead(following, at.page + Math.min(depth + 1, expected))
+            // Where the rows are now (this page's density) says more: those go as guesses, in slots no
+            // needed page takes (a burst reached after a quiet stretch is read a window at a time, not a
+            // page a round trip).
+            const here = pagesExpected({ first: blockOf(rows[0] as A), last, page: 1, cap, end: to })
+            if (here > expected) yield* askAhead(following, at.page + Math.min(depth + 1, here), 0, guessLevel)
           }
         } else if (last > at.cursor) {
           // The window is used up: start again at the last block, whose rows are dropped and read

@@ -223,6 +223,13 @@ const rowsHeld = 70_000
 /** How often a paused partition looks whether it may go on (ms). */
 const pauseStep = 50
 
+/**
+ * Pages short of the window's end a cut falls, where a query has several pages: the range left to the
+ * cursor is expected to fill its window but for half a page and a little (a range that overflows its
+ * window by a few rows asks them in a query of its own once the window's last page has answered).
+ */
+const windowSlack = 0.6
+
 /** Blocks a range must have left to be cut in two. */
 const minCut = 2
 
@@ -443,15 +450,25 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
       // the density: the blocks its pages still to come are expected to cover (a cut that falls short
       // drops rows those pages bring, one that falls long costs at most a short page) are its own.
       const pages = pagesPerQuery > 1 ? (p.bound.pagesLeft ?? pagesPerQuery) : (p.bound.inFlight ?? 0)
-      const onTheWire = density > 0 ? Math.ceil((pages * rowsPerCall) / density) : 0
+      // Several pages a query: a little short of the window's end (`windowSlack`), so that the last
+      // page of the window is the short one that ends the range, rather than a full one whose last
+      // block starts a query of its own a round trip later.
+      const filled = pagesPerQuery > 1 ? Math.max(0, pages - windowSlack) : pages
+      const onTheWire = density > 0 ? Math.ceil((filled * rowsPerCall) / density) : 0
       const from = Math.max(p.bound.claimed, p.completeThrough) + 1 + onTheWire
       const width = p.bound.end - from + 1
       // What a new partition beyond the cut is told to expect: the lower of the two (a guess too high
       // asks pages that come back empty; one too low costs a round trip before its pages go together).
-      return { from, width, density, cautious: Math.min(density, overall), rows: density * width }
+      // (Before any block is complete, all it read is its last page: nothing lower to be cautious with.)
+      const known = covered > 0 && p.read > 0
+      return { from, width, density, cautious: known ? Math.min(density, overall) : density, rows: density * width }
     }
     // A range is cut when both halves can expect at least a full page: a cut costs a short last page.
+    // Where a query has several pages, half a page beyond the cursor's window is enough: without the
+    // cut those rows cost the same short page, asked by the cursor once its window's last page has
+    // answered (a round trip later, at the end of an export the round trip nothing else fills).
     const rowsPerCall = options.parallel?.rowsPerCall ?? 1
+    const minCutRows = pagesPerQuery > 1 ? rowsPerCall / 2 : 2 * rowsPerCall
 
     const readPart = (part: Part<H>) =>
       Effect.gen(function*() {
@@ -523,7 +540,7 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
         for (const p of parts) {
           if (p.state === "done" || !p.dense) continue
           const left = remaining(p)
-          if (left.width >= minCut && left.rows >= 2 * rowsPerCall && left.rows > bestRows) {
+          if (left.width >= minCut && left.rows >= minCutRows && left.rows > bestRows) {
             best = p
             bestRows = left.rows
           }
@@ -649,10 +666,14 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
       const ahead = cap === 1 ? 0 : pagesPerQuery - 1
       for (const p of parts) p.bound.ahead = ahead
     }
-    /** Requests this reader's cursors have sent or queued at the limiter, not yet answered. */
+    /**
+     * Requests this reader's cursors have sent or queued at the limiter, not yet answered; pages asked
+     * on a guess do not count (they take the slots no other page wants: a new partition's first page
+     * goes before them).
+     */
     const outstanding = () => {
       let n = 0
-      for (const p of parts) if (p.state === "running") n += p.bound.inFlight ?? 0
+      for (const p of parts) if (p.state === "running") n += (p.bound.inFlight ?? 0) - (p.bound.guesses ?? 0)
       return n
     }
     /**
