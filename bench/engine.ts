@@ -145,6 +145,12 @@ export interface EngineRow {
   readonly rows: number
   readonly calls: number
   readonly idealCalls: number
+  /**
+   * Calls one cursor makes over the same data (page after page, a used-up window starting again at its
+   * last block, whose rows it reads again): where blocks are large next to the window (the free plan's
+   * one page), the rows of the block a page ends in are read twice, which no reader avoids.
+   */
+  readonly cursorCalls?: number
   /** Rows a call returned ÷ 1,000. */
   readonly fill: number
   readonly seconds: number
@@ -293,6 +299,7 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
     const seconds = (stats.last - stats.first + 1_000 / rate) / 1_000
     const exact = rows.length === all.length && rows.every((row, i) => row.id === i)
     const idealCalls = Math.max(1, Math.ceil(all.length / cap))
+    const cursorCalls = oneCursorCalls(blockIndex, lowerBound, fromBlock, toBlock, window)
     return {
       reader,
       shape,
@@ -301,6 +308,7 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
       rows: all.length,
       calls: stats.calls,
       idealCalls,
+      cursorCalls,
       fill: Math.round((all.length / (stats.calls * cap)) * 1000) / 1000,
       seconds: Math.round(seconds * 10) / 10,
       ratio: Math.round((all.length / seconds / (rate * cap)) * 1000) / 1000,
@@ -317,6 +325,35 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
 }
 
 const TestClockNow = Effect.clockWith((clock) => clock.currentTimeMillis)
+
+/** The calls of one block cursor reading `fromBlock..toBlock` (see `EngineRow.cursorCalls`), counted without time. */
+const oneCursorCalls = (
+  blockIndex: ReadonlyArray<number>,
+  lowerBound: (block: number) => number,
+  fromBlock: number,
+  toBlock: number,
+  window: number
+): number => {
+  let calls = 0
+  let cursor = fromBlock
+  const end = lowerBound(toBlock + 1)
+  for (;;) {
+    const start = lowerBound(cursor)
+    let page = 1
+    for (;;) {
+      calls++
+      const first = start + (page - 1) * cap
+      const last = Math.min(end, first + cap)
+      if (last - first < cap) return calls
+      const lastBlock = blockIndex[last - 1] as number
+      if ((page + 1) * cap <= window) page++
+      else if (lastBlock > cursor) {
+        cursor = lastBlock
+        break
+      } else return calls // a block denser than the window: the engine would stop (DenseBlockError)
+    }
+  }
+}
 
 const sizes = (flag("sizes") ?? "2,5,30").split(",").map(Number)
 const readers = (flag("readers") ?? "export,stream,one-page").split(",") as Array<Reader>
@@ -340,6 +377,7 @@ const main = async () => {
             rows: mean((r) => r.rows, 0),
             calls: mean((r) => r.calls, 1),
             idealCalls: mean((r) => r.idealCalls, 1),
+            cursorCalls: mean((r) => r.cursorCalls ?? 0, 1),
             fill: mean((r) => r.fill, 3),
             seconds: mean((r) => r.seconds, 1),
             ratio: mean((r) => r.ratio, 3),
