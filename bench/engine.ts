@@ -32,6 +32,7 @@ import { readFileSync, writeFileSync } from "node:fs"
 import * as BlockCursor from "../src/streams/engine/BlockCursor.js"
 import * as Partitions from "../src/streams/engine/Partitions.js"
 import * as Scheduler from "../src/streams/engine/Scheduler.js"
+import * as SimShapes from "../src/simulator/shapes.js"
 
 const argv = process.argv.slice(2)
 const flag = (name: string): string | undefined => {
@@ -39,6 +40,12 @@ const flag = (name: string): string | undefined => {
   return i < 0 ? undefined : argv[i + 1]
 }
 const only = flag("only")?.split(",")
+/**
+ * Whose data: `model` (the generators below) or `simulator` (the simulator's own density-shape sets,
+ * `src/simulator/shapes.ts`, the rows section 8 reads over HTTP: bursts of 1–12 blocks, a hot range of
+ * 50–150 logs a block, blocks of 900–1,500 logs `window`); the seed varies the set's generator.
+ */
+const data = (flag("data") ?? "model") as "model" | "simulator"
 const trace = argv.includes("--trace")
 
 /** A seeded generator (mulberry32): the same data and latencies at every run. */
@@ -138,6 +145,8 @@ type PlanName = keyof typeof plans
 
 export interface EngineRow {
   readonly reader: Reader
+  /** Whose rows (`--data`): the model's generators, or the simulator's sets; absent: the model. */
+  readonly data?: "model" | "simulator"
   readonly shape: string
   readonly plan: PlanName
   /** Seconds of the plan's budget the rows are worth (rows ÷ (rate × 1,000)). */
@@ -185,11 +194,18 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
   const window = plan === "free" ? 1_000 : 10_000
   const wanted = Math.round(budgetSeconds * rate * cap)
   const next = random(budgetSeconds * 7919 + shape.length * 104729 + rate + seed * 1_000_003)
-  const blocks = (shapes[shape] as Shape)(wanted, next).map(([block, k]) =>
-    [block, plan === "free" ? Math.min(k, cap - 1) : k] as const
-  )
   const all: Array<Row> = []
-  for (const [block, k] of blocks) for (let i = 0; i < k; i++) all.push({ block, id: all.length })
+  if (data === "simulator") {
+    const name = (shape === "nearWindow" ? "window" : shape) as SimShapes.ShapeName
+    const size = (Object.entries(SimShapes.shapeSizes).find(([, s]) => s === budgetSeconds)?.[0] ?? "5s") as SimShapes.ShapeSize
+    const planned = SimShapes.planShape(name, plan, size, 100_000_000, `shape:${name}`, 1_000_003 * (seed + 1) + name.length)
+    for (const block of SimShapes.buildShape(planned)) all.push({ block, id: all.length })
+  } else {
+    const blocks = (shapes[shape] as Shape)(wanted, next).map(([block, k]) =>
+      [block, plan === "free" ? Math.min(k, cap - 1) : k] as const
+    )
+    for (const [block, k] of blocks) for (let i = 0; i < k; i++) all.push({ block, id: all.length })
+  }
   const blockIndex = all.map((row) => row.block)
   const lowerBound = (block: number) => {
     let lo = 0
@@ -201,7 +217,7 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
     }
     return lo
   }
-  const fromBlock = 1_000_000
+  const fromBlock = data === "simulator" ? (all[0]?.block ?? 1_000_000) : 1_000_000
   const toBlock = (all.at(-1)?.block ?? fromBlock) + 10
   const latency = random(rate * 31 + budgetSeconds + seed * 7_919)
   const stats = { calls: 0, inFlight: 0, most: 0, nextSlot: 0, first: Number.POSITIVE_INFINITY, last: 0, empty: 0, short: 0, givenUp: 0, idleMs: 0 }
@@ -302,6 +318,7 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
     const cursorCalls = oneCursorCalls(blockIndex, lowerBound, fromBlock, toBlock, window)
     return {
       reader,
+      data,
       shape,
       plan,
       budgetSeconds,

@@ -549,9 +549,14 @@ export const batches = <A, E>(options: BlockCursorOptions<A, E>): Stream.Stream<
         }
       }
       limit.claimed = Math.max(limit.claimed, completeThrough)
-      limit.density = rows.length === 0
-        ? 0
-        : rows.length / (Math.max(blockOf(rows[rows.length - 1] as A), completeThrough) - blockOf(rows[0] as A) + 1)
+      // A full page inside one block says that block holds a page or more, nothing of the blocks after
+      // it: the density stays what it was (a window of blocks of about a page each, 20 blocks apart,
+      // looked a block a page dense, and the cut fell among the pages already on the wire).
+      const lastRow = rows.length === 0 ? undefined : blockOf(rows[rows.length - 1] as A)
+      if (rows.length === 0) limit.density = 0
+      else if (rows.length < cap || lastRow !== blockOf(rows[0] as A)) {
+        limit.density = rows.length / (Math.max(lastRow as number, completeThrough) - blockOf(rows[0] as A) + 1)
+      }
       if (Option.isNone(next) || next.value.cursor !== at.cursor) yield* dropAhead
       if (restart > 0 && Option.isSome(next) && (limit.ahead ?? 0) > 0) {
         yield* askAhead(next.value, Math.min(1 + (limit.ahead ?? 0), restart))
