@@ -20,6 +20,8 @@
  * 9. Start-up of the command line: `--help` and `export --help`, warm (bench/startup.ts).
  * 12. Compressed answers: bytes and time of 10,000-row txlist pages plain, gzip and br, on loopback and
  *    behind paced links (bench/compression.ts).
+ * 13. Peak RSS of a 1,000,000-row `Streams.logs` drained in a script, its read-ahead in memory and on
+ *    disk (bench/streamMemory.ts).
  *
  * Options: --quick (smaller sizes and shorter windows, to try the harness; the report says so);
  * --render (no measurement: RESULTS.md rendered again from results.json).
@@ -490,6 +492,10 @@ const main = async () => {
     const startup = (await runChild<NonNullable<Results["startup"]>>("startup", ["--emit", ...(quick ? ["--runs", "3"] : [])])).result
     log("compression: 10,000-row txlist pages plain, gzip and br, loopback and paced links")
     const compression = (await runChild<NonNullable<Results["compression"]>>("compression", ["--emit", ...(quick ? ["--pages", "2"] : [])])).result
+    log("stream memory: a 1,000,000-row Streams.logs drained in a script, rows read ahead in memory and on disk")
+    const streamMemory = (await runChild<NonNullable<Results["streamMemory"]>>("streamMemory", ["--emit", ...(quick ? ["--rows", "120000"] : [])], {
+      timeoutMs: 1_800_000
+    })).result
 
     const results: Results & { readonly issue: number } = {
       issue: 7,
@@ -513,7 +519,8 @@ const main = async () => {
       shapes,
       ...(previous === undefined ? {} : { shapesBaseline: previous }),
       startup,
-      compression
+      compression,
+      streamMemory
     }
     writeFileSync(path.join(repoRoot, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n")
     writeFileSync(path.join(repoRoot, "bench", "RESULTS.md"), render(results))

@@ -6,7 +6,10 @@
  * its end, this process's event-loop utilisation and peak RSS.
  *
  * Args: --base-url URL --key KEY --plan PLAN --address A --from-block N --to-block N
+ * [--rate N] (the client's calls/s instead of the plan's) [--spill DIR] (rows read ahead wait in
+ * temporary files of DIR, `spill: { directory }`, instead of memory)
  */
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -28,7 +31,15 @@ const query = {
   toBlock: Number(arg(a, "to-block"))
 }
 
-const ClientLive = Client.layer({ apiKey: Redacted.make(arg(a, "key")), baseUrl: arg(a, "base-url"), plan }).pipe(
+const rate = a.rate === undefined ? undefined : Number(a.rate)
+const spill = a.spill
+
+const ClientLive = Client.layer({
+  apiKey: Redacted.make(arg(a, "key")),
+  baseUrl: arg(a, "base-url"),
+  plan,
+  ...(rate === undefined ? {} : { rate: { callsPerSecond: rate, throttledPerSecond: rate } })
+}).pipe(
   Layer.provide(NodeHttpClient.layerUndici)
 )
 
@@ -37,7 +48,7 @@ const program = Effect.gen(function*() {
   let rows = 0
   const loop0 = performance.eventLoopUtilization()
   const t0 = performance.now()
-  yield* Streams.logs(query).pipe(
+  yield* (spill === undefined ? Streams.logs(query) : Streams.logs(query, { spill: { directory: spill } })).pipe(
     Stream.runForEachChunk((chunk) =>
       Effect.sync(() => {
         for (const r of Chunk.toReadonlyArray(chunk)) {
@@ -57,7 +68,7 @@ const program = Effect.gen(function*() {
   }
 })
 
-Effect.runPromise(program.pipe(Effect.provide(ClientLive))).then(emit, (error: unknown) => {
+Effect.runPromise(program.pipe(Effect.provide(Layer.merge(ClientLive, NodeContext.layer)))).then(emit, (error: unknown) => {
   process.stderr.write(`${String(error)}\n`)
   process.exit(1)
 })
