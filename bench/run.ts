@@ -27,9 +27,9 @@
  * --render (no measurement: RESULTS.md rendered again from results.json).
  */
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
-import { args, type BenchDataset, machine, repoRoot, round, runChild, runCli, runCompiled, type ServerProcess, startServer } from "./lib.js"
+import { args, type BenchDataset, compileBench, machine, repoRoot, round, runChild, runCli, runCompiled, type ServerProcess, startServer } from "./lib.js"
 import { type MemoryFigures, render, type Results } from "./report.js"
 import { arrivalFigures, type RateFigures } from "./timing.js"
 
@@ -155,15 +155,7 @@ const main = async () => {
 
   const strictSizes = { busy: quick ? 30_000 : 60_000, heavy: 200_000 }
   log("compiling src/ and bench/ to bench/.compiled (tsc, the options dist/ is built with), starting two simulators")
-  const compiled = path.join(repoRoot, "bench", ".compiled", "bench", "export.js")
-  try {
-    execFileSync(path.join(repoRoot, "node_modules", ".bin", "tsc"), ["-p", "bench"], { cwd: repoRoot, stdio: "ignore" })
-  } catch {
-    // Type errors elsewhere in the tree do not stop tsc from writing its output; a missing file is checked below.
-  }
-  if (!existsSync(compiled) || statSync(compiled).mtimeMs < statSync(path.join(repoRoot, "bench", "export.ts")).mtimeMs) {
-    throw new Error("bench/.compiled/bench/export.js is missing or stale after tsc -p bench")
-  }
+  const compiled = compileBench("export")
   // A: the windows enforced as the simulator does by default, 50 ms of tolerance (rates, naive peer);
   // B: no limits (throughput, memory, serving).
   const [strict, open] = await Promise.all([

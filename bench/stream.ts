@@ -7,7 +7,9 @@
  *
  * Args: --base-url URL --key KEY --plan PLAN --address A --from-block N --to-block N
  * [--rate N] (the client's calls/s instead of the plan's) [--spill DIR] (rows read ahead wait in
- * temporary files of DIR, `spill: { directory }`, instead of memory)
+ * temporary files of DIR, `spill: { directory }`, instead of memory) [--concurrency N] (the Stream's
+ * `concurrency`). With node --expose-gc: a full collection every 200 ms, and the heap it leaves (the
+ * data really held: `liveHeapMaxMb`, `liveHeapMedianMb`).
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
@@ -48,7 +50,15 @@ const program = Effect.gen(function*() {
   let rows = 0
   const loop0 = performance.eventLoopUtilization()
   const t0 = performance.now()
-  yield* (spill === undefined ? Streams.logs(query) : Streams.logs(query, { spill: { directory: spill } })).pipe(
+  const extra = a.concurrency === undefined ? {} : { concurrency: Number(a.concurrency) }
+  global.gc?.()
+  const heapBefore = process.memoryUsage().heapUsed / 1024 / 1024
+  const live: Array<number> = []
+  const liveSampler = global.gc === undefined ? undefined : setInterval(() => {
+    global.gc?.()
+    live.push(process.memoryUsage().heapUsed / 1024 / 1024)
+  }, 200)
+  yield* (spill === undefined ? Streams.logs(query, extra) : Streams.logs(query, { ...extra, spill: { directory: spill } })).pipe(
     Stream.runForEachChunk((chunk) =>
       Effect.sync(() => {
         for (const r of Chunk.toReadonlyArray(chunk)) {
@@ -59,12 +69,19 @@ const program = Effect.gen(function*() {
     )
   )
   const seconds = (performance.now() - t0) / 1000
+  if (liveSampler !== undefined) clearInterval(liveSampler)
+  const sorted = [...live].sort((x, y) => x - y)
   return {
     rows,
     sha256: hash.digest("hex"),
     seconds: round(seconds, 3),
     eventLoop: round(performance.eventLoopUtilization(loop0).utilization, 2),
-    peakRssMb: round(peakRssMb(), 1)
+    peakRssMb: round(peakRssMb(), 1),
+    ...(liveSampler === undefined ? {} : {
+      heapBeforeMb: round(heapBefore, 1),
+      liveHeapMaxMb: round(sorted[sorted.length - 1] ?? heapBefore, 1),
+      liveHeapMedianMb: round(sorted[Math.floor(sorted.length / 2)] ?? heapBefore, 1)
+    })
   }
 })
 

@@ -1,19 +1,21 @@
 /**
- * Section 13 of the bench: the peak RSS of a 1,000,000-row `Streams.logs(…)` drained in a script (bench/stream.ts
- * through tsx, as a notebook-style script runs: V8's default heap settings), beside the CLI's export of
- * the same rows (section 3). Against a simulator in a process of its own (bench/server.ts, limits off),
- * the heavy contract's logs on the proplus plan at its own rate (30 calls/s, as section 3 runs the CLI):
- * the Stream with its rows read ahead held in memory (the default bound, `heldRows`), and with them on
+ * Section 13 of the bench: the peak RSS (VmHWM) of a 1,000,000-row `Streams.logs(…)` drained chunk by chunk
+ * in a script of its own (bench/stream.ts), beside the CLI's export of the same rows (section 3), against a
+ * simulator in a process of its own (bench/server.ts, limits off): the heavy contract's logs on the
+ * proplus plan at its own rate (30 calls/s, as section 3 runs the CLI). The script compiled and run with
+ * the CLI's V8 settings (the goal's measure: as the CLI runs), with V8's defaults, and through tsx (as
+ * notebook-style scripts run); its rows read ahead held in memory (the default bound, `heldRows`) or on
  * disk (`spill: { directory }`). Each run's rows are compared with the oracle's (count and sha256 of their
  * fingerprints in order).
  *
  * Usage: tsx bench/streamMemory.ts [--rows N] [--emit] [--merge]
- * (--merge: the figures written into bench/results.json as its `streamMemory`, RESULTS.md rendered again)
+ * (--merge: the figures written into bench/results.json as its `streamMemory`, RESULTS.md rendered again;
+ * BENCH_STREAM_MEMORY_ONLY="config;config": only those runs)
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { args, emit, repoRoot, round, runChild, startServer } from "./lib.js"
+import { args, compileBench, emit, repoRoot, round, runChild, runCompiled, startServer } from "./lib.js"
 import { render, type Results } from "./report.js"
 
 /** One drained Stream. */
@@ -25,6 +27,10 @@ export interface StreamMemoryRun {
   readonly seconds: number
   readonly peakRssMb: number
   readonly eventLoop: number
+  /** With --expose-gc: the heap before the first row, and the most and the median a full collection left. */
+  readonly heapBeforeMb?: number | undefined
+  readonly liveHeapMaxMb?: number | undefined
+  readonly liveHeapMedianMb?: number | undefined
 }
 
 /** What section 13 reports. */
@@ -38,6 +44,18 @@ export interface StreamMemoryResults {
 }
 
 const GOAL_MB = 150
+
+/** What bench/stream.ts reports. */
+interface Drained {
+  readonly rows: number
+  readonly sha256: string
+  readonly seconds: number
+  readonly eventLoop: number
+  readonly peakRssMb: number
+  readonly heapBeforeMb?: number
+  readonly liveHeapMaxMb?: number
+  readonly liveHeapMedianMb?: number
+}
 
 export const streamMemory = async (targetRows: number): Promise<StreamMemoryResults> => {
   const server = await startServer({ seed: 1, enforceRateLimits: false, dailyCaps: false, dataset: { busyWalletTransactions: 1_000, heavyContractLogs: targetRows } })
@@ -57,48 +75,54 @@ export const streamMemory = async (targetRows: number): Promise<StreamMemoryResu
       "--to-block", String(d.latestBlock)
     ]
     const cliSettings = ["--import", path.join(repoRoot, "bin", "v8-settings.js")]
-    const configs: ReadonlyArray<{
-      readonly config: string
-      readonly description: string
-      readonly extra: ReadonlyArray<string>
-      readonly nodeArgs: ReadonlyArray<string>
-    }> = [
+    const compiled = compileBench("stream")
+    const tsx = (extra: ReadonlyArray<string>) => runChild<Drained>("stream", [...common, ...extra], { timeoutMs: 900_000 }).then((r) => r.result)
+    const node = (extra: ReadonlyArray<string>, nodeArgs: ReadonlyArray<string>) => runCompiled<Drained>(compiled, [...common, ...extra], nodeArgs)
+    const spill = ["--spill", spillDir]
+    const configs: ReadonlyArray<{ readonly config: string; readonly description: string; readonly run: () => Promise<Drained> }> = [
       {
-        config: "in memory",
-        description: "the default: rows read ahead of their turn held in memory, at most `heldRows` (twenty pages, ≥ 20,000 rows); V8's default heap settings",
-        extra: [],
-        nodeArgs: []
+        config: "compiled, the CLI's V8 settings, in memory",
+        description: "bench/stream.ts compiled by tsc as dist/ is, run as the CLI runs (`node --import bin/v8-settings.js`); rows read ahead held in memory, at most `heldRows` (the default: twenty pages, ≥ 20,000 rows)",
+        run: () => node([], cliSettings)
       },
       {
-        config: "disk spill",
-        description: "`spill: { directory }`: rows read ahead of their turn in temporary files (JSON lines of the record schema's encoded form); V8's default heap settings",
-        extra: ["--spill", spillDir],
-        nodeArgs: []
+        config: "compiled, the CLI's V8 settings, disk spill",
+        description: "the same, rows read ahead in temporary files (`spill: { directory }`)",
+        run: () => node(spill, cliSettings)
       },
       {
-        config: "in memory, the CLI's V8 settings",
-        description: "the default bound, the script run with the CLI's V8 settings (`node --import bin/v8-settings.js`)",
-        extra: [],
-        nodeArgs: cliSettings
+        config: "compiled, V8 defaults, in memory",
+        description: "compiled, V8's default heap settings (a library user's own `node` process)",
+        run: () => node([], [])
       },
       {
-        config: "disk spill, the CLI's V8 settings",
-        description: "the disk spill, the script run with the CLI's V8 settings",
-        extra: ["--spill", spillDir],
-        nodeArgs: cliSettings
+        config: "tsx, in memory",
+        description: "the sources through `node --import tsx`, V8's defaults (how tsx scripts and notebooks run)",
+        run: () => tsx([])
+      },
+      {
+        config: "live heap, in memory",
+        description: "compiled, the CLI's V8 settings and `--expose-gc`: a full collection every 200 ms, the heap it leaves is the data really held (its peak RSS is not comparable)",
+        run: () => node([], [...cliSettings, "--expose-gc"])
+      },
+      {
+        config: "live heap, disk spill",
+        description: "the same with `spill: { directory }`",
+        run: () => node(spill, [...cliSettings, "--expose-gc"])
+      },
+      {
+        config: "live heap, one cursor",
+        description: "the same with `concurrency: 1` (no scheduler, one request at a time: what reading ahead adds is the difference)",
+        run: () => node(["--concurrency", "1"], [...cliSettings, "--expose-gc"])
       }
     ]
     const only = process.env.BENCH_STREAM_MEMORY_ONLY
     const runs: Array<StreamMemoryRun> = []
     for (const c of configs) {
-      if (only !== undefined && !only.split(",").includes(c.config)) continue
+      if (only !== undefined && !only.split(";").includes(c.config)) continue
       await server.command({ cmd: "gc" })
       process.stderr.write(`[stream memory] ${c.config}: Streams.logs of ${oracle.rows} rows drained\n`)
-      const r = await runChild<{ rows: number; sha256: string; seconds: number; eventLoop: number; peakRssMb: number }>(
-        "stream",
-        [...common, ...c.extra],
-        { timeoutMs: 900_000, nodeArgs: c.nodeArgs }
-      )
+      const r = { result: await c.run() }
       runs.push({
         config: c.config,
         description: c.description,
@@ -106,7 +130,10 @@ export const streamMemory = async (targetRows: number): Promise<StreamMemoryResu
         exact: r.result.rows === oracle.rows && r.result.sha256 === oracle.sha256,
         seconds: r.result.seconds,
         peakRssMb: r.result.peakRssMb,
-        eventLoop: r.result.eventLoop
+        eventLoop: r.result.eventLoop,
+        heapBeforeMb: r.result.heapBeforeMb,
+        liveHeapMaxMb: r.result.liveHeapMaxMb,
+        liveHeapMedianMb: r.result.liveHeapMedianMb
       })
     }
     return { date: new Date().toISOString(), plan, targetRows, oracleRows: oracle.rows, goalMb: GOAL_MB, runs }

@@ -120,6 +120,16 @@ const spilledRows = (dir: string) =>
     return rows
   })
 
+/** The stream, `f` run once, when its first rows reach the reader (the reader waits for it). */
+const onFirst = <A, E, R, E2, R2>(stream: Stream.Stream<A, E, R>, f: () => Effect.Effect<void, E2, R2>) => {
+  let first = true
+  return stream.pipe(Stream.tap(() => {
+    if (!first) return Effect.void
+    first = false
+    return f()
+  }))
+}
+
 layer(Layer.mergeAll(Layer.provideMerge(ClientLive, SimulatorLive), CountingFs), { timeout: "180 seconds", excludeTestServices: true })((it) => {
   describe("a Stream's read-ahead on disk", () => {
     for (const kind of kinds) {
@@ -146,26 +156,19 @@ layer(Layer.mergeAll(Layer.provideMerge(ClientLive, SimulatorLive), CountingFs),
         const heldRows = 1_000
         const progress = yield* Progress.make("logs", CHAIN)
         let most = 0
-        let first = true
         // The reader takes its first rows, then waits until the ranges ahead have read on (or finished
         // reading: every row counted by the cursors) without it: held in memory, they would stop at
         // `heldRows`.
-        const rows = yield* Streams.logs({ ...range, address: address(0) }, { spill: { directory: dir }, heldRows, progress }).pipe(
-          Stream.tap(() =>
-            first
-              ? Effect.gen(function*() {
-                first = false
-                while (true) {
-                  most = Math.max(most, yield* spilledRows(dir))
-                  const read = (yield* progress.get).rows
-                  if (most > 3 * heldRows || read >= 15_000) break
-                  yield* Effect.sleep("20 millis")
-                }
-              })
-              : Effect.void
-          ),
-          Stream.runCollect
-        )
+        const logs = Streams.logs({ ...range, address: address(0) }, { spill: { directory: dir }, heldRows, progress })
+        const rows = yield* onFirst(logs, () =>
+          Effect.gen(function*() {
+            while (true) {
+              most = Math.max(most, yield* spilledRows(dir))
+              const read = (yield* progress.get).rows
+              if (most > 3 * heldRows || read >= 15_000) break
+              yield* Effect.sleep("20 millis")
+            }
+          })).pipe(Stream.runCollect)
         expect(most).toBeGreaterThan(3 * heldRows)
         const oracle = yield* sim.oracle({ chainId: CHAIN, module: "logs", action: "getLogs", params: { address: address(0) } })
         const toWire = Schema.encodeSync(Schemas.Log)
@@ -178,19 +181,13 @@ layer(Layer.mergeAll(Layer.provideMerge(ClientLive, SimulatorLive), CountingFs),
         const fs = yield* FileSystem.FileSystem
         const dir = yield* fs.makeTempDirectoryScoped()
         /** Runs `f` once rows wait on disk (after the first row), with the spill folder's entries then. */
-        const whileSpilled = <A, E, R>(stream: Stream.Stream<A, E, R>, f: () => Effect.Effect<void, string>) => {
-          let first = true
-          return stream.pipe(Stream.tap(() =>
-            first
-              ? Effect.gen(function*() {
-                first = false
-                while ((yield* spilledRows(dir)) === 0) yield* Effect.sleep("10 millis")
-                expect((yield* entries(dir)).length).toBeGreaterThan(1)
-                yield* f()
-              })
-              : Effect.void
-          ))
-        }
+        const whileSpilled = <A, E, R>(stream: Stream.Stream<A, E, R>, f: () => Effect.Effect<void, string>) =>
+          onFirst(stream, () =>
+            Effect.gen(function*() {
+              while ((yield* spilledRows(dir)) === 0) yield* Effect.sleep("10 millis")
+              expect((yield* entries(dir)).length).toBeGreaterThan(1)
+              yield* f()
+            }))
         const logs = Streams.logs({ ...range, address: address(0) }, { spill: { directory: dir } })
         // The reader fails.
         const failed = yield* whileSpilled(logs, () => Effect.fail("the reader gave up")).pipe(Stream.runDrain, Effect.exit)
