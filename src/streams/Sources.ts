@@ -92,7 +92,8 @@ export interface SpillOptions {
  * the plan's rate allows with bounded memory. The rows are written with the data set's record schema
  * in its encoded form (JSON lines) and decoded back into the same values; the files are removed when
  * the Stream ends, fails or is interrupted. The Stream then needs a `FileSystem` and may fail with a
- * `SinkError` (a folder that cannot be written fails it before its first request). Where nothing is
+ * `SinkError` (a folder that cannot be written fails it before its first request; a row whose encoded
+ * form has no JSON text, as a JSONL export needs, fails it with reason `Encode`). Where nothing is
  * read ahead (`concurrency: 1`, a list read whole) there is nothing to spill.
  *
  * @example
