@@ -101,19 +101,9 @@ export const streamMemory = async (targetRows: number): Promise<StreamMemoryResu
         run: () => tsx([])
       },
       {
-        config: "live heap, in memory",
-        description: "compiled, the CLI's V8 settings and `--expose-gc`: a full collection every 200 ms, the heap it leaves is the data really held (its peak RSS is not comparable)",
-        run: () => node([], [...cliSettings, "--expose-gc"])
-      },
-      {
-        config: "live heap, disk spill",
+        config: "tsx, disk spill",
         description: "the same with `spill: { directory }`",
-        run: () => node(spill, [...cliSettings, "--expose-gc"])
-      },
-      {
-        config: "live heap, one cursor",
-        description: "the same with `concurrency: 1` (no scheduler, one request at a time: what reading ahead adds is the difference)",
-        run: () => node(["--concurrency", "1"], [...cliSettings, "--expose-gc"])
+        run: () => tsx(spill)
       }
     ]
     const only = process.env.BENCH_STREAM_MEMORY_ONLY
