@@ -3,8 +3,8 @@
  * stdout), how its peak RSS is read, how the orchestrator starts children and the bench simulator
  * process, and a few number helpers. Plain Node (no Effect) so the harness itself costs nothing measurable.
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import { readFileSync, rmSync } from "node:fs"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs"
 import * as path from "node:path"
 import * as os from "node:os"
 import { createInterface } from "node:readline"
@@ -341,5 +341,22 @@ export const compare = (oracleLines: ReadonlyArray<string>, rows: ReadonlyArray<
 }
 
 /** Runs a plain JavaScript file (compiled) in a node process of its own and returns its BENCH_RESULT. */
+/**
+ * bench/<name>.ts compiled by `tsc -p bench` (the options dist/ is built with) into bench/.compiled: the
+ * path of its .js, checked to be there and newer than its source.
+ */
+export const compileBench = (name: string): string => {
+  const compiled = path.join(repoRoot, "bench", ".compiled", "bench", `${name}.js`)
+  try {
+    execFileSync(path.join(repoRoot, "node_modules", ".bin", "tsc"), ["-p", "bench"], { cwd: repoRoot, stdio: "ignore" })
+  } catch {
+    // Type errors elsewhere in the tree do not stop tsc from writing its output; a missing file is checked below.
+  }
+  if (!existsSync(compiled) || statSync(compiled).mtimeMs < statSync(path.join(repoRoot, "bench", `${name}.ts`)).mtimeMs) {
+    throw new Error(`bench/.compiled/bench/${name}.js is missing or stale after tsc -p bench`)
+  }
+  return compiled
+}
+
 export const runCompiled = <A>(script: string, childArgs: ReadonlyArray<string>, nodeArgs: ReadonlyArray<string>): Promise<A> =>
   runNode<A>([...nodeArgs, script, ...childArgs], script).then((run) => run.result)

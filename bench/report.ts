@@ -10,6 +10,7 @@ import type { EngineRow } from "./engine.js"
 import type { ShapeCell, ShapesResults } from "./shapes.js"
 import type { CompressionResults } from "./compression.js"
 import type { StartupResults } from "./startup.js"
+import type { StreamMemoryResults } from "./streamMemory.js"
 import type { ArrivalFigures } from "./timing.js"
 
 /**
@@ -157,6 +158,8 @@ export interface Results {
   readonly startup?: StartupResults
   /** Compressed answers on 10,000-row pages (bench/compression.ts); absent in older results. */
   readonly compression?: CompressionResults
+  /** Peak RSS of a drained 1,000,000-row `Streams.logs` (bench/streamMemory.ts); absent in older results. */
+  readonly streamMemory?: StreamMemoryResults
 }
 
 /** The shape matrix as a Markdown table, then the worst and the best cell of each reader. */
@@ -311,6 +314,12 @@ export const render = (r: Results): string => {
   const shared = budget?.table.find((x) => x.how === "2 runners")
   if (budget !== undefined && shared !== undefined) {
     line(`| 7 | Cluster, two runners on one key (${shared.planRate} calls/s, latency ${budget.latency} ms): calls/s as arrived ÷ plan rate | ${n(shared.callsPerSecond, 2)} ÷ ${shared.planRate} = ${n(shared.utilisation, 3)}; rate-limit answers: ${shared.rateLimited} | ≥ 0.9, 0 | ${mark(shared.utilisation >= 0.9 && shared.rateLimited === 0)} |`)
+  }
+  for (const x of r.streamMemory?.runs ?? []) {
+    const goal = r.streamMemory?.goalMb ?? 150
+    if (x.config.startsWith("live heap")) continue
+    const judged = x.config.startsWith("compiled, the CLI's V8 settings")
+    line(`| 13 | Peak RSS, \`Streams.logs\` of ${n(r.streamMemory?.oracleRows)} rows drained in a script (${x.config})${judged ? " — the goal's measure" : " (no goal: shown for comparison)"} | ${n(x.peakRssMb)} MB; rows ${x.exact ? "=" : "≠"} oracle | < ${goal} MB | ${judged ? mark(x.peakRssMb < goal && x.exact) : "–"} |`)
   }
   for (const x of (r.startup?.rows ?? []).filter((x) => !x.command.includes("("))) {
     line(`| 8 | Start-up, warm: \`${x.command}\` (median of ${x.runs}) | ${n(x.medianMs)} ms (at most ${n(x.maxMs)} ms) | ≤ ${n(r.startup?.goalMs)} ms | ${mark(x.medianMs <= (r.startup?.goalMs ?? 0))} |`)
@@ -581,9 +590,23 @@ export const render = (r: Results): string => {
     }
     line()
   }
+  if (r.streamMemory !== undefined) {
+    const m = r.streamMemory
+    line("## 13. Memory of a drained Stream")
+    line()
+    line(`\`Streams.logs(…)\` of the heavy contract's ${n(m.oracleRows)} logs drained chunk by chunk in a script of its own (bench/stream.ts: compiled and run with the CLI's V8 settings, as the CLI runs; with V8's defaults; and through tsx, as notebook-style scripts run, a process that starts at ~180 MB before any row), against the simulator in another process (limits off), on the ${m.plan} plan at its own rate, as section 3 runs the CLI's export of the same rows. Peak RSS is the process's VmHWM. Measured by \`bench/streamMemory.ts\`, ${m.date.slice(0, 16).replace("T", " ")} UTC${m.date.slice(0, 13) !== r.date.slice(0, 13) ? " (on its own: \`npx tsx bench/streamMemory.ts --merge\`, merged into results.json)" : ""}.`)
+    line()
+    line("| Run | Rows | = oracle | Seconds | Event loop busy | Peak RSS | Live heap: before, median, most |")
+    line("|---|---|---|---|---|---|---|")
+    for (const x of m.runs) {
+      const live = x.liveHeapMaxMb === undefined ? "–" : `${n(x.heapBeforeMb, 1)}, ${n(x.liveHeapMedianMb, 1)}, ${n(x.liveHeapMaxMb, 1)} MB`
+      line(`| ${x.config}: ${x.description} | ${n(x.rows)} | ${x.exact ? "yes" : "**no**"} | ${n(x.seconds, 1)} | ${n(x.eventLoop * 100)} % | ${n(x.peakRssMb)} MB | ${live} |`)
+    }
+    line()
+  }
   line("## Reproduce")
   line()
-  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`; section 8 alone: \`npx tsx bench/shapes.ts\` (one cell: \`npx tsx bench/shapes.ts --only bursty-standard-5s --readers export\`); section 9 alone: \`npx tsx bench/startup.ts --merge\`; section 12 alone: \`npx tsx bench/compression.ts --merge\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
+  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`; section 8 alone: \`npx tsx bench/shapes.ts\` (one cell: \`npx tsx bench/shapes.ts --only bursty-standard-5s --readers export\`); section 9 alone: \`npx tsx bench/startup.ts --merge\`; section 12 alone: \`npx tsx bench/compression.ts --merge\`; section 13 alone: \`npx tsx bench/streamMemory.ts --merge\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
   line()
   return out.join("\n")
 }

@@ -20,14 +20,16 @@
  * 9. Start-up of the command line: `--help` and `export --help`, warm (bench/startup.ts).
  * 12. Compressed answers: bytes and time of 10,000-row txlist pages plain, gzip and br, on loopback and
  *    behind paced links (bench/compression.ts).
+ * 13. Peak RSS of a 1,000,000-row `Streams.logs` drained in a script, its read-ahead in memory and on
+ *    disk (bench/streamMemory.ts).
  *
  * Options: --quick (smaller sizes and shorter windows, to try the harness; the report says so);
  * --render (no measurement: RESULTS.md rendered again from results.json).
  */
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
-import { args, type BenchDataset, machine, repoRoot, round, runChild, runCli, runCompiled, type ServerProcess, startServer } from "./lib.js"
+import { args, type BenchDataset, compileBench, machine, repoRoot, round, runChild, runCli, runCompiled, type ServerProcess, startServer } from "./lib.js"
 import { type MemoryFigures, render, type Results } from "./report.js"
 import { arrivalFigures, type RateFigures } from "./timing.js"
 
@@ -153,15 +155,7 @@ const main = async () => {
 
   const strictSizes = { busy: quick ? 30_000 : 60_000, heavy: 200_000 }
   log("compiling src/ and bench/ to bench/.compiled (tsc, the options dist/ is built with), starting two simulators")
-  const compiled = path.join(repoRoot, "bench", ".compiled", "bench", "export.js")
-  try {
-    execFileSync(path.join(repoRoot, "node_modules", ".bin", "tsc"), ["-p", "bench"], { cwd: repoRoot, stdio: "ignore" })
-  } catch {
-    // Type errors elsewhere in the tree do not stop tsc from writing its output; a missing file is checked below.
-  }
-  if (!existsSync(compiled) || statSync(compiled).mtimeMs < statSync(path.join(repoRoot, "bench", "export.ts")).mtimeMs) {
-    throw new Error("bench/.compiled/bench/export.js is missing or stale after tsc -p bench")
-  }
+  const compiled = compileBench("export")
   // A: the windows enforced as the simulator does by default, 50 ms of tolerance (rates, naive peer);
   // B: no limits (throughput, memory, serving).
   const [strict, open] = await Promise.all([
@@ -490,6 +484,10 @@ const main = async () => {
     const startup = (await runChild<NonNullable<Results["startup"]>>("startup", ["--emit", ...(quick ? ["--runs", "3"] : [])])).result
     log("compression: 10,000-row txlist pages plain, gzip and br, loopback and paced links")
     const compression = (await runChild<NonNullable<Results["compression"]>>("compression", ["--emit", ...(quick ? ["--pages", "2"] : [])])).result
+    log("stream memory: a 1,000,000-row Streams.logs drained in a script, rows read ahead in memory and on disk")
+    const streamMemory = (await runChild<NonNullable<Results["streamMemory"]>>("streamMemory", ["--emit", ...(quick ? ["--rows", "120000"] : [])], {
+      timeoutMs: 1_800_000
+    })).result
 
     const results: Results & { readonly issue: number } = {
       issue: 7,
@@ -513,7 +511,8 @@ const main = async () => {
       shapes,
       ...(previous === undefined ? {} : { shapesBaseline: previous }),
       startup,
-      compression
+      compression,
+      streamMemory
     }
     writeFileSync(path.join(repoRoot, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n")
     writeFileSync(path.join(repoRoot, "bench", "RESULTS.md"), render(results))

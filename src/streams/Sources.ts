@@ -71,6 +71,46 @@ export interface StreamOptions {
   readonly heldRows?: number | undefined
 }
 
+/**
+ * Where the rows a `Streams.*` Stream reads ahead of their turn wait on disk (see
+ * `SpillingStreamOptions`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SpillOptions {
+  /**
+   * The folder the Stream's temporary folder is made in (default: the system's temporary folder); it
+   * must exist and be writable.
+   */
+  readonly directory?: string | undefined
+}
+
+/**
+ * Options of a `Streams.*` Stream whose rows read ahead of their turn wait in temporary files instead
+ * of memory (`spill`): the ranges ahead never wait for `heldRows`, so the Stream reads as far ahead as
+ * the plan's rate allows with bounded memory. The rows are written with the data set's record schema
+ * in its encoded form (JSON lines) and decoded back into the same values; the files are removed when
+ * the Stream ends, fails or is interrupted. The Stream then needs a `FileSystem` and may fail with a
+ * `SinkError` (a folder that cannot be written fails it before its first request; a row whose encoded
+ * form has no JSON text, as a JSONL export needs, fails it with reason `Encode`). Where nothing is
+ * read ahead (`concurrency: 1`, a list read whole) there is nothing to spill.
+ *
+ * @example
+ * import { NodeContext } from "@effect/platform-node"
+ * import { Effect, Stream } from "effect"
+ * import { Streams } from "explorer-etl"
+ *
+ * const count = Streams.logs({ chainId: 1, address, fromBlock: 19_000_000, toBlock: 19_500_000 }, { spill: {} })
+ *   .pipe(Stream.runCount, Effect.provide(NodeContext.layer))
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SpillingStreamOptions extends StreamOptions {
+  readonly spill: SpillOptions
+}
+
 export type { BlockRange } from "./engine/Partitions.js"
 
 /**

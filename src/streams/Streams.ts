@@ -20,16 +20,32 @@
  * @category modules
  * @module
  */
+import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { ExplorerClient } from "../ExplorerClient.js"
 import type { StreamError } from "../ExplorerError.js"
+import type { SinkError } from "../sinks/SinkError.js"
+import * as DiskSpill from "./DiskSpill.js"
 import * as BlockCursor from "./engine/BlockCursor.js"
 import * as Scheduler from "./engine/Scheduler.js"
 import * as Progress from "./Progress.js"
 import * as Sources from "./Sources.js"
 
-export type { StreamOptions } from "./Sources.js"
+export type { SpillingStreamOptions, SpillOptions, StreamOptions } from "./Sources.js"
+
+/**
+ * A data set's Stream from its query: in memory by default; with `spill`, its rows read ahead wait
+ * on disk (it then needs a `FileSystem` and may fail with a `SinkError`, see
+ * `Sources.SpillingStreamOptions`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StreamFunction<Q, A> {
+  (query: Q, options: Sources.SpillingStreamOptions): Stream.Stream<A, StreamError | SinkError, ExplorerClient | FileSystem.FileSystem>
+  (query: Q, options?: Sources.StreamOptions): Stream.Stream<A, StreamError, ExplorerClient>
+}
 
 /**
  * The block range of a block-ordered source with `latest` resolved (the source counts its call in `progress`).
@@ -49,15 +65,24 @@ export const resolveRange = <A, I, E, R>(
  * Every row of a source, exactly once (in block order for a block-ordered one). A block-ordered source
  * that reads in parallel (`parallel`: the library's) is read by the paging engine's scheduler, as an
  * export is (several pages and ranges in flight, handed over in block order, rows read ahead held in
- * memory up to `heldRows`); `concurrency: 1` reads it with one cursor.
+ * memory up to `heldRows`, or on disk with `spill`); `concurrency: 1` reads it with one cursor.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromSource = <A, I, E, R>(
+export const fromSource: {
+  <A, I, E, R>(
+    source: Sources.Source<A, I, E, R>,
+    options: Sources.SpillingStreamOptions
+  ): Stream.Stream<A, E | SinkError, R | FileSystem.FileSystem>
+  <A, I, E, R>(source: Sources.Source<A, I, E, R>, options?: Sources.StreamOptions): Stream.Stream<A, E, R>
+} = <A, I, E, R>(source: Sources.Source<A, I, E, R>, options?: Sources.StreamOptions) => read(source, options)
+
+/** `fromSource`, typed as it reads with a spill (without one, no `SinkError` and no `FileSystem`). */
+const read = <A, I, E, R>(
   source: Sources.Source<A, I, E, R>,
-  options?: Sources.StreamOptions
-): Stream.Stream<A, E, R> => {
+  options: Spilling | undefined
+): Stream.Stream<A, E | SinkError, R | FileSystem.FileSystem> => {
   if (source._tag === "Rows") return source.rows(options)
   const parallel = source.parallel
   // An open end: the chain's head is asked together with the first page (see `Scheduler.Options.until`).
@@ -72,14 +97,17 @@ export const fromSource = <A, I, E, R>(
   )
 }
 
+/** Options as the readers see them: a spill, or none. */
+type Spilling = Sources.StreamOptions & { readonly spill?: Sources.SpillOptions | undefined }
+
 /** A parallel source's range through the scheduler, its progress told as one cursor's would be. */
 const inOrder = <A, I, E, R>(
   source: Sources.BlockSource<A, I, E, R>,
   range: Sources.BlockRange,
   parallel: NonNullable<Sources.BlockSource<A, I, E, R>["parallel"]>,
-  options: Sources.StreamOptions | undefined,
+  options: Spilling | undefined,
   until?: Effect.Effect<number, E, R>
-): Stream.Stream<A, E, R> => {
+): Stream.Stream<A, E | SinkError, R | FileSystem.FileSystem> => {
   const progress = options?.progress
   // The last block: `range.toBlock`, or the head once `until` tells it.
   let toBlock = range.toBlock
@@ -90,11 +118,12 @@ const inOrder = <A, I, E, R>(
     ))
   // The cursors of the ranges count their calls, pages and rows in `progress`; the block position is
   // the whole range's, told when it starts and when it is complete.
-  const rows = Scheduler.rowsInOrder<A, E, R>({
+  const rows = Scheduler.rowsInOrder<A, E, R, SinkError, FileSystem.FileSystem>({
     range,
     parallel,
     concurrency: options?.concurrency,
     heldRows: options?.heldRows,
+    spill: options?.spill === undefined ? undefined : DiskSpill.make(source.schema, options.spill.directory),
     until: known,
     read: (blocks, bound, onAnswer) => source.batches(blocks, { ...options, bound, onAnswer })
   })
@@ -117,9 +146,8 @@ const inOrder = <A, I, E, R>(
   )
 }
 
-const streamOf = <Q, A, I>(make: (query: Q) => Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>) =>
-(query: Q, options?: Sources.StreamOptions): Stream.Stream<A, StreamError, ExplorerClient> =>
-  Stream.unwrap(Effect.map(make(query), (source) => fromSource(source, options)))
+const streamOf = <Q, A, I>(make: (query: Q) => Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>): StreamFunction<Q, A> =>
+((query: Q, options?: Spilling) => Stream.unwrap(Effect.map(make(query), (source) => read(source, options)))) as StreamFunction<Q, A>
 
 /**
  * Event logs by address and/or topic0..3 (with and/or operators) over a block range.

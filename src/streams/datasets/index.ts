@@ -5,11 +5,11 @@
  * data set is one file of this folder (a `Dataset.make`), its line here, and its test.
  */
 import type * as Effect from "effect/Effect"
-import type * as Stream from "effect/Stream"
 import type { ExplorerClient } from "../../ExplorerClient.js"
 import type { StreamError } from "../../ExplorerError.js"
 import type * as Dataset from "../Dataset.js"
-import type { Source, StreamOptions } from "../Sources.js"
+import type { Source } from "../Sources.js"
+import type { StreamFunction } from "../Streams.js"
 import { addressTags } from "./addressTags.js"
 import { beaconWithdrawals } from "./beaconWithdrawals.js"
 import { dailyGasUsed } from "./dailyGasUsed.js"
@@ -63,5 +63,5 @@ export const sourcesOf = <R extends Registry>(registry: R): { readonly [K in key
 
 /** A stream of a data set's rows from its source, as `Streams.<name>` reads it. */
 export type StreamOf<F> = F extends (query: infer Q) => Effect.Effect<Source<infer A, infer _I>, StreamError, ExplorerClient>
-  ? (query: Q, options?: StreamOptions) => Stream.Stream<A, StreamError, ExplorerClient>
+  ? StreamFunction<Q, A>
   : never

@@ -729,7 +729,7 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
   })
 
 /** What {@link rowsInOrder} needs: the range, how a partition reads, and the limits. */
-export interface InOrderOptions<A, E, R> {
+export interface InOrderOptions<A, E, R, ES = never, RS = never> {
   readonly range: BlockRange
   /** The batches of a partition's range, honouring `bound` (see `Options.read`). */
   readonly read: (
@@ -742,9 +742,15 @@ export interface InOrderOptions<A, E, R> {
   readonly concurrency?: number | undefined
   /**
    * Rows the partitions ahead of the head may hold in memory (default: twenty pages, at least 20,000
-   * rows): past it they wait, until the reader has taken the rows in its turn.
+   * rows): past it they wait, until the reader has taken the rows in its turn. Spills that hold no rows
+   * in memory (`SpillHandle.held`) never make them wait.
    */
   readonly heldRows?: number | undefined
+  /**
+   * Where rows read ahead of their turn wait (default: memory, see `heldRows`): made once, in the
+   * Stream's scope, before the first request (a spill that cannot be made fails the Stream then).
+   */
+  readonly spill?: Effect.Effect<RowSpills<ES, RS>, ES, RS | Scope.Scope> | undefined
   /** Told after every batch (`View.completeThrough`: every row up to it has been handed over). */
   readonly onProgress?: ((view: View) => void) | undefined
   /**
@@ -754,12 +760,20 @@ export interface InOrderOptions<A, E, R> {
   readonly until?: Effect.Effect<number, E, R> | undefined
 }
 
-/** Rows read ahead of their turn by a Stream: held in memory, in their batches. */
-interface MemorySpill extends SpillHandle<never> {
-  readonly drain: () => ReadonlyArray<ReadonlyArray<unknown>>
+/** Rows read ahead of their turn by a Stream, read back once in the order written when their turn comes. */
+export interface RowSpill<ES> extends SpillHandle<ES> {
+  /** Its rows, in the order written (once: what is read is given up). */
+  readonly rows: Stream.Stream<ReadonlyArray<unknown>, ES>
 }
 
-const memorySpill = (name: string): MemorySpill => {
+/** Makes and removes the spills of one Stream (see `InOrderOptions.spill`). */
+export interface RowSpills<ES, RS> {
+  readonly create: Effect.Effect<RowSpill<ES>, ES, RS>
+  readonly remove: (name: string) => Effect.Effect<void, never, RS>
+}
+
+/** Rows read ahead of their turn by a Stream: held in memory, in their batches. */
+const memorySpill = (name: string): RowSpill<never> => {
   let batches: Array<ReadonlyArray<unknown>> = []
   let rows = 0
   return {
@@ -777,46 +791,56 @@ const memorySpill = (name: string): MemorySpill => {
       batches = []
       rows = 0
     }),
-    drain: () => {
+    rows: Stream.suspend(() => {
       const out = batches
       batches = []
       rows = 0
-      return out
-    }
+      return Stream.fromIterable(out)
+    })
   }
+}
+
+/** The default spills of a Stream: in memory. */
+const memorySpills = (): RowSpills<never, never> => {
+  let made = 0
+  return { create: Effect.sync(() => memorySpill(`m${++made}`)), remove: () => Effect.void }
 }
 
 /**
  * The rows of a range read by the scheduler (partitions, pages of one query at once), as a Stream in
  * exactly the order one cursor reads them: what `Streams.*` read. Rows read ahead of their turn wait in
- * memory, at most `heldRows` of them; the head's rows go to the Stream as they come, back-pressured
- * (the head waits for the reader; the others then fill their share of memory and wait too).
+ * `spill`: by default in memory, at most `heldRows` of them; the head's rows go to the Stream as they
+ * come, back-pressured (the head waits for the reader; the others then fill their share of memory and
+ * wait too, unless their spill holds its rows elsewhere).
  */
-export const rowsInOrder = <A, E, R>(options: InOrderOptions<A, E, R>): Stream.Stream<A, E, R> =>
+export const rowsInOrder = <A, E, R, ES = never, RS = never>(
+  options: InOrderOptions<A, E, R, ES, RS>
+): Stream.Stream<A, E | ES, R | RS> =>
   Stream.unwrapScoped(Effect.gen(function*() {
-    const queue = yield* Effect.acquireRelease(Queue.bounded<Take.Take<A, E>>(4), Queue.shutdown)
+    const queue = yield* Effect.acquireRelease(Queue.bounded<Take.Take<A, E | ES>>(4), Queue.shutdown)
+    const spills: RowSpills<ES, RS> = options.spill === undefined ? memorySpills() : yield* options.spill
     let written = 0
-    let spills = 0
     const offer = (rows: ReadonlyArray<unknown>) =>
-      rows.length === 0 ? Effect.void : Effect.asVoid(Queue.offer(queue, Take.chunk(Chunk.unsafeFromArray(rows as Array<A>))))
+      rows.length === 0
+        ? Effect.void
+        : Effect.sync(() => void (written += rows.length)).pipe(
+          Effect.zipRight(Queue.offer(queue, Take.chunk(Chunk.unsafeFromArray(rows as Array<A>))))
+        )
     const rowsPerCall = options.parallel?.rowsPerCall ?? 1
-    const main: Main<MemorySpill, never, void, never> = {
+    const main: Main<RowSpill<ES>, ES, void, RS> = {
       bytes: () => written,
-      write: (rows) => Effect.sync(() => void (written += rows.length)).pipe(Effect.zipRight(offer(rows))),
-      appendSpill: (spill) =>
-        Effect.forEach(spill.drain(), (rows) => Effect.sync(() => void (written += rows.length)).pipe(Effect.zipRight(offer(rows))), {
-          discard: true
-        }),
+      write: offer,
+      appendSpill: (spill) => Stream.runForEach(spill.rows, offer),
       mark: () => {},
       sync: Effect.void
     }
-    const readTo = (toBlock: number, until: Effect.Effect<number, E, R> | undefined): Effect.Effect<Position, E, R> =>
-      run<E, R, MemorySpill, never, void, never>({
+    const readTo = (toBlock: number, until: Effect.Effect<number, E, R> | undefined): Effect.Effect<Position, E | ES, R | RS> =>
+      run<E, R, RowSpill<ES>, ES, void, RS>({
         main,
         spill: {
-          create: Effect.sync(() => memorySpill(`m${++spills}`)),
-          reopen: (name) => Effect.succeed({ handle: memorySpill(name), intact: false }),
-          remove: () => Effect.void
+          create: spills.create,
+          reopen: () => Effect.map(spills.create, (handle) => ({ handle, intact: false })),
+          remove: spills.remove
         },
         at: { rows: 0, completeThrough: options.range.fromBlock - 1 },
         toBlock,
