@@ -18,6 +18,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { availableParallelism } from "node:os"
 import type * as CallCount from "./CallCount.js"
 import * as Estimate from "./sinks/Estimate.js"
 import * as Export from "./sinks/Export.js"
@@ -100,6 +101,16 @@ export interface ToFileOptions {
    */
   readonly concurrency?: number | undefined
   /**
+   * CSV and JSONL exports of the block-ordered data sets: the worker threads that parse, check and
+   * write each page's answer as the file's lines, so that an export uses more than one core (the main
+   * thread keeps the network, the limiter, the block cursor and the writes, in order); the client holds
+   * one pool of this size for all its exports, started at the first page and stopped when idle. `0`:
+   * every page in the main thread. Default {@link defaultWorkers}: the cores there are minus one, at least
+   * one. The file is the same byte for byte whatever the number. Parquet files, decoded events and
+   * sources of your own are read in the main thread.
+   */
+  readonly workers?: number | undefined
+  /**
    * Counts the export's requests (every attempt, retries included) in this counter, from what it holds
    * already: requests made to prepare the export (an ABI fetched with `CallCount.tracking(counter)`)
    * then count in its progress, summary and manifest too. Default: a counter of its own.
@@ -115,6 +126,15 @@ export interface ToFileOptions {
  * @category constants
  */
 export const parquetCheckpointEvery: Duration.Duration = Duration.seconds(10)
+
+/**
+ * The decoding worker threads of an export by default (`ToFileOptions.workers`): the cores there are
+ * (`os.availableParallelism()`) minus one for the main thread, at least one.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultWorkers = (): number => Math.max(1, availableParallelism() - 1)
 
 const isBlockNumber = (n: number): boolean => Number.isSafeInteger(n) && n >= 0
 
@@ -137,6 +157,9 @@ const check = <A, I, E, R>(
     const confirmations = options.confirmations ?? 0
     if (options.concurrency !== undefined && !(Number.isSafeInteger(options.concurrency) && options.concurrency >= 1)) {
       return yield* invalid(out, `concurrency must be a whole number ≥ 1, got ${options.concurrency}`, "concurrency")
+    }
+    if (options.workers !== undefined && !(Number.isSafeInteger(options.workers) && options.workers >= 0)) {
+      return yield* invalid(out, `workers must be a whole number ≥ 0, got ${options.workers}`, "workers")
     }
     if (options.checkpointEvery !== undefined && Duration.toMillis(Duration.decode(options.checkpointEvery)) < 0) {
       return yield* invalid(out, "checkpointEvery must not be negative", "checkpointEvery")
@@ -173,6 +196,7 @@ const check = <A, I, E, R>(
         Duration.decode(options.checkpointEvery ?? (format === "parquet" ? parquetCheckpointEvery : Duration.zero))
       ),
       concurrency: options.concurrency,
+      workers: options.workers ?? defaultWorkers(),
       counter: options.counter
     }
   })

@@ -47,6 +47,14 @@ export const metrics = {
   rateLimited: Metric.counter("explorer_client_rate_limited_total", {
     description: "Rate-limit answers received from the explorer API",
     incremental: true
+  }),
+  workerPages: Metric.counter("explorer_client_worker_pages_total", {
+    description: "List answers made into a file's lines by a decoding worker thread",
+    incremental: true
+  }),
+  workerReturns: Metric.counter("explorer_client_worker_returns_total", {
+    description: "List answers a decoding worker gave back to be read by the main thread (not a plain list, torn, refused)",
+    incremental: true
   })
 }
 
@@ -120,6 +128,31 @@ export const transportError = (
  * between two slices), or gives undefined to have the answer read whole.
  */
 export type SliceReader<S> = (pieces: Iterable<string>) => Generator<void, S | undefined, void>
+
+/**
+ * Reads a list answer's whole body elsewhere (a decoding worker): what it made of it, or the body back
+ * (`Unread`: the slice reader, or the whole answer, then reads it here). May fail (a worker lost).
+ */
+export type BodyReader<S> = (
+  body: Uint8Array,
+  ctx: Classify.CallContext
+) => Effect.Effect<{ readonly _tag: "Read"; readonly value: S } | { readonly _tag: "Unread"; readonly body: Uint8Array }, Errors.ExplorerError>
+
+/**
+ * A body's chunks copied into one buffer of their own, which a reader elsewhere may take (a chunk may
+ * be a view into a buffer the HTTP client still uses).
+ */
+const joined = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
+  let length = 0
+  for (const chunk of chunks) length += chunk.length
+  const out = new Uint8Array(length)
+  let at = 0
+  for (const chunk of chunks) {
+    out.set(chunk, at)
+    at += chunk.length
+  }
+  return out
+}
 
 /**
  * How many bytes at the end of `chunk` begin a UTF-8 character that it does not finish (0 to 3): they
@@ -217,12 +250,14 @@ export interface Transport {
   readonly stats: Effect.Effect<Stats>
   /**
    * Sends a call with the retry policy; every attempt waits for the key's slot and is counted.
-   * `slices`: reads a list answer's records as the body is read (fileRecordsMapped) when it can.
+   * `slices`: reads a list answer's records as the body is read (fileRecordsMapped) when it can;
+   * `offload`, given with `slices`: reads it elsewhere first (a decoding worker).
    */
   readonly send: <S = never>(
     call: Call,
     options: CallOptions | undefined,
-    slices?: SliceReader<S>
+    slices?: SliceReader<S>,
+    offload?: BodyReader<S>
   ) => Effect.Effect<Classify.Answer | S, Errors.ExplorerError>
   /** Follows a download link (exportaddresstags, getlabelmasterlist) and gives the file's text. */
   readonly download: (call: Call, link: string, options: CallOptions | undefined) => Effect.Effect<string, Errors.ExplorerError>
@@ -350,6 +385,7 @@ export const make = (
       throttled: boolean,
       attempt: number,
       slices: SliceReader<S> | undefined,
+      offload: BodyReader<S> | undefined,
       onAnswer: ((millis: number) => void) | undefined
     ) =>
       Effect.gen(function*() {
@@ -375,12 +411,18 @@ export const make = (
         const got = slices === undefined ? yield* readText(api, request, call, "") : yield* readBytes(api, request, call)
         if (onAnswer !== undefined) onAnswer((yield* Clock.currentTimeMillis) - slot)
         yield* Effect.annotateCurrentSpan("http.response.status_code", got.status)
-        if ("chunks" in got && slices !== undefined && got.status >= 200 && got.status < 300) {
-          const sliced = yield* readSliced(slices(textPieces(got.chunks)))
+        let chunks = "chunks" in got ? got.chunks : undefined
+        if (chunks !== undefined && slices !== undefined && got.status >= 200 && got.status < 300) {
+          if (offload !== undefined) {
+            const read = yield* offload(joined(chunks), contextOf(call))
+            if (read._tag === "Read") return read.value
+            chunks = [read.body]
+          }
+          const sliced = yield* readSliced(slices(textPieces(chunks)))
           if (sliced !== undefined) return sliced
         }
         const raw: Classify.RawResponse = "chunks" in got
-          ? { status: got.status, contentType: got.contentType, body: textOf(got.chunks) }
+          ? { status: got.status, contentType: got.contentType, body: textOf(chunks ?? got.chunks) }
           : got
         const classified = Classify.classifyResponse(
           {
@@ -453,7 +495,8 @@ export const make = (
     const send = <S = never>(
       call: Call,
       options: CallOptions | undefined,
-      slices?: SliceReader<S>
+      slices?: SliceReader<S>,
+      offload?: BodyReader<S>
     ): Effect.Effect<Classify.Answer | S, Errors.ExplorerError> =>
       Effect.gen(function*() {
         const throttled = call.operation?.throttled ?? false
@@ -468,7 +511,7 @@ export const make = (
             yield* Ref.update(counters, (s) => ({ ...s, retries: s.retries + 1 }))
             yield* Metric.increment(metrics.retries)
           }
-          return yield* sendOnce(call, throttled, n + 1, slices, options?.onAnswer)
+          return yield* sendOnce(call, throttled, n + 1, slices, offload, options?.onAnswer)
         })
         return yield* attempt.pipe(
           Effect.tapError((error) =>
