@@ -106,7 +106,7 @@ export interface ToFileOptions {
    * thread keeps the network, the limiter, the block cursor and the writes, in order); the client holds
    * one pool of this size for all its exports, started at the first page and stopped when idle. `0`:
    * every page in the main thread. Default {@link defaultWorkers}: the cores there are minus one, at least
-   * one. The file is the same byte for byte whatever the number. Parquet files, decoded events and
+   * one (or `EXPLORER_ETL_WORKERS`). The file is the same byte for byte whatever the number. Parquet files, decoded events and
    * sources of your own are read in the main thread.
    */
   readonly workers?: number | undefined
@@ -128,13 +128,26 @@ export interface ToFileOptions {
 export const parquetCheckpointEvery: Duration.Duration = Duration.seconds(10)
 
 /**
- * The decoding worker threads of an export by default (`ToFileOptions.workers`): the cores there are
- * (`os.availableParallelism()`) minus one for the main thread, at least one.
+ * The decoding worker threads of an export by default (`ToFileOptions.workers`): the environment
+ * variable `EXPLORER_ETL_WORKERS` when it is set (a whole number ≥ 0: a machine's setting, as for a
+ * container whose share of the cores the system does not tell), else the cores there are
+ * (`os.availableParallelism()`) minus one for the main thread, at least one. A value of
+ * `EXPLORER_ETL_WORKERS` that is not a whole number ≥ 0 is refused by `toFile`.
  *
  * @since 0.1.0
  * @category constants
  */
-export const defaultWorkers = (): number => Math.max(1, availableParallelism() - 1)
+export const defaultWorkers = (): number => {
+  const set = workersFromEnvironment()
+  return typeof set === "number" ? set : Math.max(1, availableParallelism() - 1)
+}
+
+/** `EXPLORER_ETL_WORKERS`: its number, its text when it is not a whole number ≥ 0, or undefined (not set). */
+const workersFromEnvironment = (): number | string | undefined => {
+  const text = globalThis.process?.env?.EXPLORER_ETL_WORKERS?.trim()
+  if (text === undefined || text === "") return undefined
+  return /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : text
+}
 
 const isBlockNumber = (n: number): boolean => Number.isSafeInteger(n) && n >= 0
 
@@ -160,6 +173,10 @@ const check = <A, I, E, R>(
     }
     if (options.workers !== undefined && !(Number.isSafeInteger(options.workers) && options.workers >= 0)) {
       return yield* invalid(out, `workers must be a whole number ≥ 0, got ${options.workers}`, "workers")
+    }
+    const fromEnvironment = workersFromEnvironment()
+    if (options.workers === undefined && typeof fromEnvironment === "string") {
+      return yield* invalid(out, `EXPLORER_ETL_WORKERS must be a whole number ≥ 0, got ${JSON.stringify(fromEnvironment)}`, "workers")
     }
     if (options.checkpointEvery !== undefined && Duration.toMillis(Duration.decode(options.checkpointEvery)) < 0) {
       return yield* invalid(out, "checkpointEvery must not be negative", "checkpointEvery")
