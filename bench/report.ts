@@ -9,6 +9,7 @@ import type { DistanceRow } from "./distance.js"
 import type { EngineRow } from "./engine.js"
 import type { ShapeCell, ShapesResults } from "./shapes.js"
 import type { CompressionResults } from "./compression.js"
+import type { WorkersResults } from "./workers.js"
 import type { StartupResults } from "./startup.js"
 import type { ArrivalFigures } from "./timing.js"
 
@@ -157,6 +158,8 @@ export interface Results {
   readonly startup?: StartupResults
   /** Compressed answers on 10,000-row pages (bench/compression.ts); absent in older results. */
   readonly compression?: CompressionResults
+  /** Decoding workers: scaling and memory (bench/workers.ts); absent in older results. */
+  readonly workers?: WorkersResults
 }
 
 /** The shape matrix as a Markdown table, then the worst and the best cell of each reader. */
@@ -577,9 +580,45 @@ export const render = (r: Results): string => {
     }
     line()
   }
+  if (r.workers !== undefined) workersSection(r.workers, line)
   line("## Reproduce")
   line()
-  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`; section 8 alone: \`npx tsx bench/shapes.ts\` (one cell: \`npx tsx bench/shapes.ts --only bursty-standard-5s --readers export\`); section 9 alone: \`npx tsx bench/startup.ts --merge\`; section 12 alone: \`npx tsx bench/compression.ts --merge\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
+  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`; section 8 alone: \`npx tsx bench/shapes.ts\` (one cell: \`npx tsx bench/shapes.ts --only bursty-standard-5s --readers export\`); section 9 alone: \`npx tsx bench/startup.ts --merge\`; section 12 alone: \`npx tsx bench/compression.ts --merge\`; section 13 alone: \`npx tsx bench/workers.ts --merge\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
   line()
   return out.join("\n")
+}
+
+/** Section 13: decoding workers (bench/workers.ts). */
+const workersSection = (w: WorkersResults, line: (s?: string) => void) => {
+  const n = (x: number) => x.toLocaleString("en-US")
+  line("## 13. Decoding workers")
+  line()
+  line(`\`Exports.toFile\` with \`workers: 0\` (every page parsed, checked and written in the main thread, as before), 1 and 2 (the pages' bytes go to worker threads, their lines come back; the main thread keeps the network, the limiter, the cursor and the writes) on answers captured once from the bench simulator and replayed in-process (the section 2 method, one cursor, the simulator idle: txs ${n(w.captured.txs.rows)} rows in ${w.captured.txs.pages} pages, logs ${n(w.captured.logs.rows)} rows in ${w.captured.logs.pages} pages); ${w.rounds} rounds in alternating order, rows/s the median of the rounds, 2 ÷ 1 the median of the rounds' own ratios. CPU per row from /proc's counters: the main thread's, and the whole process's (every thread: workers, V8's GC helpers, libuv). Commit ${w.commit}, ${w.date.slice(0, 16).replace("T", " ")} UTC, ${w.machine.cpus} cores, load average ${w.machine.loadAverage.join(" / ")} at the end (other work on the same cores). Measured by \`bench/workers.ts\`.`)
+  line()
+  line("| Case | workers | rows/s (median) | rounds | main thread µs/row | process µs/row |")
+  line("|---|---|---|---|---|---|")
+  for (const x of w.scaling) line(`| ${x.case} | ${x.workers} | ${n(x.rowsPerSecond)} | ${x.samples.map(n).join(", ")} | ${x.mainMicrosPerRow} | ${x.cpuMicrosPerRow} |`)
+  line()
+  line("What bounds it, from the CPU per row with workers: the main thread's share is what no worker takes off it (its bound: 1 ÷ its µs/row); the rest is the workers' (and their collections'). On this machine the main thread and the workers share 2 cores: 2 ÷ the process's µs/row is the most they allow, and 2 workers ÷ 1 can reach at most that over 1 ÷ the workers' µs/row. Projected: each worker and the main thread on a core of its own, rows/s = min(main bound, k ÷ workers' µs/row); a plan keeps up with the workers shown (rows/s = calls/s × rows a call: txlist 10,000 on paid plans, getLogs 1,000; –: the main thread binds first).")
+  line()
+  line(`| Case | 2 ÷ 1 (goal ≥ 1.7) | bound of 2 ÷ 1 here | 2 cores allow | main thread allows | workers µs/row | projected rows/s with k workers (k + 1 cores) | keeps up (workers) |`)
+  line("|---|---|---|---|---|---|---|---|")
+  for (const p of w.projections) {
+    const one = p.perCores.find((c) => c.workers === 1)?.rowsPerSecond ?? 0
+    const bound = one === 0 ? 0 : Math.min(p.twoCoreBound, p.perCores.find((c) => c.workers === 2)?.rowsPerSecond ?? 0) / one
+    line(`| ${p.case} | ${p.twoToOne}${p.twoToOne >= 1.7 ? " ✓" : " ✗"} | ${bound.toFixed(2)} | ${n(p.twoCoreBound)} | ${n(p.mainBound)} | ${p.workerMicrosPerRow} | ${p.perCores.map((c) => `${c.workers}: ${n(c.rowsPerSecond)}`).join(", ")} | ${p.plans.map((x) => `${x.plan} ${n(x.rowsPerSecond)}: ${x.workers ?? "–"}`).join("; ")} |`)
+  }
+  line()
+  if (w.memory.length > 0) {
+    const base = w.memory.find((m) => m.workers === 0)
+    line("Peak RSS (VmHWM) of the CLI as a user runs it (`node bin/explorer-etl.js export txs … --workers N`, dist/, its V8 settings), the busy wallet's transactions in 10,000-row pages against the bench simulator (limits off, plan proplus). Goal: < 150 MB + 40 MB per worker.")
+    line()
+    line("| workers | rows | peak RSS | goal | over the main thread alone | rows/s |")
+    line("|---|---|---|---|---|---|")
+    for (const m of w.memory) {
+      const goal = 150 + 40 * m.workers
+      line(`| ${m.workers} | ${n(m.rows)} | ${m.peakRssMb} MB | < ${goal} MB ${m.peakRssMb < goal ? "✓" : "✗"} | ${base === undefined || m.workers === 0 ? "–" : `+${m.peakRssMb - base.peakRssMb} MB (${Math.round((m.peakRssMb - base.peakRssMb) / m.workers)} MB a worker)`} | ${n(m.rowsPerSecond)} |`)
+    }
+    line()
+  }
 }

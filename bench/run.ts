@@ -20,6 +20,9 @@
  * 9. Start-up of the command line: `--help` and `export --help`, warm (bench/startup.ts).
  * 12. Compressed answers: bytes and time of 10,000-row txlist pages plain, gzip and br, on loopback and
  *    behind paced links (bench/compression.ts).
+ * 13. Decoding workers: rows/s in the main thread alone and with 1 and 2 worker threads on captured
+ *    answers, what bounds them, projections per added core, and the CLI's peak RSS per worker
+ *    (bench/workers.ts).
  *
  * Options: --quick (smaller sizes and shorter windows, to try the harness; the report says so);
  * --render (no measurement: RESULTS.md rendered again from results.json).
@@ -490,6 +493,10 @@ const main = async () => {
     const startup = (await runChild<NonNullable<Results["startup"]>>("startup", ["--emit", ...(quick ? ["--runs", "3"] : [])])).result
     log("compression: 10,000-row txlist pages plain, gzip and br, loopback and paced links")
     const compression = (await runChild<NonNullable<Results["compression"]>>("compression", ["--emit", ...(quick ? ["--pages", "2"] : [])])).result
+    log("workers: scaling with decoding workers on captured answers, and the CLI's peak RSS per worker")
+    const workers = (await runChild<NonNullable<Results["workers"]>>("workers", [
+      "--emit", ...(quick ? ["--rounds", "3", "--tx-pages", "2", "--log-pages", "15", "--busy", "30000"] : [])
+    ])).result
 
     const results: Results & { readonly issue: number } = {
       issue: 7,
@@ -513,7 +520,8 @@ const main = async () => {
       shapes,
       ...(previous === undefined ? {} : { shapesBaseline: previous }),
       startup,
-      compression
+      compression,
+      workers
     }
     writeFileSync(path.join(repoRoot, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n")
     writeFileSync(path.join(repoRoot, "bench", "RESULTS.md"), render(results))

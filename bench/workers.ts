@@ -1,0 +1,286 @@
+/**
+ * Section 13, decoding workers: how an export scales with the worker threads that parse, check and
+ * write its pages (`Exports.toFile` `workers`, `--workers`), and what each worker costs in memory.
+ *
+ * - Scaling, on captured answers (the section 2 method: bodies captured once from the bench simulator,
+ *   which then sits idle, and replayed in-process through an undici `MockAgent` behind the client's own
+ *   `NodeHttpClient`; no simulator and no network on the cores): `Exports.toFile` of txs and logs to CSV
+ *   and JSONL, with one cursor (the pages as captured), with `workers: 0` (in the main thread, as
+ *   before), 1 and 2, rounds in alternating order, rows/s the medians of the rounds and the 2 ÷ 1 ratio
+ *   the median of the rounds' own ratios. For each export the CPU time of the main thread and of the
+ *   whole process (every thread; /proc's counters) per row: from them, what bounds the export (the main thread's share is what no worker takes
+ *   off it), the rows/s projected for each core added (a core of its own for the main thread, one for
+ *   each worker), and the cores that would keep up with each plan.
+ * - Memory: peak RSS (VmHWM) of the CLI as a user runs it (`node bin/explorer-etl.js export txs …`,
+ *   dist/, its V8 settings), the busy wallet's transactions in 10,000-row pages, with `--workers 0, 1, 2`
+ *   against the bench simulator (limits off): what each worker adds.
+ *
+ * Usage: tsx bench/workers.ts [--rounds 5] [--tx-pages 3] [--log-pages 30] [--busy 100000] [--memory false]
+ *        [--emit] [--merge]   (--merge: written into bench/results.json as its `workers`; then
+ *        `npm run bench -- --render` renders bench/RESULTS.md again)
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { execFileSync } from "node:child_process"
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import * as path from "node:path"
+import * as Client from "../src/ExplorerClient.js"
+import * as Exports from "../src/Exports.js"
+import * as Sources from "../src/streams/Sources.js"
+import { args, emit, machine, median, repoRoot, round, runCli, startServer } from "./lib.js"
+import { capture, type Captured, type Dataset, replay, REPLAY_ORIGIN } from "./replay.js"
+
+/** The worker counts measured: 0 is the main thread alone. */
+const SETTINGS = [0, 1, 2] as const
+
+/** One case at one worker count: medians over the rounds. */
+export interface ScalingRow {
+  readonly case: string
+  readonly workers: number
+  readonly rowsPerSecond: number
+  readonly samples: ReadonlyArray<number>
+  /** The main thread's CPU, µs per row. */
+  readonly mainMicrosPerRow: number
+  /** The process's CPU (every thread, GC included), µs per row. */
+  readonly cpuMicrosPerRow: number
+}
+
+/** What the figures project for one case. */
+export interface Projection {
+  readonly case: string
+  /** Rows of one answer (10,000-row txlist pages, 1,000-row getLogs pages). */
+  readonly rowsPerCall: number
+  /** 2 workers ÷ 1, median of the rounds' ratios. */
+  readonly twoToOne: number
+  /** The most the 2 cores of this machine allow: 2 cores ÷ the CPU of a row with workers. */
+  readonly twoCoreBound: number
+  /** The most the main thread allows, whatever the workers: 1 ÷ its busy time per row. */
+  readonly mainBound: number
+  /** The workers' CPU per row (process CPU − main thread's), µs. */
+  readonly workerMicrosPerRow: number
+  /** Rows/s projected with k workers, each and the main thread on a core of its own (k = 1, 2, 3, 4, 8). */
+  readonly perCores: ReadonlyArray<{ readonly workers: number; readonly rowsPerSecond: number }>
+  /** Each plan's rows/s (calls/s × rows a call) and the workers that would keep up (undefined: the main thread binds first). */
+  readonly plans: ReadonlyArray<{ readonly plan: string; readonly rowsPerSecond: number; readonly workers: number | undefined }>
+}
+
+/** Peak RSS of the CLI with N workers. */
+export interface MemoryRow {
+  readonly workers: number
+  readonly rows: number
+  readonly peakRssMb: number
+  readonly rowsPerSecond: number
+}
+
+/** What this bench gives. */
+export interface WorkersResults {
+  readonly date: string
+  readonly commit: string
+  readonly machine: ReturnType<typeof machine>
+  readonly rounds: number
+  readonly captured: Readonly<Record<Dataset, { readonly pages: number; readonly rows: number; readonly bytes: number }>>
+  readonly scaling: ReadonlyArray<ScalingRow>
+  readonly projections: ReadonlyArray<Projection>
+  readonly memory: ReadonlyArray<MemoryRow>
+}
+
+const PLANS = [
+  { plan: "free", callsPerSecond: 3, rows: { txs: 1_000, logs: 1_000 } },
+  { plan: "standard", callsPerSecond: 10, rows: { txs: 10_000, logs: 1_000 } },
+  { plan: "professional", callsPerSecond: 30, rows: { txs: 10_000, logs: 1_000 } }
+] as const
+
+const CASES = [["txs", "csv"], ["txs", "jsonl"], ["logs", "csv"], ["logs", "jsonl"]] as const
+
+/** Clock ticks a second of /proc's CPU times (USER_HZ: 100 on Linux). */
+const TICKS = 100
+
+/**
+ * CPU ms (user + system) of the main thread (its task in /proc has the process's id) and of the whole
+ * process, every thread: on a shared machine busy wall time is not CPU time, so /proc's counters.
+ */
+const cpuNow = (): { readonly main: number; readonly all: number } => {
+  const ticks = (file: string) => {
+    const fields = readFileSync(file, "utf8").split(") ")[1]?.split(" ") ?? []
+    return Number(fields[11]) + Number(fields[12])
+  }
+  return { main: (ticks(`/proc/self/task/${process.pid}/stat`) * 1000) / TICKS, all: (ticks("/proc/self/stat") * 1000) / TICKS }
+}
+
+/** One export on the replayed answers: rows, seconds, the main thread's and the process's CPU ms. */
+const measured = <E, R>(run: Effect.Effect<Exports.ExportSummary, E, R>) =>
+  Effect.gen(function*() {
+    const cpu0 = cpuNow()
+    const t0 = performance.now()
+    const summary = yield* run
+    const seconds = (performance.now() - t0) / 1000
+    const cpu1 = cpuNow()
+    return { rows: summary.rowsWritten, seconds, mainMs: cpu1.main - cpu0.main, cpuMs: cpu1.all - cpu0.all }
+  })
+
+const scaling = (at: { baseUrl: string; key: string; fromBlock: number; latest: number; txAddress: string; logAddress: string }, options: {
+  readonly rounds: number
+  readonly txPages: number
+  readonly logPages: number
+  readonly dir: string
+}) =>
+  Effect.gen(function*() {
+    const where = { baseUrl: at.baseUrl, key: at.key, chainId: 1, fromBlock: at.fromBlock, latest: at.latest }
+    const captured: Record<Dataset, Captured> = {
+      txs: yield* Effect.promise(() => capture(where, "txs", at.txAddress, options.txPages, 10_000)),
+      logs: yield* Effect.promise(() => capture(where, "logs", at.logAddress, options.logPages, 1_000))
+    }
+    const ClientLive = Client.layer({
+      apiKey: Redacted.make(at.key),
+      baseUrl: REPLAY_ORIGIN,
+      plan: "standard",
+      rate: { callsPerSecond: 1_000_000, throttledPerSecond: 1_000_000 }
+    }).pipe(Layer.provide(replay(captured, at.latest)))
+    const program = Effect.gen(function*() {
+      const sources = {
+        txs: yield* Sources.transactions({ chainId: 1, address: at.txAddress, fromBlock: at.fromBlock, toBlock: at.latest }),
+        logs: yield* Sources.logs({ chainId: 1, address: at.logAddress, fromBlock: at.fromBlock, toBlock: at.latest })
+      }
+      const exported = (dataset: Dataset, format: string, workers: number) =>
+        measured(Exports.toFile(sources[dataset] as Sources.Source<unknown, unknown>, {
+          out: path.join(options.dir, `workers-${dataset}-${workers}.${format}`),
+          quiet: true,
+          // One cursor, as the answers were captured (a partition's range is not among them).
+          concurrency: 1,
+          workers
+        }))
+      // Warm: the JIT, and each pool's workers started (a pool lives on between exports).
+      for (const [dataset, format] of CASES) for (const w of SETTINGS) yield* exported(dataset, format, w)
+      const samples = new Map<string, Array<{ rowsPerSecond: number; mainMs: number; cpuMs: number; rows: number }>>()
+      for (let r = 0; r < options.rounds; r++) {
+        for (const [dataset, format] of r % 2 === 0 ? CASES : [...CASES].reverse()) {
+          for (const w of r % 2 === 0 ? SETTINGS : [...SETTINGS].reverse()) {
+            const m = yield* exported(dataset, format, w)
+            const key = `${dataset}.${format}:${w}`
+            const list = samples.get(key) ?? []
+            list.push({ rowsPerSecond: m.rows / m.seconds, mainMs: m.mainMs, cpuMs: m.cpuMs, rows: m.rows })
+            samples.set(key, list)
+          }
+        }
+      }
+      return samples
+    })
+    const samples = yield* program.pipe(Effect.provide(Layer.merge(ClientLive, NodeContext.layer)))
+    const rows: Array<ScalingRow> = []
+    const projections: Array<Projection> = []
+    for (const [dataset, format] of CASES) {
+      const name = `${dataset}.${format}`
+      const of = (w: number) => samples.get(`${name}:${w}`) ?? []
+      for (const w of SETTINGS) {
+        const s = of(w)
+        rows.push({
+          case: name,
+          workers: w,
+          rowsPerSecond: round(median(s.map((x) => x.rowsPerSecond))),
+          samples: s.map((x) => round(x.rowsPerSecond)),
+          mainMicrosPerRow: round(median(s.map((x) => (x.mainMs * 1000) / x.rows)), 2),
+          cpuMicrosPerRow: round(median(s.map((x) => (x.cpuMs * 1000) / x.rows)), 2)
+        })
+      }
+      const one = of(1)
+      const two = of(2)
+      const withWorkers = [...one, ...two]
+      const main = median(withWorkers.map((x) => (x.mainMs * 1000) / x.rows))
+      const cpu = median(withWorkers.map((x) => (x.cpuMs * 1000) / x.rows))
+      const worker = Math.max(cpu - main, 0.001)
+      const mainBound = 1e6 / main
+      const projected = (k: number) => Math.min(mainBound, (k * 1e6) / worker)
+      projections.push({
+        case: name,
+        rowsPerCall: dataset === "txs" ? 10_000 : 1_000,
+        twoToOne: round(median(two.map((x, i) => x.rowsPerSecond / (one[i]?.rowsPerSecond ?? x.rowsPerSecond))), 2),
+        twoCoreBound: round((2 * 1e6) / cpu),
+        mainBound: round(mainBound),
+        workerMicrosPerRow: round(worker, 2),
+        perCores: [1, 2, 3, 4, 8].map((k) => ({ workers: k, rowsPerSecond: round(projected(k)) })),
+        plans: PLANS.map((p) => {
+          const target = p.callsPerSecond * p.rows[dataset]
+          return { plan: p.plan, rowsPerSecond: target, workers: target > mainBound ? undefined : Math.max(1, Math.ceil((target * worker) / 1e6)) }
+        })
+      })
+    }
+    return {
+      captured: {
+        txs: { pages: captured.txs.list.length, rows: captured.txs.rows, bytes: captured.txs.bytes },
+        logs: { pages: captured.logs.list.length, rows: captured.logs.rows, bytes: captured.logs.bytes }
+      },
+      scaling: rows,
+      projections
+    }
+  })
+
+export const workers = async (options: {
+  readonly rounds: number
+  readonly txPages: number
+  readonly logPages: number
+  readonly busy: number
+  readonly memory: boolean
+}): Promise<WorkersResults> => {
+  const dir = path.join(repoRoot, "bench", ".work")
+  mkdirSync(dir, { recursive: true })
+  const server = await startServer({
+    seed: 1,
+    enforceRateLimits: false,
+    dailyCaps: false,
+    dataset: { busyWalletTransactions: options.busy, heavyContractLogs: Math.max(options.logPages * 1_000 + 1_000, 40_000) }
+  })
+  try {
+    const d = server.dataset
+    const key = server.demoKeys.standard ?? ""
+    const scaled = await Effect.runPromise(scaling({
+      baseUrl: server.baseUrl,
+      key,
+      fromBlock: d.activity.fromBlock,
+      latest: d.latestBlock,
+      txAddress: d.busyWallet.address,
+      logAddress: d.heavyContract.address
+    }, { rounds: options.rounds, txPages: options.txPages, logPages: options.logPages, dir }))
+    const memory: Array<MemoryRow> = []
+    if (options.memory) {
+      // The CLI as a user runs it: dist/ built first (bin/explorer-etl.js rebuilds a stale one).
+      for (const w of SETTINGS) {
+        const out = path.join(dir, `workers-mem-${w}.csv`)
+        for (const f of [out, `${out}.manifest.json`, `${out}.state.json`]) rmSync(f, { force: true })
+        const r = await runCli([
+          "export", "txs", "--address", d.busyWallet.address, "--from-block", "0", "--to-block", String(d.latestBlock),
+          "--base-url", server.baseUrl, "--plan", "proplus", "--quiet", "--workers", String(w), "--out", out
+        ], out, { EXPLORER_API_KEY: server.demoKeys.proplus ?? "" })
+        memory.push({ workers: w, rows: r.rows, peakRssMb: round(r.peakRssMb, 0), rowsPerSecond: round(r.rowsPerSecond) })
+      }
+    }
+    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot }).toString().trim()
+    return { date: new Date().toISOString(), commit, machine: machine(), rounds: options.rounds, ...scaled, memory }
+  } finally {
+    await server.stop()
+  }
+}
+
+const isMain = process.argv[1] !== undefined && path.resolve(process.argv[1]).replace(/\.js$/, ".ts").endsWith(path.join("bench", "workers.ts"))
+if (isMain) {
+  const o = args()
+  workers({
+    rounds: Number(o.rounds ?? "5"),
+    txPages: Number(o["tx-pages"] ?? "3"),
+    logPages: Number(o["log-pages"] ?? "30"),
+    busy: Number(o.busy ?? "100000"),
+    memory: o.memory !== "false"
+  }).then((results) => {
+    if (o.merge === "true") {
+      const file = path.join(repoRoot, "bench", "results.json")
+      writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), workers: results }, null, 2) + "\n")
+    }
+    if (o.emit === "true") emit(results)
+    else process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
+    process.exit(0)
+  }, (error: unknown) => {
+    process.stderr.write(`workers bench failed: ${String(error)}\n`)
+    process.exit(1)
+  })
+}
