@@ -55,7 +55,11 @@ layer(Layer.mergeAll(SimulatorLive, NodeContext.layer), { timeout: "120 seconds"
         const ClientLive = clientOf(sim)
         const logs = logsOf(sim)
         const txs = Sources.transactions({ chainId: 1, address: c.busyWallet.address, fromBlock: c.activity.fromBlock, toBlock: c.latestBlock })
-        const cases = [["logs.csv", logs, 1_000], ["logs.jsonl", logs, 1_000], ["txs.csv", txs, 10_000]] as const
+        const cases: ReadonlyArray<readonly [string, Effect.Effect<Sources.Source<unknown, unknown>, unknown, Client.ExplorerClient>, number]> = [
+          ["logs.csv", logs as Effect.Effect<Sources.Source<unknown, unknown>, unknown, Client.ExplorerClient>, 1_000],
+          ["logs.jsonl", logs as Effect.Effect<Sources.Source<unknown, unknown>, unknown, Client.ExplorerClient>, 1_000],
+          ["txs.csv", txs as Effect.Effect<Sources.Source<unknown, unknown>, unknown, Client.ExplorerClient>, 10_000]
+        ]
         for (const [name, source, perPage] of cases) {
           const exported = (workers: number) =>
             Effect.flatMap(source, (s) => Exports.toFile(s, { out: join(dir, `w${workers}-${name}`), quiet: true, workers }))
