@@ -85,3 +85,72 @@ export const replay = (captured: Record<Dataset, Captured>, latest: number) =>
     return NodeHttpClient.makeUndici(agent)
   })
 
+
+/**
+ * Records captured once, each as its JSON text (the simulator's oracle: one wire record per line, in
+ * block order), from which {@link replayRanges} answers any block range and page.
+ */
+export interface CapturedRecords {
+  readonly texts: ReadonlyArray<string>
+  /** The block of each record (ascending). */
+  readonly blocks: ReadonlyArray<number>
+}
+
+/** Reads an oracle file (one record per line) as {@link CapturedRecords}. */
+export const recordsOf = (lines: ReadonlyArray<string>): CapturedRecords => ({
+  texts: lines,
+  blocks: lines.map((line) => Number((JSON.parse(line) as { blockNumber: string }).blockNumber))
+})
+
+/** The first index whose block is ≥ `block`. */
+const lowerBound = (blocks: ReadonlyArray<number>, block: number): number => {
+  let lo = 0
+  let hi = blocks.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((blocks[mid] as number) < block) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/**
+ * An in-process explorer answering any range and page of the captured records (what partitions ask),
+ * behind the very `HttpClient` exports use, as {@link replay} does. Each body is put together from the records' texts once and kept, so that the
+ * rounds after the first are served from memory as captured answers are.
+ */
+export const replayRanges = (records: Record<Dataset, CapturedRecords>, latest: number) =>
+  Layer.sync(HttpClient.HttpClient, () => {
+    const agent = new Undici.MockAgent({ connections: 8 })
+    agent.disableNetConnect()
+    const bodies = new Map<string, Buffer>()
+    const answer = (p: URLSearchParams): Buffer => {
+      const action = p.get("action")
+      if (action === "getblocknobytime") return Buffer.from(`{"status":"1","message":"OK","result":"${latest}"}`)
+      const dataset: Dataset = action === "txlist" ? "txs" : "logs"
+      const from = Number(p.get(dataset === "txs" ? "startblock" : "fromBlock") ?? "0")
+      const to = Number(p.get(dataset === "txs" ? "endblock" : "toBlock") ?? String(latest))
+      const page = Number(p.get("page") ?? "1")
+      const offset = Number(p.get("offset") ?? "1000")
+      const key = `${dataset}:${from}:${to}:${page}:${offset}`
+      const known = bodies.get(key)
+      if (known !== undefined) return known
+      const r = records[dataset]
+      const first = lowerBound(r.blocks, from)
+      const end = lowerBound(r.blocks, to + 1)
+      const texts = r.texts.slice(Math.min(end, first + (page - 1) * offset), Math.min(end, first + page * offset))
+      const body = Buffer.from(
+        texts.length === 0
+          ? `{"status":"0","message":"${dataset === "txs" ? "No transactions found" : "No records found"}","result":[]}`
+          : `{"status":"1","message":"OK","result":[${texts.join(",")}]}`
+      )
+      bodies.set(key, body)
+      return body
+    }
+    agent.get(REPLAY_ORIGIN).intercept({ path: () => true, method: "GET" }).reply((request) => ({
+      statusCode: 200,
+      data: answer(new URL(request.path, REPLAY_ORIGIN).searchParams),
+      responseOptions: { headers: { "content-type": "application/json" } }
+    })).persist()
+    return NodeHttpClient.makeUndici(agent)
+  })

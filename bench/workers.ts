@@ -21,6 +21,7 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { execFileSync } from "node:child_process"
@@ -28,15 +29,20 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import * as Client from "../src/ExplorerClient.js"
 import * as Exports from "../src/Exports.js"
+import * as Schemas from "../src/schemas/index.js"
+import * as Format from "../src/sinks/Format.js"
 import * as Sources from "../src/streams/Sources.js"
 import { args, emit, machine, median, repoRoot, round, runCli, startServer } from "./lib.js"
-import { capture, type Captured, type Dataset, replay, REPLAY_ORIGIN } from "./replay.js"
+import { type CapturedRecords, type Dataset, recordsOf, REPLAY_ORIGIN, replayRanges } from "./replay.js"
+
 
 /** The worker counts measured: 0 is the main thread alone. */
 const SETTINGS = [0, 1, 2] as const
 
 /** One case at one worker count: medians over the rounds. */
 export interface ScalingRow {
+  /** `export`: `Exports.toFile`; `decode`: the client's file lines of every page, 4 at once (no engine, no writes). */
+  readonly mode: "export" | "decode"
   readonly case: string
   readonly workers: number
   readonly rowsPerSecond: number
@@ -45,6 +51,10 @@ export interface ScalingRow {
   readonly mainMicrosPerRow: number
   /** The process's CPU (every thread, GC included), µs per row. */
   readonly cpuMicrosPerRow: number
+  /** Cores the export used (its process's CPU ÷ wall time). */
+  readonly cores: number
+  /** Cores the machine's other processes used meanwhile (their CPU ÷ wall time). */
+  readonly othersCores: number
 }
 
 /** What the figures project for one case. */
@@ -52,8 +62,10 @@ export interface Projection {
   readonly case: string
   /** Rows of one answer (10,000-row txlist pages, 1,000-row getLogs pages). */
   readonly rowsPerCall: number
-  /** 2 workers ÷ 1, median of the rounds' ratios. */
+  /** The export's 2 workers ÷ 1, median of the rounds' ratios. */
   readonly twoToOne: number
+  /** The same of the decoding stage alone (pages 4 at once). */
+  readonly decodeTwoToOne: number
   /** The most the 2 cores of this machine allow: 2 cores ÷ the CPU of a row with workers. */
   readonly twoCoreBound: number
   /** The most the main thread allows, whatever the workers: 1 ÷ its busy time per row. */
@@ -80,7 +92,7 @@ export interface WorkersResults {
   readonly commit: string
   readonly machine: ReturnType<typeof machine>
   readonly rounds: number
-  readonly captured: Readonly<Record<Dataset, { readonly pages: number; readonly rows: number; readonly bytes: number }>>
+  readonly captured: Readonly<Record<Dataset, { readonly rows: number; readonly bytes: number }>>
   readonly scaling: ReadonlyArray<ScalingRow>
   readonly projections: ReadonlyArray<Projection>
   readonly memory: ReadonlyArray<MemoryRow>
@@ -93,6 +105,15 @@ const PLANS = [
 ] as const
 
 const CASES = [["txs", "csv"], ["txs", "jsonl"], ["logs", "csv"], ["logs", "jsonl"]] as const
+
+interface Sample {
+  readonly rowsPerSecond: number
+  readonly mainMs: number
+  readonly cpuMs: number
+  readonly rows: number
+  readonly cores: number
+  readonly others: number
+}
 
 /** Clock ticks a second of /proc's CPU times (USER_HZ: 100 on Linux). */
 const TICKS = 100
@@ -109,59 +130,96 @@ const cpuNow = (): { readonly main: number; readonly all: number } => {
   return { main: (ticks(`/proc/self/task/${process.pid}/stat`) * 1000) / TICKS, all: (ticks("/proc/self/stat") * 1000) / TICKS }
 }
 
-/** One export on the replayed answers: rows, seconds, the main thread's and the process's CPU ms. */
-const measured = <E, R>(run: Effect.Effect<Exports.ExportSummary, E, R>) =>
+/** CPU ms (user, nice, system, irq, softirq, steal) every core of the machine spent, every process's. */
+const machineBusyMs = (): number => {
+  const fields = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "").trim().split(/\s+/).slice(1).map(Number)
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields
+  return ((user + nice + system + irq + softirq + steal) * 1000) / TICKS
+}
+
+/**
+ * One export on the replayed answers: rows, seconds, the main thread's and the process's CPU ms, and
+ * what the machine's other processes took of its cores meanwhile (ms).
+ */
+const measured = <E, R>(run: Effect.Effect<number, E, R>) =>
   Effect.gen(function*() {
     const cpu0 = cpuNow()
+    const busy0 = machineBusyMs()
     const t0 = performance.now()
-    const summary = yield* run
+    const rows = yield* run
     const seconds = (performance.now() - t0) / 1000
     const cpu1 = cpuNow()
-    return { rows: summary.rowsWritten, seconds, mainMs: cpu1.main - cpu0.main, cpuMs: cpu1.all - cpu0.all }
+    const cpuMs = cpu1.all - cpu0.all
+    return { rows, seconds, mainMs: cpu1.main - cpu0.main, cpuMs, othersMs: Math.max(0, machineBusyMs() - busy0 - cpuMs) }
   })
 
-const scaling = (at: { baseUrl: string; key: string; fromBlock: number; latest: number; txAddress: string; logAddress: string }, options: {
+const scaling = (at: { latest: number; fromBlock: number; txAddress: string; logAddress: string }, records: Record<Dataset, CapturedRecords>, options: {
   readonly rounds: number
-  readonly txPages: number
-  readonly logPages: number
   readonly dir: string
 }) =>
   Effect.gen(function*() {
-    const where = { baseUrl: at.baseUrl, key: at.key, chainId: 1, fromBlock: at.fromBlock, latest: at.latest }
-    const captured: Record<Dataset, Captured> = {
-      txs: yield* Effect.promise(() => capture(where, "txs", at.txAddress, options.txPages, 10_000)),
-      logs: yield* Effect.promise(() => capture(where, "logs", at.logAddress, options.logPages, 1_000))
-    }
     const ClientLive = Client.layer({
-      apiKey: Redacted.make(at.key),
+      apiKey: Redacted.make("REPLAYREPLAYREPLAYREPLAYREPLAY0000"),
       baseUrl: REPLAY_ORIGIN,
       plan: "standard",
       rate: { callsPerSecond: 1_000_000, throttledPerSecond: 1_000_000 }
-    }).pipe(Layer.provide(replay(captured, at.latest)))
+    }).pipe(Layer.provide(replayRanges(records, at.latest)))
     const program = Effect.gen(function*() {
+      const client = yield* Client.ExplorerClient
       const sources = {
         txs: yield* Sources.transactions({ chainId: 1, address: at.txAddress, fromBlock: at.fromBlock, toBlock: at.latest }),
         logs: yield* Sources.logs({ chainId: 1, address: at.logAddress, fromBlock: at.fromBlock, toBlock: at.latest })
       }
-      const exported = (dataset: Dataset, format: string, workers: number) =>
-        measured(Exports.toFile(sources[dataset] as Sources.Source<unknown, unknown>, {
-          out: path.join(options.dir, `workers-${dataset}-${workers}.${format}`),
-          quiet: true,
-          // One cursor, as the answers were captured (a partition's range is not among them).
-          concurrency: 1,
-          workers
-        }))
+      const exported = (dataset: Dataset, format: "csv" | "jsonl", workers: number) =>
+        measured(Effect.map(
+          Exports.toFile(sources[dataset] as Sources.Source<unknown, unknown>, {
+            out: path.join(options.dir, `workers-${dataset}-${workers}.${format}`),
+            quiet: true,
+            workers
+          }),
+          (summary) => summary.rowsWritten
+        ))
+      // The decoding stage alone: every page of the records (a page from each 1,000th or 10,000th
+      // record's block), 4 at once, through the client's file lines, in workers or in the main thread.
+      const encoders = {
+        csv: { txs: yield* Format.encodedEncoder(Schemas.NormalTransaction, { format: "csv" }), logs: yield* Format.encodedEncoder(Schemas.LogFileRow, { format: "csv" }) },
+        jsonl: { txs: yield* Format.encodedEncoder(Schemas.NormalTransaction, { format: "jsonl" }), logs: yield* Format.encodedEncoder(Schemas.LogFileRow, { format: "jsonl" }) }
+      }
+      const decoded = (dataset: Dataset, format: "csv" | "jsonl", workers: number) => {
+        const perPage = dataset === "txs" ? 10_000 : 1_000
+        const starts = records[dataset].blocks.filter((_, i) => i % perPage === 0)
+        const lines = encoders[format][dataset].lines as (rows: ReadonlyArray<unknown>) => Either.Either<ReadonlyArray<unknown>, unknown>
+        const offload = workers === 0 ? undefined : { workers, format, rows: (l: Client.WorkerLines) => Array.from(l.ends) }
+        const page = (start: number) =>
+          dataset === "txs"
+            ? client.fileRecordsMapped("txlist", { chainId: 1, address: at.txAddress, startBlock: start, endBlock: at.latest, page: 1, offset: perPage, sort: "asc" }, Schemas.NormalTransaction, lines, undefined, offload)
+            : client.fileRecordsMapped("getLogs", { chainId: 1, address: at.logAddress, fromBlock: start, toBlock: at.latest, page: 1, offset: perPage }, Schemas.LogFileRow, lines, undefined, offload)
+        return measured(Effect.map(Effect.forEach(starts, page, { concurrency: 4 }), (pages) => pages.reduce((n, p) => n + p.length, 0)))
+      }
+      const runs = { export: exported, decode: decoded } as const
       // Warm: the JIT, and each pool's workers started (a pool lives on between exports).
-      for (const [dataset, format] of CASES) for (const w of SETTINGS) yield* exported(dataset, format, w)
-      const samples = new Map<string, Array<{ rowsPerSecond: number; mainMs: number; cpuMs: number; rows: number }>>()
+      for (const [dataset, format] of CASES) for (const w of SETTINGS) for (const run of Object.values(runs)) yield* run(dataset, format, w)
+      const samples = new Map<string, Array<Sample>>()
       for (let r = 0; r < options.rounds; r++) {
         for (const [dataset, format] of r % 2 === 0 ? CASES : [...CASES].reverse()) {
           for (const w of r % 2 === 0 ? SETTINGS : [...SETTINGS].reverse()) {
-            const m = yield* exported(dataset, format, w)
-            const key = `${dataset}.${format}:${w}`
-            const list = samples.get(key) ?? []
-            list.push({ rowsPerSecond: m.rows / m.seconds, mainMs: m.mainMs, cpuMs: m.cpuMs, rows: m.rows })
-            samples.set(key, list)
+            for (const [mode, run] of Object.entries(runs)) {
+              const m = yield* run(dataset, format, w)
+              if (mode === "export" && m.rows !== records[dataset].texts.length) {
+                return yield* Effect.die(new Error(`${dataset}.${format} with ${w} workers wrote ${m.rows} rows of ${records[dataset].texts.length}`))
+              }
+              const key = `${mode}:${dataset}.${format}:${w}`
+              const list = samples.get(key) ?? []
+              list.push({
+                rowsPerSecond: m.rows / m.seconds,
+                mainMs: m.mainMs,
+                cpuMs: m.cpuMs,
+                rows: m.rows,
+                cores: m.cpuMs / (m.seconds * 1000),
+                others: m.othersMs / (m.seconds * 1000)
+              })
+              samples.set(key, list)
+            }
           }
         }
       }
@@ -172,16 +230,19 @@ const scaling = (at: { baseUrl: string; key: string; fromBlock: number; latest: 
     const projections: Array<Projection> = []
     for (const [dataset, format] of CASES) {
       const name = `${dataset}.${format}`
-      const of = (w: number) => samples.get(`${name}:${w}`) ?? []
-      for (const w of SETTINGS) {
-        const s = of(w)
+      const of = (w: number, mode = "export") => samples.get(`${mode}:${name}:${w}`) ?? []
+      for (const [mode, w] of (["export", "decode"] as const).flatMap((m) => SETTINGS.map((x) => [m, x] as const))) {
+        const s = of(w, mode)
         rows.push({
+          mode,
           case: name,
           workers: w,
           rowsPerSecond: round(median(s.map((x) => x.rowsPerSecond))),
           samples: s.map((x) => round(x.rowsPerSecond)),
           mainMicrosPerRow: round(median(s.map((x) => (x.mainMs * 1000) / x.rows)), 2),
-          cpuMicrosPerRow: round(median(s.map((x) => (x.cpuMs * 1000) / x.rows)), 2)
+          cpuMicrosPerRow: round(median(s.map((x) => (x.cpuMs * 1000) / x.rows)), 2),
+          cores: round(median(s.map((x) => x.cores)), 2),
+          othersCores: round(median(s.map((x) => x.others)), 2)
         })
       }
       const one = of(1)
@@ -196,6 +257,7 @@ const scaling = (at: { baseUrl: string; key: string; fromBlock: number; latest: 
         case: name,
         rowsPerCall: dataset === "txs" ? 10_000 : 1_000,
         twoToOne: round(median(two.map((x, i) => x.rowsPerSecond / (one[i]?.rowsPerSecond ?? x.rowsPerSecond))), 2),
+        decodeTwoToOne: round(median(of(2, "decode").map((x, i) => x.rowsPerSecond / (of(1, "decode")[i]?.rowsPerSecond ?? x.rowsPerSecond))), 2),
         twoCoreBound: round((2 * 1e6) / cpu),
         mainBound: round(mainBound),
         workerMicrosPerRow: round(worker, 2),
@@ -206,10 +268,11 @@ const scaling = (at: { baseUrl: string; key: string; fromBlock: number; latest: 
         })
       })
     }
+    const bytesOf = (r: CapturedRecords) => r.texts.reduce((n, t) => n + t.length + 1, 0)
     return {
       captured: {
-        txs: { pages: captured.txs.list.length, rows: captured.txs.rows, bytes: captured.txs.bytes },
-        logs: { pages: captured.logs.list.length, rows: captured.logs.rows, bytes: captured.logs.bytes }
+        txs: { rows: records.txs.texts.length, bytes: bytesOf(records.txs) },
+        logs: { rows: records.logs.texts.length, bytes: bytesOf(records.logs) }
       },
       scaling: rows,
       projections
@@ -218,9 +281,8 @@ const scaling = (at: { baseUrl: string; key: string; fromBlock: number; latest: 
 
 export const workers = async (options: {
   readonly rounds: number
-  readonly txPages: number
-  readonly logPages: number
   readonly busy: number
+  readonly logs: number
   readonly memory: boolean
 }): Promise<WorkersResults> => {
   const dir = path.join(repoRoot, "bench", ".work")
@@ -229,19 +291,28 @@ export const workers = async (options: {
     seed: 1,
     enforceRateLimits: false,
     dailyCaps: false,
-    dataset: { busyWalletTransactions: options.busy, heavyContractLogs: Math.max(options.logPages * 1_000 + 1_000, 40_000) }
+    dataset: { busyWalletTransactions: options.busy, heavyContractLogs: options.logs }
   })
   try {
     const d = server.dataset
-    const key = server.demoKeys.standard ?? ""
+    // Every record of the two queries, captured once from the simulator (which then sits idle).
+    const captureAll = async (query: Readonly<Record<string, unknown>>, name: string) => {
+      const file = path.join(dir, `workers-${name}.jsonl`)
+      await server.command({ cmd: "oracleToFile", query, path: file })
+      const lines = readFileSync(file, "utf8").split("\n").filter((l) => l !== "")
+      rmSync(file, { force: true })
+      return recordsOf(lines)
+    }
+    const records: Record<Dataset, CapturedRecords> = {
+      txs: await captureAll({ chainId: 1, module: "account", action: "txlist", params: { address: d.busyWallet.address, startblock: 0, endblock: d.latestBlock } }, "txs"),
+      logs: await captureAll({ chainId: 1, module: "logs", action: "getLogs", params: { address: d.heavyContract.address, fromblock: 0, toblock: d.latestBlock } }, "logs")
+    }
     const scaled = await Effect.runPromise(scaling({
-      baseUrl: server.baseUrl,
-      key,
-      fromBlock: d.activity.fromBlock,
+      fromBlock: 0,
       latest: d.latestBlock,
       txAddress: d.busyWallet.address,
       logAddress: d.heavyContract.address
-    }, { rounds: options.rounds, txPages: options.txPages, logPages: options.logPages, dir }))
+    }, records, { rounds: options.rounds, dir }))
     const memory: Array<MemoryRow> = []
     if (options.memory) {
       // The CLI as a user runs it: dist/ built first (bin/explorer-etl.js rebuilds a stale one).
@@ -267,9 +338,8 @@ if (isMain) {
   const o = args()
   workers({
     rounds: Number(o.rounds ?? "5"),
-    txPages: Number(o["tx-pages"] ?? "3"),
-    logPages: Number(o["log-pages"] ?? "30"),
     busy: Number(o.busy ?? "100000"),
+    logs: Number(o.logs ?? "60000"),
     memory: o.memory !== "false"
   }).then((results) => {
     if (o.merge === "true") {
