@@ -593,34 +593,38 @@ const workersSection = (w: WorkersResults, line: (s?: string) => void) => {
   const n = (x: number) => x.toLocaleString("en-US")
   line("## 13. Decoding workers")
   line()
-  line(`\`Exports.toFile\` with \`workers: 0\` (every page parsed, checked and written in the main thread, as before), 1 and 2 (the pages' bytes go to worker threads, their lines come back; the main thread keeps the network, the limiter, the cursor and the writes) on records captured once from the bench simulator and replayed in-process (the section 2 method, the simulator idle: every record of the busy wallet's transactions, ${n(w.captured.txs.rows)}, and of the heavy contract's logs, ${n(w.captured.logs.rows)}, kept as their JSON text, each answer put together from them once and then served from memory, 20 ms after its request, so that partitions (4 at once) keep several pages in flight as a distant server's latency does; no network, no simulator on the cores); ${w.rounds} rounds in alternating order, rows/s the median of the rounds, 2 ÷ 1 the median of the rounds' own ratios. CPU per row from /proc's counters: the main thread's, and the whole process's (every thread: workers, V8's GC helpers, libuv). Commit ${w.commit}, ${w.date.slice(0, 16).replace("T", " ")} UTC, ${w.machine.cpus} cores, load average ${w.machine.loadAverage.join(" / ")} at the end (other work on the same cores). Measured by \`bench/workers.ts\`.`)
+  line(`Pages parsed, checked and written as the file's lines in the main thread alone (\`workers: 0\`, as before) or by 1 and 2 worker threads (the pages' bytes go to a worker, their lines come back; the main thread keeps the network, the limiter, the cursor and the writes), on records captured once from the bench simulator and replayed in-process (the section 2 method, the simulator idle: every record of the busy wallet's transactions, ${n(w.captured.txs.rows)}, and of the heavy contract's logs, ${n(w.captured.logs.rows)}, kept as their JSON text; each answer of a range and page put together from them once, then served from memory; no network, no simulator on the cores). Two measures: **export**, \`Exports.toFile\` as a user runs it (standard plan, its limiter out of the way, partitions as the engine decides); **decode**, the client's file lines of every page alone (\`fileRecordsMapped\` with and without \`LineWorkers\`, 4 pages at once: no engine, no writes). ${w.rounds} rounds in alternating order, rows/s the median of the rounds, 2 ÷ 1 the median of the rounds' own ratios. CPU from /proc: the main thread's and the whole process's (every thread: workers, V8's GC helpers, libuv) per row, the cores the export used (its CPU ÷ its wall time) and the cores the machine's other processes took meanwhile (this VM's 2 cores are shared with other work). Commit ${w.commit}, ${w.date.slice(0, 16).replace("T", " ")} UTC, ${w.machine.cpus} cores, load average ${w.machine.loadAverage.join(" / ")} at the end. Measured by \`bench/workers.ts\` (alone: \`npx tsx bench/workers.ts --merge\`).`)
   line()
-  line("| Case | workers | rows/s (median) | rounds | main thread µs/row | process µs/row | cores the export used | cores other processes used meanwhile |")
-  line("|---|---|---|---|---|---|---|---|")
+  line("| What | Case | workers | rows/s (median) | rounds | main thread µs/row | process µs/row | cores used | cores others used meanwhile |")
+  line("|---|---|---|---|---|---|---|---|---|")
   for (const x of w.scaling) {
-    line(`| ${x.case} | ${x.workers} | ${n(x.rowsPerSecond)} | ${x.samples.map(n).join(", ")} | ${x.mainMicrosPerRow} | ${x.cpuMicrosPerRow} | ${x.cores} | ${x.othersCores} |`)
+    line(`| ${x.mode} | ${x.case} | ${x.workers} | ${n(x.rowsPerSecond)} | ${x.samples.map(n).join(", ")} | ${x.mainMicrosPerRow} | ${x.cpuMicrosPerRow} | ${x.cores} | ${x.othersCores} |`)
   }
   line()
-  line("What bounds it, from the CPU per row with workers: the main thread's share is what no worker takes off it (its bound: 1 ÷ its µs/row); the rest is the workers' (and their collections'). On this machine the main thread and the workers share 2 cores: 2 ÷ the process's µs/row is the most they allow, and 2 workers ÷ 1 can reach at most that over 1 ÷ the workers' µs/row. Projected: each worker and the main thread on a core of its own, rows/s = min(main bound, k ÷ workers' µs/row); a plan keeps up with the workers shown (rows/s = calls/s × rows a call: txlist 10,000 on paid plans, getLogs 1,000; –: the main thread binds first).")
+  line("What bounds it, from the export's CPU per row with workers: the main thread's share is what no worker takes off it (its bound: 1 ÷ its µs/row); the rest is the workers' and their collections'. Here the main thread and two workers share 2 cores: 2 ÷ the process's µs/row is the most they allow, so 2 workers ÷ 1 can reach at most that over 1 ÷ the workers' µs/row (\"bound here\"). Projected with each worker and the main thread on a core of its own: rows/s = min(main bound, k ÷ the workers' µs/row); a plan keeps up with the workers shown (its rows/s = calls/s × rows a call: txlist 10,000 on paid plans, getLogs 1,000; –: the main thread binds first).")
   line()
-  line(`| Case | 2 ÷ 1 (goal ≥ 1.7) | bound of 2 ÷ 1 here | 2 cores allow | main thread allows | workers µs/row | projected rows/s with k workers (k + 1 cores) | keeps up (workers) |`)
-  line("|---|---|---|---|---|---|---|---|")
+  line("| Case | export 2 ÷ 1 (goal ≥ 1.7) | decode 2 ÷ 1 | bound of 2 ÷ 1 here | 2 cores allow | main thread allows | workers µs/row | projected rows/s with k workers (k + 1 cores) | keeps up (workers) |")
+  line("|---|---|---|---|---|---|---|---|---|")
   for (const p of w.projections) {
     const one = p.perCores.find((c) => c.workers === 1)?.rowsPerSecond ?? 0
     const bound = one === 0 ? 0 : Math.min(p.twoCoreBound, p.perCores.find((c) => c.workers === 2)?.rowsPerSecond ?? 0) / one
-    line(`| ${p.case} | ${p.twoToOne}${p.twoToOne >= 1.7 ? " ✓" : " ✗"} | ${bound.toFixed(2)} | ${n(p.twoCoreBound)} | ${n(p.mainBound)} | ${p.workerMicrosPerRow} | ${p.perCores.map((c) => `${c.workers}: ${n(c.rowsPerSecond)}`).join(", ")} | ${p.plans.map((x) => `${x.plan} ${n(x.rowsPerSecond)}: ${x.workers ?? "–"}`).join("; ")} |`)
+    line(`| ${p.case} | ${p.twoToOne}${p.twoToOne >= 1.7 ? " ✓" : " ✗"} | ${p.decodeTwoToOne} | ${bound.toFixed(2)} | ${n(p.twoCoreBound)} | ${n(p.mainBound)} | ${p.workerMicrosPerRow} | ${p.perCores.map((c) => `${c.workers}: ${n(c.rowsPerSecond)}`).join(", ")} | ${p.plans.map((x) => `${x.plan} ${n(x.rowsPerSecond)}: ${x.workers ?? "–"}`).join("; ")} |`)
   }
   line()
   if (w.memory.length > 0) {
     const base = w.memory.find((m) => m.workers === 0)
     line("Peak RSS (VmHWM) of the CLI as a user runs it (`node bin/explorer-etl.js export txs … --workers N`, dist/, its V8 settings), the busy wallet's transactions in 10,000-row pages against the bench simulator (limits off, plan proplus). Goal: < 150 MB + 40 MB per worker.")
     line()
-    line("| workers | rows | peak RSS | goal | over the main thread alone | rows/s |")
-    line("|---|---|---|---|---|---|")
+    line("| workers | rows | peak RSS (median) | runs | goal | over the main thread alone | rows/s |")
+    line("|---|---|---|---|---|---|---|")
     for (const m of w.memory) {
       const goal = 150 + 40 * m.workers
-      line(`| ${m.workers} | ${n(m.rows)} | ${m.peakRssMb} MB | < ${goal} MB ${m.peakRssMb < goal ? "✓" : "✗"} | ${base === undefined || m.workers === 0 ? "–" : `+${m.peakRssMb - base.peakRssMb} MB (${Math.round((m.peakRssMb - base.peakRssMb) / m.workers)} MB a worker)`} | ${n(m.rowsPerSecond)} |`)
+      line(`| ${m.workers} | ${n(m.rows)} | ${m.peakRssMb} MB | ${(m.runsMb ?? []).join(", ")} MB | < ${goal} MB ${m.peakRssMb < goal ? "✓" : "✗"} | ${base === undefined || m.workers === 0 ? "–" : `+${m.peakRssMb - base.peakRssMb} MB (${Math.round((m.peakRssMb - base.peakRssMb) / m.workers)} MB a worker)`} | ${n(m.rowsPerSecond)} |`)
     }
+    line()
+  }
+  if (w.note !== undefined) {
+    line(w.note)
     line()
   }
 }
