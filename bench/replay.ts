@@ -6,6 +6,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Undici from "@effect/platform-node/Undici"
 import * as Layer from "effect/Layer"
+import { lowerBound } from "../src/simulator/rowIndex.js"
 import { nextCursorPage } from "./lib.js"
 
 /** The data sets captured: 10,000-row txlist pages, 1,000-row getLogs pages. */
@@ -93,26 +94,14 @@ export const replay = (captured: Record<Dataset, Captured>, latest: number) =>
 export interface CapturedRecords {
   readonly texts: ReadonlyArray<string>
   /** The block of each record (ascending). */
-  readonly blocks: ReadonlyArray<number>
+  readonly blocks: Int32Array
 }
 
 /** Reads an oracle file (one record per line) as {@link CapturedRecords}. */
 export const recordsOf = (lines: ReadonlyArray<string>): CapturedRecords => ({
   texts: lines,
-  blocks: lines.map((line) => Number((JSON.parse(line) as { blockNumber: string }).blockNumber))
+  blocks: Int32Array.from(lines, (line) => Number((JSON.parse(line) as { blockNumber: string }).blockNumber))
 })
-
-/** The first index whose block is ≥ `block`. */
-const lowerBound = (blocks: ReadonlyArray<number>, block: number): number => {
-  let lo = 0
-  let hi = blocks.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if ((blocks[mid] as number) < block) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
 
 /**
  * An in-process explorer answering any range and page of the captured records (what partitions ask),

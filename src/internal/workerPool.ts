@@ -55,7 +55,7 @@ export type Outcome =
   | { readonly _tag: "WorkerLost"; readonly detail: string }
 
 /** How long a pool with no job waits before it stops its workers. */
-export const IDLE_MILLIS = 5_000
+export const IDLE_MILLIS = 30_000
 
 /**
  * How a worker is started: the script linesWorker.js beside this module (dist/, the CLI, the package);
