@@ -315,6 +315,12 @@ export const render = (r: Results): string => {
   if (budget !== undefined && shared !== undefined) {
     line(`| 7 | Cluster, two runners on one key (${shared.planRate} calls/s, latency ${budget.latency} ms): calls/s as arrived ÷ plan rate | ${n(shared.callsPerSecond, 2)} ÷ ${shared.planRate} = ${n(shared.utilisation, 3)}; rate-limit answers: ${shared.rateLimited} | ≥ 0.9, 0 | ${mark(shared.utilisation >= 0.9 && shared.rateLimited === 0)} |`)
   }
+  for (const p of r.workers?.projections ?? []) {
+    line(`| 13 | Decoding workers, ${p.case}: 2 workers ÷ 1 (export; the decoding stage alone) | ${p.twoToOne}; ${p.decodeTwoToOne} (2 cores allow ${n(p.twoCoreBound)} rows/s, 1 worker's bound ${n(p.perCores.find((c) => c.workers === 1)?.rowsPerSecond ?? 0)}) | ≥ 1.7 | ${mark(p.twoToOne >= 1.7)} |`)
+  }
+  for (const m of (r.workers?.memory ?? []).filter((m) => m.workers > 0)) {
+    line(`| 13 | Peak RSS of the CLI with ${m.workers} worker${m.workers === 1 ? "" : "s"}, transactions in 10,000-row pages | ${n(m.peakRssMb)} MB (${n(r.workers?.memory.find((x) => x.workers === 0)?.peakRssMb ?? 0)} MB with none) | < ${150 + 40 * m.workers} MB | ${mark(m.peakRssMb < 150 + 40 * m.workers)} |`)
+  }
   for (const x of (r.startup?.rows ?? []).filter((x) => !x.command.includes("("))) {
     line(`| 8 | Start-up, warm: \`${x.command}\` (median of ${x.runs}) | ${n(x.medianMs)} ms (at most ${n(x.maxMs)} ms) | ≤ ${n(r.startup?.goalMs)} ms | ${mark(x.medianMs <= (r.startup?.goalMs ?? 0))} |`)
   }
