@@ -363,7 +363,7 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
       encoder,
       // Lines by workers: text files read by `lineBatches` (Parquet rows are objects, made in the main thread).
       lineWorkers: settings.workers > 0 && settings.format !== "parquet" && source._tag === "Blocks" && source.lineBatches !== undefined
-        ? { workers: settings.workers, ...encodingOf(settings) }
+        ? { workers: settings.workers, ...encodingOf(settings), schema: source.schema }
         : undefined,
       parquet,
       progress,

@@ -277,7 +277,10 @@ export const blockSource = <K extends ListOperationName, I extends { readonly bl
           args.schema,
           (rows) => Either.map(lines(rows), (mapped) => mapped.map((row, i): BlockLine<B> => ({ block: Number((rows[i] as I).blockNumber), row }))),
           callOptions(r, options, probe),
-          options?.lineWorkers === undefined ? undefined : { ...options.lineWorkers, rows: workerLines<B> }
+          // Only where `lines` is this schema's encoder: a wrapping source's `lines` writes rows of its own.
+          options?.lineWorkers === undefined || options.lineWorkers.schema !== args.schema
+            ? undefined
+            : { ...options.lineWorkers, rows: workerLines<B> }
         )).pipe(
           Stream.map((batch) => ({
             rows: batch.rows.map((row) => row.row),

@@ -72,11 +72,13 @@ export interface StreamOptions {
   readonly heldRows?: number | undefined
   /**
    * `lineBatches` of an export to CSV or JSONL: each page's lines made in worker threads (the client's
-   * `fileRecordsMapped` with `ExplorerClient.LineWorkers`, in the encoding the export's `lines` writes:
-   * `Format.encodedEncoder(schema, { format, formulaGuard })`). A row a worker made is its line's UTF-8
-   * bytes (a `Uint8Array`) where `lines` gives its text; `workers` below 1: `lines` on the main thread.
+   * `fileRecordsMapped` with `ExplorerClient.LineWorkers`) when the export's `lines` writes what they
+   * write: `Format.encodedEncoder(schema, { format, formulaGuard })` of the very schema the data set
+   * reads (a source that wraps another with a schema of its own, as `withDecimals`, keeps its `lines`
+   * in the main thread). A row a worker made is its line's UTF-8 bytes (a `Uint8Array`) where `lines`
+   * gives its text; `workers` below 1: `lines` on the main thread.
    */
-  readonly lineWorkers?: Omit<LineWorkers<never>, "rows"> | undefined
+  readonly lineWorkers?: (Omit<LineWorkers<never>, "rows"> & { readonly schema: Schema.Schema.Any }) | undefined
 }
 
 export type { BlockRange } from "./engine/Partitions.js"
