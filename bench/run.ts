@@ -495,7 +495,7 @@ const main = async () => {
     const compression = (await runChild<NonNullable<Results["compression"]>>("compression", ["--emit", ...(quick ? ["--pages", "2"] : [])])).result
     log("workers: scaling with decoding workers on captured answers, and the CLI's peak RSS per worker")
     const workers = (await runChild<NonNullable<Results["workers"]>>("workers", [
-      "--emit", ...(quick ? ["--rounds", "3", "--tx-pages", "2", "--log-pages", "15", "--busy", "30000"] : [])
+      "--emit", ...(quick ? ["--rounds", "3", "--busy", "30000", "--logs", "20000"] : [])
     ])).result
 
     const results: Results & { readonly issue: number } = {

@@ -2,20 +2,23 @@
  * Section 13, decoding workers: how an export scales with the worker threads that parse, check and
  * write its pages (`Exports.toFile` `workers`, `--workers`), and what each worker costs in memory.
  *
- * - Scaling, on captured answers (the section 2 method: bodies captured once from the bench simulator,
- *   which then sits idle, and replayed in-process through an undici `MockAgent` behind the client's own
- *   `NodeHttpClient`; no simulator and no network on the cores): `Exports.toFile` of txs and logs to CSV
- *   and JSONL, with one cursor (the pages as captured), with `workers: 0` (in the main thread, as
- *   before), 1 and 2, rounds in alternating order, rows/s the medians of the rounds and the 2 ÷ 1 ratio
- *   the median of the rounds' own ratios. For each export the CPU time of the main thread and of the
- *   whole process (every thread; /proc's counters) per row: from them, what bounds the export (the main thread's share is what no worker takes
- *   off it), the rows/s projected for each core added (a core of its own for the main thread, one for
- *   each worker), and the cores that would keep up with each plan.
+ * - Scaling, on captured answers (the section 2 method: every record of the two queries captured once
+ *   from the bench simulator, which then sits idle, as its JSON text; each answer of a range and page put
+ *   together from them once and then served from memory through an undici `MockAgent` behind the
+ *   client's own `NodeHttpClient`; no simulator and no network on the cores), txs and logs to CSV and
+ *   JSONL with `workers: 0` (in the main thread, as before), 1 and 2, two ways: `export`,
+ *   `Exports.toFile` as a user runs it; `decode`, the client's file lines of every page alone, 4 at once
+ *   (no engine, no writes). Rounds in alternating order, rows/s the medians of the rounds and the 2 ÷ 1
+ *   ratios the medians of the rounds' own ratios. For each run the CPU time of the main thread and of
+ *   the whole process (every thread; /proc's counters) per row, and the cores the machine's other
+ *   processes took meanwhile: from them, what bounds the export (the main thread's share is what no
+ *   worker takes off it), the rows/s projected for each core added (a core of its own for the main
+ *   thread, one for each worker), and the workers that would keep up with each plan.
  * - Memory: peak RSS (VmHWM) of the CLI as a user runs it (`node bin/explorer-etl.js export txs …`,
  *   dist/, its V8 settings), the busy wallet's transactions in 10,000-row pages, with `--workers 0, 1, 2`
  *   against the bench simulator (limits off): what each worker adds.
  *
- * Usage: tsx bench/workers.ts [--rounds 5] [--tx-pages 3] [--log-pages 30] [--busy 100000] [--memory false]
+ * Usage: tsx bench/workers.ts [--rounds 5] [--busy 100000] [--logs 60000] [--memory false]
  *        [--emit] [--merge]   (--merge: written into bench/results.json as its `workers`; then
  *        `npm run bench -- --render` renders bench/RESULTS.md again)
  */
