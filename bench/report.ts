@@ -316,10 +316,10 @@ export const render = (r: Results): string => {
     line(`| 7 | Cluster, two runners on one key (${shared.planRate} calls/s, latency ${budget.latency} ms): calls/s as arrived ÷ plan rate | ${n(shared.callsPerSecond, 2)} ÷ ${shared.planRate} = ${n(shared.utilisation, 3)}; rate-limit answers: ${shared.rateLimited} | ≥ 0.9, 0 | ${mark(shared.utilisation >= 0.9 && shared.rateLimited === 0)} |`)
   }
   for (const p of r.workers?.projections ?? []) {
-    line(`| 13 | Decoding workers, ${p.case}: 2 workers ÷ 1 (export; the decoding stage alone) | ${p.twoToOne}; ${p.decodeTwoToOne} (2 cores allow ${n(p.twoCoreBound)} rows/s, 1 worker's bound ${n(p.perCores.find((c) => c.workers === 1)?.rowsPerSecond ?? 0)}) | ≥ 1.7 | ${mark(p.twoToOne >= 1.7)} |`)
+    line(`| 14 | Decoding workers, ${p.case}: 2 workers ÷ 1 (export; the decoding stage alone) | ${p.twoToOne}; ${p.decodeTwoToOne} (2 cores allow ${n(p.twoCoreBound)} rows/s, 1 worker's bound ${n(p.perCores.find((c) => c.workers === 1)?.rowsPerSecond ?? 0)}) | ≥ 1.7 | ${mark(p.twoToOne >= 1.7)} |`)
   }
   for (const m of (r.workers?.memory ?? []).filter((m) => m.workers > 0)) {
-    line(`| 13 | Peak RSS of the CLI with ${m.workers} worker${m.workers === 1 ? "" : "s"}, transactions in 10,000-row pages | ${n(m.peakRssMb)} MB (${n(r.workers?.memory.find((x) => x.workers === 0)?.peakRssMb ?? 0)} MB with none) | < ${150 + 40 * m.workers} MB | ${mark(m.peakRssMb < 150 + 40 * m.workers)} |`)
+    line(`| 14 | Peak RSS of the CLI with ${m.workers} worker${m.workers === 1 ? "" : "s"}, transactions in 10,000-row pages | ${n(m.peakRssMb)} MB (${n(r.workers?.memory.find((x) => x.workers === 0)?.peakRssMb ?? 0)} MB with none) | < ${150 + 40 * m.workers} MB | ${mark(m.peakRssMb < 150 + 40 * m.workers)} |`)
   }
   for (const x of (r.startup?.rows ?? []).filter((x) => !x.command.includes("("))) {
     line(`| 8 | Start-up, warm: \`${x.command}\` (median of ${x.runs}) | ${n(x.medianMs)} ms (at most ${n(x.maxMs)} ms) | ≤ ${n(r.startup?.goalMs)} ms | ${mark(x.medianMs <= (r.startup?.goalMs ?? 0))} |`)
@@ -589,15 +589,15 @@ export const render = (r: Results): string => {
   if (r.workers !== undefined) workersSection(r.workers, line)
   line("## Reproduce")
   line()
-  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`; section 8 alone: \`npx tsx bench/shapes.ts\` (one cell: \`npx tsx bench/shapes.ts --only bursty-standard-5s --readers export\`); section 9 alone: \`npx tsx bench/startup.ts --merge\`; section 12 alone: \`npx tsx bench/compression.ts --merge\`; section 13 alone: \`npx tsx bench/workers.ts --merge\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
+  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`; section 8 alone: \`npx tsx bench/shapes.ts\` (one cell: \`npx tsx bench/shapes.ts --only bursty-standard-5s --readers export\`); section 9 alone: \`npx tsx bench/startup.ts --merge\`; section 12 alone: \`npx tsx bench/compression.ts --merge\`; section 14 alone: \`npx tsx bench/workers.ts --merge\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
   line()
   return out.join("\n")
 }
 
-/** Section 13: decoding workers (bench/workers.ts). */
+/** Section 14: decoding workers (bench/workers.ts). */
 const workersSection = (w: WorkersResults, line: (s?: string) => void) => {
   const n = (x: number) => x.toLocaleString("en-US")
-  line("## 13. Decoding workers")
+  line("## 14. Decoding workers")
   line()
   line(`Pages parsed, checked and written as the file's lines in the main thread alone (\`workers: 0\`, as before) or by 1 and 2 worker threads (the pages' bytes go to a worker, their lines come back; the main thread keeps the network, the limiter, the cursor and the writes), on records captured once from the bench simulator and replayed in-process (the section 2 method, the simulator idle: every record of the busy wallet's transactions, ${n(w.captured.txs.rows)}, and of the heavy contract's logs, ${n(w.captured.logs.rows)}, kept as their JSON text; each answer of a range and page put together from them once, then served from memory; no network, no simulator on the cores). Two measures: **export**, \`Exports.toFile\` as a user runs it (standard plan, its limiter out of the way, partitions as the engine decides); **decode**, the client's file lines of every page alone (\`fileRecordsMapped\` with and without \`LineWorkers\`, 4 pages at once: no engine, no writes). ${w.rounds} rounds in alternating order, rows/s the median of the rounds, 2 ÷ 1 the median of the rounds' own ratios. CPU from /proc: the main thread's and the whole process's (every thread: workers, V8's GC helpers, libuv) per row, the cores the export used (its CPU ÷ its wall time) and the cores the machine's other processes took meanwhile (this VM's 2 cores are shared with other work). Commit ${w.commit}, ${w.date.slice(0, 16).replace("T", " ")} UTC, ${w.machine.cpus} cores, load average ${w.machine.loadAverage.join(" / ")} at the end. Measured by \`bench/workers.ts\` (alone: \`npx tsx bench/workers.ts --merge\`).`)
   line()

@@ -20,7 +20,7 @@
  * 9. Start-up of the command line: `--help` and `export --help`, warm (bench/startup.ts).
  * 12. Compressed answers: bytes and time of 10,000-row txlist pages plain, gzip and br, on loopback and
  *    behind paced links (bench/compression.ts).
- * 13. Decoding workers: rows/s in the main thread alone and with 1 and 2 worker threads on captured
+ * 14. Decoding workers: rows/s in the main thread alone and with 1 and 2 worker threads on captured
  *    answers, what bounds them, projections per added core, and the CLI's peak RSS per worker
  *    (bench/workers.ts).
  *

@@ -1,5 +1,5 @@
 /**
- * Section 13, decoding workers: how an export scales with the worker threads that parse, check and
+ * Section 14, decoding workers: how an export scales with the worker threads that parse, check and
  * write its pages (`Exports.toFile` `workers`, `--workers`), and what each worker costs in memory.
  *
  * - Scaling, on captured answers (the section 2 method: every record of the two queries captured once
