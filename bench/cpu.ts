@@ -24,10 +24,7 @@
  *       [--only CASE,…] (cases: txs.csv txs.jsonl logs.csv logs.jsonl txs.parquet logs.parquet events.csv events.parquet)
  *       [--stages false] (to profile one case)
  */
-import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as Undici from "@effect/platform-node/Undici"
 import { stringify } from "csv-stringify/sync"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -39,7 +36,8 @@ import * as Exports from "../src/Exports.js"
 import * as Schemas from "../src/schemas/index.js"
 import * as Format from "../src/sinks/Format.js"
 import * as Sources from "../src/streams/Sources.js"
-import { arg, args, emit, median, nextCursorPage, peakRssMb, round } from "./lib.js"
+import { arg, args, emit, median, peakRssMb, round } from "./lib.js"
+import { capture, type Captured, type Dataset, replay, REPLAY_ORIGIN } from "./replay.js"
 
 const a = args()
 const baseUrl = arg(a, "base-url")
@@ -52,7 +50,6 @@ const logPages = Number(a["log-pages"] ?? "30")
 const rounds = Number(a.rounds ?? "3")
 const dir = arg(a, "dir")
 
-type Dataset = "txs" | "logs"
 type FileFormat = "csv" | "jsonl"
 /** What a case exports: a data set, or the log bodies decoded as events. */
 type Exported = Dataset | "events"
@@ -60,70 +57,6 @@ type ExportFormat = FileFormat | "parquet"
 
 /** The heavy contract's Swap event (the simulator's pool emits it): what the `events` cases decode by. */
 const SWAP = "Swap(address indexed sender,address indexed recipient,int256 amount0,int256 amount1,uint160 sqrtPriceX96,uint128 liquidity,int24 tick)"
-
-interface Captured {
-  /** Bodies by `${startBlock}:${page}`, the way the block cursor asks for them. */
-  readonly bodies: Map<string, Buffer>
-  /** In capture order, for the baseline and the stages. */
-  readonly list: ReadonlyArray<Buffer>
-  /** The start block and page of each body, in capture order. */
-  readonly keys: ReadonlyArray<readonly [start: number, page: number]>
-  readonly rows: number
-  readonly bytes: number
-}
-
-/** Pages a query the way the block cursor does (the next page while the window holds it, else a new query at the last block) and keeps the bodies. */
-const capture = async (dataset: Dataset, address: string, pages: number, cap: number): Promise<Captured> => {
-  const bodies = new Map<string, Buffer>()
-  const list: Array<Buffer> = []
-  const keys: Array<readonly [number, number]> = []
-  let start = fromBlock
-  let page = 1
-  let rows = 0
-  let bytes = 0
-  for (let i = 0; i < pages; i++) {
-    const url = dataset === "txs"
-      ? `${baseUrl}/v2/api?chainid=${chainId}&module=account&action=txlist&address=${address}&startblock=${start}&endblock=${latest}&page=${page}&offset=${cap}&sort=asc&apikey=${key}`
-      : `${baseUrl}/v2/api?chainid=${chainId}&module=logs&action=getLogs&address=${address}&fromBlock=${start}&toBlock=${latest}&page=${page}&offset=${cap}&apikey=${key}`
-    const body = Buffer.from(await (await fetch(url)).arrayBuffer())
-    const result = (JSON.parse(body.toString("utf8")) as { result: ReadonlyArray<{ blockNumber: string }> }).result
-    if (!Array.isArray(result) || result.length === 0) break
-    bodies.set(`${start}:${page}`, body)
-    list.push(body)
-    keys.push([start, page])
-    rows += result.length
-    bytes += body.length
-    if (result.length < cap) break
-    // The paid plans' result window: 10,000 rows (txlist's 10,000-row pages each start a new query).
-    ;({ page, start } = nextCursorPage(start, page, Number((result[result.length - 1] as { blockNumber: string }).blockNumber), cap, 10_000))
-  }
-  return { bodies, list, keys, rows, bytes }
-}
-
-const EMPTY = Buffer.from("{\"status\":\"0\",\"message\":\"No transactions found\",\"result\":[]}")
-
-const REPLAY_ORIGIN = "http://replay.invalid"
-
-/**
- * An in-process explorer answering from the captured bodies (unknown pages: an empty answer), behind the
- * very `HttpClient` exports use (`NodeHttpClient` on undici): an undici `MockAgent` hands each body over as
- * the network would, so the client reads it as it reads a real answer.
- */
-const replay = (captured: Record<Dataset, Captured>) =>
-  Layer.sync(HttpClient.HttpClient, () => {
-    const agent = new Undici.MockAgent({ connections: 1 })
-    agent.disableNetConnect()
-    agent.get(REPLAY_ORIGIN).intercept({ path: () => true, method: "GET" }).reply((request) => {
-      const p = new URL(request.path, REPLAY_ORIGIN).searchParams
-      const action = p.get("action")
-      let body: Buffer
-      if (action === "getblocknobytime") body = Buffer.from(`{"status":"1","message":"OK","result":"${latest}"}`)
-      else if (action === "txlist") body = captured.txs.bodies.get(`${p.get("startblock")}:${p.get("page")}`) ?? EMPTY
-      else body = captured.logs.bodies.get(`${p.get("fromBlock")}:${p.get("page")}`) ?? EMPTY
-      return { statusCode: 200, data: body, responseOptions: { headers: { "content-type": "application/json" } } }
-    }).persist()
-    return NodeHttpClient.makeUndici(agent)
-  })
 
 const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
@@ -167,7 +100,7 @@ const program = (captured: Record<Dataset, Captured>) => Effect.gen(function*() 
     Effect.gen(function*() {
       const out = path.join(dir, `cpu-${dataset}.${format}`)
       const source: Sources.Source<unknown, unknown> = sources[dataset] as unknown as Sources.Source<unknown, unknown>
-      const { seconds, value } = yield* timed(Exports.toFile(source, { out, quiet: true }))
+      const { seconds, value } = yield* timed(Exports.toFile(source, { out, quiet: true, workers: 0 }))
       return { rows: value.rowsWritten, seconds }
     })
 
@@ -309,10 +242,12 @@ const program = (captured: Record<Dataset, Captured>) => Effect.gen(function*() 
   }
 })
 
+const at = { baseUrl, key, chainId, fromBlock, latest }
+
 const main = Effect.gen(function*() {
   const captured: Record<Dataset, Captured> = {
-    txs: yield* Effect.promise(() => capture("txs", arg(a, "tx-address"), txPages, 10_000)),
-    logs: yield* Effect.promise(() => capture("logs", arg(a, "log-address"), logPages, 1_000))
+    txs: yield* Effect.promise(() => capture(at, "txs", arg(a, "tx-address"), txPages, 10_000)),
+    logs: yield* Effect.promise(() => capture(at, "logs", arg(a, "log-address"), logPages, 1_000))
   }
   const ClientLive = Client.layer({
     apiKey: Redacted.make(key),
@@ -320,7 +255,7 @@ const main = Effect.gen(function*() {
     plan: "standard",
     // The limiter is not what is measured here.
     rate: { callsPerSecond: 1_000_000, throttledPerSecond: 1_000_000 }
-  }).pipe(Layer.provide(replay(captured)))
+  }).pipe(Layer.provide(replay(captured, latest)))
   return yield* program(captured).pipe(Effect.provide(Layer.merge(ClientLive, NodeContext.layer)))
 })
 

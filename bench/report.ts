@@ -9,6 +9,7 @@ import type { DistanceRow } from "./distance.js"
 import type { EngineRow } from "./engine.js"
 import type { ShapeCell, ShapesResults } from "./shapes.js"
 import type { CompressionResults } from "./compression.js"
+import type { WorkersResults } from "./workers.js"
 import type { StartupResults } from "./startup.js"
 import type { StreamMemoryResults } from "./streamMemory.js"
 import type { ArrivalFigures } from "./timing.js"
@@ -160,6 +161,8 @@ export interface Results {
   readonly compression?: CompressionResults
   /** Peak RSS of a drained 1,000,000-row `Streams.logs` (bench/streamMemory.ts); absent in older results. */
   readonly streamMemory?: StreamMemoryResults
+  /** Decoding workers: scaling and memory (bench/workers.ts); absent in older results. */
+  readonly workers?: WorkersResults
 }
 
 /** The shape matrix as a Markdown table, then the worst and the best cell of each reader. */
@@ -320,6 +323,12 @@ export const render = (r: Results): string => {
     if (x.config.startsWith("live heap")) continue
     const judged = x.config.startsWith("compiled, the CLI's V8 settings")
     line(`| 13 | Peak RSS, \`Streams.logs\` of ${n(r.streamMemory?.oracleRows)} rows drained in a script (${x.config})${judged ? " — the goal's measure" : " (no goal: shown for comparison)"} | ${n(x.peakRssMb)} MB; rows ${x.exact ? "=" : "≠"} oracle | < ${goal} MB | ${judged ? mark(x.peakRssMb < goal && x.exact) : "–"} |`)
+  }
+  for (const p of r.workers?.projections ?? []) {
+    line(`| 14 | Decoding workers, ${p.case}: 2 workers ÷ 1 (export; the decoding stage alone) | ${p.twoToOne}; ${p.decodeTwoToOne} (2 cores allow ${n(p.twoCoreBound)} rows/s, 1 worker's bound ${n(p.perCores.find((c) => c.workers === 1)?.rowsPerSecond ?? 0)}) | ≥ 1.7 | ${mark(p.twoToOne >= 1.7)} |`)
+  }
+  for (const m of (r.workers?.memory ?? []).filter((m) => m.workers > 0)) {
+    line(`| 14 | Peak RSS of the CLI with ${m.workers} worker${m.workers === 1 ? "" : "s"}, transactions in 10,000-row pages | ${n(m.peakRssMb)} MB (${n(r.workers?.memory.find((x) => x.workers === 0)?.peakRssMb ?? 0)} MB with none) | < ${150 + 40 * m.workers} MB | ${mark(m.peakRssMb < 150 + 40 * m.workers)} |`)
   }
   for (const x of (r.startup?.rows ?? []).filter((x) => !x.command.includes("("))) {
     line(`| 8 | Start-up, warm: \`${x.command}\` (median of ${x.runs}) | ${n(x.medianMs)} ms (at most ${n(x.maxMs)} ms) | ≤ ${n(r.startup?.goalMs)} ms | ${mark(x.medianMs <= (r.startup?.goalMs ?? 0))} |`)
@@ -604,9 +613,51 @@ export const render = (r: Results): string => {
     }
     line()
   }
+  if (r.workers !== undefined) workersSection(r.workers, line)
   line("## Reproduce")
   line()
-  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`; section 8 alone: \`npx tsx bench/shapes.ts\` (one cell: \`npx tsx bench/shapes.ts --only bursty-standard-5s --readers export\`); section 9 alone: \`npx tsx bench/startup.ts --merge\`; section 12 alone: \`npx tsx bench/compression.ts --merge\`; section 13 alone: \`npx tsx bench/streamMemory.ts --merge\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
+  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`; section 8 alone: \`npx tsx bench/shapes.ts\` (one cell: \`npx tsx bench/shapes.ts --only bursty-standard-5s --readers export\`); section 9 alone: \`npx tsx bench/startup.ts --merge\`; section 12 alone: \`npx tsx bench/compression.ts --merge\`; section 13 alone: \`npx tsx bench/streamMemory.ts --merge\`; section 14 alone: \`npx tsx bench/workers.ts --merge\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
   line()
   return out.join("\n")
+}
+
+/** Section 14: decoding workers (bench/workers.ts). */
+const workersSection = (w: WorkersResults, line: (s?: string) => void) => {
+  const n = (x: number) => x.toLocaleString("en-US")
+  line("## 14. Decoding workers")
+  line()
+  line(`Pages parsed, checked and written as the file's lines in the main thread alone (\`workers: 0\`, as before) or by 1 and 2 worker threads (the pages' bytes go to a worker, their lines come back; the main thread keeps the network, the limiter, the cursor and the writes), on records captured once from the bench simulator and replayed in-process (the section 2 method, the simulator idle: every record of the busy wallet's transactions, ${n(w.captured.txs.rows)}, and of the heavy contract's logs, ${n(w.captured.logs.rows)}, kept as their JSON text; each answer of a range and page put together from them once, then served from memory; no network, no simulator on the cores). Two measures: **export**, \`Exports.toFile\` as a user runs it (standard plan, its limiter out of the way, partitions as the engine decides); **decode**, the client's file lines of every page alone (\`fileRecordsMapped\` with and without \`LineWorkers\`, 4 pages at once: no engine, no writes). ${w.rounds} rounds in alternating order, rows/s the median of the rounds, 2 ÷ 1 the median of the rounds' own ratios. CPU from /proc: the main thread's and the whole process's (every thread: workers, V8's GC helpers, libuv) per row, the cores the export used (its CPU ÷ its wall time) and the cores the machine's other processes took meanwhile (this VM's 2 cores are shared with other work). Commit ${w.commit}, ${w.date.slice(0, 16).replace("T", " ")} UTC, ${w.machine.cpus} cores, load average ${w.machine.loadAverage.join(" / ")} at the end. Measured by \`bench/workers.ts\` (alone: \`npx tsx bench/workers.ts --merge\`).`)
+  line()
+  line("| What | Case | workers | rows/s (median) | rounds | main thread µs/row | process µs/row | cores used | cores others used meanwhile |")
+  line("|---|---|---|---|---|---|---|---|---|")
+  for (const x of w.scaling) {
+    line(`| ${x.mode} | ${x.case} | ${x.workers} | ${n(x.rowsPerSecond)} | ${x.samples.map(n).join(", ")} | ${x.mainMicrosPerRow} | ${x.cpuMicrosPerRow} | ${x.cores} | ${x.othersCores} |`)
+  }
+  line()
+  line("What bounds it, from the export's CPU per row with workers: the main thread's share is what no worker takes off it (its bound: 1 ÷ its µs/row); the rest is the workers' and their collections'. Here the main thread and two workers share 2 cores: 2 ÷ the process's µs/row is the most they allow, so 2 workers ÷ 1 can reach at most that over 1 ÷ the workers' µs/row (\"bound here\"). Projected with each worker and the main thread on a core of its own: rows/s = min(main bound, k ÷ the workers' µs/row); a plan keeps up with the workers shown (its rows/s = calls/s × rows a call: txlist 10,000 on paid plans, getLogs 1,000; –: the main thread binds first).")
+  line()
+  line("| Case | export 2 ÷ 1 (goal ≥ 1.7) | decode 2 ÷ 1 | bound of 2 ÷ 1 here | 2 cores allow | main thread allows | workers µs/row | projected rows/s with k workers (k + 1 cores) | keeps up (workers) |")
+  line("|---|---|---|---|---|---|---|---|---|")
+  for (const p of w.projections) {
+    const one = p.perCores.find((c) => c.workers === 1)?.rowsPerSecond ?? 0
+    const bound = one === 0 ? 0 : Math.min(p.twoCoreBound, p.perCores.find((c) => c.workers === 2)?.rowsPerSecond ?? 0) / one
+    line(`| ${p.case} | ${p.twoToOne}${p.twoToOne >= 1.7 ? " ✓" : " ✗"} | ${p.decodeTwoToOne} | ${bound.toFixed(2)} | ${n(p.twoCoreBound)} | ${n(p.mainBound)} | ${p.workerMicrosPerRow} | ${p.perCores.map((c) => `${c.workers}: ${n(c.rowsPerSecond)}`).join(", ")} | ${p.plans.map((x) => `${x.plan} ${n(x.rowsPerSecond)}: ${x.workers ?? "–"}`).join("; ")} |`)
+  }
+  line()
+  if (w.memory.length > 0) {
+    const base = w.memory.find((m) => m.workers === 0)
+    line("Peak RSS (VmHWM) of the CLI as a user runs it (`node bin/explorer-etl.js export txs … --workers N`, dist/, its V8 settings), the busy wallet's transactions in 10,000-row pages against the bench simulator (limits off, plan proplus). Goal: < 150 MB + 40 MB per worker.")
+    line()
+    line("| workers | rows | peak RSS (median) | runs | goal | over the main thread alone | rows/s |")
+    line("|---|---|---|---|---|---|---|")
+    for (const m of w.memory) {
+      const goal = 150 + 40 * m.workers
+      line(`| ${m.workers} | ${n(m.rows)} | ${m.peakRssMb} MB | ${(m.runsMb ?? []).join(", ")} MB | < ${goal} MB ${m.peakRssMb < goal ? "✓" : "✗"} | ${base === undefined || m.workers === 0 ? "–" : `+${m.peakRssMb - base.peakRssMb} MB (${Math.round((m.peakRssMb - base.peakRssMb) / m.workers)} MB a worker)`} | ${n(m.rowsPerSecond)} |`)
+    }
+    line()
+  }
+  if (w.note !== undefined) {
+    line(w.note)
+    line()
+  }
 }

@@ -22,6 +22,9 @@
  *    behind paced links (bench/compression.ts).
  * 13. Peak RSS of a 1,000,000-row `Streams.logs` drained in a script, its read-ahead in memory and on
  *    disk (bench/streamMemory.ts).
+ * 14. Decoding workers: rows/s in the main thread alone and with 1 and 2 worker threads on captured
+ *    answers, what bounds them, projections per added core, and the CLI's peak RSS per worker
+ *    (bench/workers.ts).
  *
  * Options: --quick (smaller sizes and shorter windows, to try the harness; the report says so);
  * --render (no measurement: RESULTS.md rendered again from results.json).
@@ -488,6 +491,10 @@ const main = async () => {
     const streamMemory = (await runChild<NonNullable<Results["streamMemory"]>>("streamMemory", ["--emit", ...(quick ? ["--rows", "120000"] : [])], {
       timeoutMs: 1_800_000
     })).result
+    log("workers: scaling with decoding workers on captured answers, and the CLI's peak RSS per worker")
+    const workers = (await runChild<NonNullable<Results["workers"]>>("workers", [
+      "--emit", ...(quick ? ["--rounds", "3", "--busy", "30000", "--logs", "20000"] : [])
+    ])).result
 
     const results: Results & { readonly issue: number } = {
       issue: 7,
@@ -512,7 +519,8 @@ const main = async () => {
       ...(previous === undefined ? {} : { shapesBaseline: previous }),
       startup,
       compression,
-      streamMemory
+      streamMemory,
+      workers
     }
     writeFileSync(path.join(repoRoot, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n")
     writeFileSync(path.join(repoRoot, "bench", "RESULTS.md"), render(results))

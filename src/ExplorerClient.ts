@@ -114,6 +114,43 @@ export interface CallOptions {
 }
 
 /**
+ * A page's file lines as a decoding worker made them: the lines' UTF-8 bytes one after another, where
+ * each line ends in `bytes`, and the block (the record's `blockNumber`) of each.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface WorkerLines {
+  readonly bytes: Uint8Array
+  /** `ends[i]`: the offset in `bytes` just past line `i` (line 0 starts at 0). */
+  readonly ends: Uint32Array
+  readonly blocks: Float64Array
+}
+
+/**
+ * {@link ExplorerClient.Service.fileRecordsMapped} with the file's lines made in worker threads: each
+ * answer's bytes go to one of `workers` threads (the client's pool of that size, started at the first
+ * page, stopped when idle and with the client), which parses and checks the records as the client
+ * does and writes them as `Format.encodedEncoder(row, { format, formulaGuard })` writes them; `rows`
+ * turns those lines into the call's results, in place of `map`. An answer the worker is unsure of (not
+ * a plain list, torn, a record the checks refuse) comes back and is read by the main thread with `map`,
+ * as without workers, with the same errors. `workers` below 1, or a `row` that is not one of `Schemas`'
+ * record schemas (the worker finds it by its name there): `map` on the main thread, as without workers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LineWorkers<B> {
+  /** Threads of the pool (below 1: none, `map` in the main thread). */
+  readonly workers: number
+  readonly format: "csv" | "jsonl"
+  /** CSV: the formula guard (default true), as `Format.EncoderOptions.formulaGuard`. */
+  readonly formulaGuard?: boolean | undefined
+  /** The call's results of a page's lines (`map`'s results, as the worker wrote them). */
+  readonly rows: (lines: WorkerLines) => ReadonlyArray<B>
+}
+
+/**
  * The result window (largest `page × offset`) the client knows for an operation of its key.
  *
  * On the free plan the facts leave the list operations' window open: the service cut the free tier's
@@ -244,6 +281,8 @@ export declare namespace ExplorerClient {
      * are unsure of) is given to `map` again in one piece, as is one that is not a plain list
      * (`{"status":"1",…,"result":[…]}`). Its failure ends the call with it (never retried).
      *
+     * `workers`: the file's lines made in worker threads instead (see {@link LineWorkers}).
+     *
      * @example
      * const lines = yield* client.fileRecordsMapped("txlist", { address }, Schemas.NormalTransaction, (rows) =>
      *   Either.right(rows.map((row) => `${row.hash}\n`)))
@@ -253,7 +292,8 @@ export declare namespace ExplorerClient {
       params: Params.ParamsOf<K>,
       row: Schema.Schema<RecordOf<K>, I, never>,
       map: (records: ReadonlyArray<I>) => Either.Either<ReadonlyArray<B>, E>,
-      options?: CallOptions
+      options?: CallOptions,
+      workers?: LineWorkers<B>
     ) => Effect.Effect<ReadonlyArray<B>, Errors.ExplorerError | E>
     /**
      * `GET /v2/chainlist`: the chains the explorer serves and their status (not a `/v2/api` call: no

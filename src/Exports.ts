@@ -100,6 +100,17 @@ export interface ToFileOptions {
    */
   readonly concurrency?: number | undefined
   /**
+   * CSV and JSONL exports of the block-ordered data sets: the worker threads that parse, check and
+   * write each page's answer as the file's lines, so that an export uses more than one core (the main
+   * thread keeps the network, the limiter, the block cursor and the writes, in order); the client holds
+   * one pool of this size for all its exports, started at the first page and stopped when idle. `0`:
+   * every page in the main thread. Default {@link defaultWorkers}: `EXPLORER_ETL_WORKERS`, else `0` (a
+   * worker costs ~46 MB, and pays only where one core cannot keep up with the plan: transaction lists of
+   * 10,000-row pages on a paid plan, with cores to spare). The file is the same byte for byte whatever the number. Parquet files, decoded events and
+   * sources of your own are read in the main thread.
+   */
+  readonly workers?: number | undefined
+  /**
    * Counts the export's requests (every attempt, retries included) in this counter, from what it holds
    * already: requests made to prepare the export (an ABI fetched with `CallCount.tracking(counter)`)
    * then count in its progress, summary and manifest too. Default: a counter of its own.
@@ -115,6 +126,29 @@ export interface ToFileOptions {
  * @category constants
  */
 export const parquetCheckpointEvery: Duration.Duration = Duration.seconds(10)
+
+/**
+ * The decoding worker threads of an export by default (`ToFileOptions.workers`): the environment
+ * variable `EXPLORER_ETL_WORKERS` when it is set (a whole number ≥ 0: a machine's setting), else `0`,
+ * every page in the main thread. Workers are asked for, not assumed: each costs ~46 MB of its own, and
+ * they pay only where one core cannot parse as fast as the plan sends (bench/RESULTS.md, section 14);
+ * `os.availableParallelism() - 1` is the most that helps. A value of `EXPLORER_ETL_WORKERS` that is not
+ * a whole number ≥ 0 is refused by `toFile`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultWorkers = (): number => {
+  const set = workersFromEnvironment()
+  return typeof set === "number" ? set : 0
+}
+
+/** `EXPLORER_ETL_WORKERS`: its number, its text when it is not a whole number ≥ 0, or undefined (not set). */
+const workersFromEnvironment = (): number | string | undefined => {
+  const text = globalThis.process?.env?.EXPLORER_ETL_WORKERS?.trim()
+  if (text === undefined || text === "") return undefined
+  return /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : text
+}
 
 const isBlockNumber = (n: number): boolean => Number.isSafeInteger(n) && n >= 0
 
@@ -137,6 +171,13 @@ const check = <A, I, E, R>(
     const confirmations = options.confirmations ?? 0
     if (options.concurrency !== undefined && !(Number.isSafeInteger(options.concurrency) && options.concurrency >= 1)) {
       return yield* invalid(out, `concurrency must be a whole number ≥ 1, got ${options.concurrency}`, "concurrency")
+    }
+    if (options.workers !== undefined && !(Number.isSafeInteger(options.workers) && options.workers >= 0)) {
+      return yield* invalid(out, `workers must be a whole number ≥ 0, got ${options.workers}`, "workers")
+    }
+    const fromEnvironment = workersFromEnvironment()
+    if (options.workers === undefined && typeof fromEnvironment === "string") {
+      return yield* invalid(out, `EXPLORER_ETL_WORKERS must be a whole number ≥ 0, got ${JSON.stringify(fromEnvironment)}`, "workers")
     }
     if (options.checkpointEvery !== undefined && Duration.toMillis(Duration.decode(options.checkpointEvery)) < 0) {
       return yield* invalid(out, "checkpointEvery must not be negative", "checkpointEvery")
@@ -173,6 +214,7 @@ const check = <A, I, E, R>(
         Duration.decode(options.checkpointEvery ?? (format === "parquet" ? parquetCheckpointEvery : Duration.zero))
       ),
       concurrency: options.concurrency,
+      workers: options.workers ?? defaultWorkers(),
       counter: options.counter
     }
   })

@@ -55,7 +55,8 @@ export const loadWithPeer = <A>(
 const optionFlags = {
   out: { flag: "--out", detail: (detail: string) => detail },
   confirmations: { flag: "--confirmations", detail: () => "expected a number of blocks ≥ 0" },
-  concurrency: { flag: "--concurrency", detail: () => "expected a whole number ≥ 1" }
+  concurrency: { flag: "--concurrency", detail: () => "expected a whole number ≥ 1" },
+  workers: { flag: "--workers", detail: (detail: string) => detail }
 } as const
 
 /**

@@ -70,7 +70,13 @@ const checkpointEvery = Flags.wholeNumber("checkpoint-every", { min: 0, expected
   Options.optional,
   Options.withDescription("at most one checkpoint every N seconds (default: 0, as soon as the previous one ends; Parquet 10)")
 )
-const range = { fromBlock, toBlock, concurrency, checkpointEvery }
+const workers = Flags.wholeNumber("workers", { min: 0, expected: "a whole number ≥ 0" }).pipe(
+  Options.optional,
+  Options.withDescription(
+    "CSV and JSONL: N threads parse, check and write the pages (default: EXPLORER_ETL_WORKERS, else 0 = the main thread only; at most the cores minus one help)"
+  )
+)
+const range = { fromBlock, toBlock, concurrency, checkpointEvery, workers }
 const decimals = Options.boolean("decimals").pipe(
   Options.withDescription("add the amount scaled by the token's decimals (exact decimal text) and, for transfers, the time as ISO-8601 UTC")
 )
@@ -96,6 +102,7 @@ type FileFlags = {
   readonly dryRun: boolean
   readonly concurrency?: Option.Option<number>
   readonly checkpointEvery?: Option.Option<number>
+  readonly workers?: Option.Option<number>
 }
 
 const some = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
@@ -194,16 +201,17 @@ const runExport = <A, I>(
       floatColumns: flags.floatColumns,
       force: flags.force,
       concurrency: flags.concurrency === undefined ? undefined : some(flags.concurrency),
+      workers: flags.workers === undefined ? undefined : some(flags.workers),
       quiet: api.quiet
     }
     if (flags.dryRun) {
       return yield* Exports.estimate(source, options).pipe(
         Effect.flatMap((estimate) => DryRun.print([estimate], api)),
-        Effect.catchTag("SinkError", refusedFlag("export", api.chain, ["out", "confirmations", "concurrency"]))
+        Effect.catchTag("SinkError", refusedFlag("export", api.chain, ["out", "confirmations", "concurrency", "workers"]))
       )
     }
     return yield* Exports.toFile(source, options).pipe(
-      Effect.catchTag("SinkError", refusedFlag("export", api.chain, ["out", "confirmations", "concurrency"])),
+      Effect.catchTag("SinkError", refusedFlag("export", api.chain, ["out", "confirmations", "concurrency", "workers"])),
       Effect.onInterrupt(() => interrupted(flags.out))
     )
   }).pipe(Effect.provide(Environment.clientLayer(api)), Effect.provide(NodeContext.layer))

@@ -6,6 +6,7 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Metric from "effect/Metric"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as ExplorerConfig from "../Config.js"
@@ -13,6 +14,7 @@ import * as Errors from "../ExplorerError.js"
 import type {
   CallOptions,
   ExplorerClient,
+  LineWorkers,
   ListOperationName,
   RecordOf,
   RequestArgs,
@@ -27,6 +29,16 @@ import * as Decode from "./decode.js"
 import * as FileRecords from "./fileRecords.js"
 import type * as Params from "../Params.js"
 import * as Transport from "./transport.js"
+import * as WorkerPool from "./workerPool.js"
+
+/** The name of each record schema among the exports of `Schemas` (how a decoding worker finds it). */
+let schemaNames: Map<unknown, string> | undefined
+const schemaName = (row: unknown): string | undefined => {
+  schemaNames ??= new Map(
+    Object.entries(Schemas).flatMap(([name, value]) => (Schema.isSchema(value) ? [[value, name] as const] : []))
+  )
+  return schemaNames.get(row)
+}
 
 /** The paid plans' window: what a free key's window is when the server serves a page past 1,000. */
 const PAID_WINDOW = 10_000
@@ -82,7 +94,8 @@ export const make = (
     const pipeline = <K extends Plan.OperationName, Out, E = never, S extends FileRecords.Sliced = never>(
       name: K,
       decode: (ctx: Classify.CallContext, got: Decode.Got<ResultOf<K>> | S) => Effect.Effect<Out, Errors.ExplorerError | E>,
-      slices?: Transport.SliceReader<S>
+      slices?: Transport.SliceReader<S>,
+      offload?: Transport.BodyReader<S>
     ) => {
       const op: Plan.Operation = Plan.operations[name]
       const tagFile = Decode.tagFiles[name]
@@ -92,7 +105,7 @@ export const make = (
           return learn(probe, Effect.gen(function*() {
             const call = yield* CallChecks.operationCall(config, name, params, { window: windowOf(op).rows, probe })
             const ctx = Transport.contextOf(call)
-            const answer = yield* transport.send(call, options, slices)
+            const answer = yield* transport.send(call, options, slices, offload)
             if (answer._tag === "Sliced" || answer._tag === "SliceFailed") return yield* decode(ctx, answer)
             if (tagFile !== undefined && answer._tag === "Result" && typeof answer.result === "string") {
               const text = yield* transport.download(call, answer.result, options)
@@ -122,10 +135,28 @@ export const make = (
       params: Params.ParamsOf<K>,
       row: Schema.Schema<RecordOf<K>, I, never>,
       map: (records: ReadonlyArray<I>) => Either.Either<ReadonlyArray<B>, E>,
-      options?: CallOptions
+      options?: CallOptions,
+      workers?: LineWorkers<B>
     ): Effect.Effect<ReadonlyArray<B>, Errors.ExplorerError | E> => {
       const { decode, slices } = FileRecords.steps(decoder, codecOf(name, row as Schema.Schema.AnyNoContext), name, map)
-      return pipeline(name, decode, slices)(params, options)
+      const schema = workers === undefined || workers.workers < 1 ? undefined : schemaName(row)
+      const offload: Transport.BodyReader<FileRecords.Sliced<B, E>> | undefined = workers === undefined || schema === undefined
+        ? undefined
+        : (body, ctx) =>
+          Effect.flatMap(
+            WorkerPool.shared(workers.workers).decode({ operation: name, schema, format: workers.format, formulaGuard: workers.formulaGuard }, body),
+            (outcome): ReturnType<Transport.BodyReader<FileRecords.Sliced<B, E>>> =>
+              outcome._tag === "Lines"
+                ? Effect.as(Metric.increment(Transport.metrics.workerPages), {
+                  _tag: "Read" as const,
+                  value: { _tag: "Sliced" as const, rows: workers.rows(outcome.lines) }
+                })
+                : outcome._tag === "ReadOnMain"
+                ? Effect.as(Metric.increment(Transport.metrics.workerReturns), { _tag: "Unread" as const, body: outcome.body })
+                // A lost worker loses the page's bytes: the call is sent again (a transient failure).
+                : Effect.fail(new Errors.TransportError({ ...ctx, detail: outcome.detail }))
+          )
+      return pipeline(name, decode, slices, offload)(params, options)
     }
 
     const fileRecords = <K extends ListOperationName, I>(

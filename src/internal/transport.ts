@@ -32,6 +32,7 @@ import * as Plan from "../Plan.js"
 import * as Throttle from "../Throttle.js"
 import * as Classify from "./classify.js"
 import * as ContentEncoding from "./contentEncoding.js"
+import { textPieces } from "./textPieces.js"
 import type * as Params from "../Params.js"
 
 /** Global counters of every client in the process (re-exported as `ExplorerClient.metrics`). */
@@ -46,6 +47,14 @@ export const metrics = {
   }),
   rateLimited: Metric.counter("explorer_client_rate_limited_total", {
     description: "Rate-limit answers received from the explorer API",
+    incremental: true
+  }),
+  workerPages: Metric.counter("explorer_client_worker_pages_total", {
+    description: "List answers made into a file's lines by a decoding worker thread",
+    incremental: true
+  }),
+  workerReturns: Metric.counter("explorer_client_worker_returns_total", {
+    description: "List answers a decoding worker gave back to be read by the main thread (not a plain list, torn, refused)",
     incremental: true
   })
 }
@@ -122,49 +131,28 @@ export const transportError = (
 export type SliceReader<S> = (pieces: Iterable<string>) => Generator<void, S | undefined, void>
 
 /**
- * How many bytes at the end of `chunk` begin a UTF-8 character that it does not finish (0 to 3): they
- * are decoded with the next chunk.
+ * Reads a list answer's whole body elsewhere (a decoding worker): what it made of it, or the body back
+ * (`Unread`: the slice reader, or the whole answer, then reads it here). May fail (a worker lost).
  */
-const unfinished = (chunk: Uint8Array): number => {
-  for (let back = 1; back <= 3 && back <= chunk.length; back++) {
-    const byte = chunk[chunk.length - back] as number
-    // ASCII ends a character; a byte that leads no character is the decoder's to replace.
-    if (byte < 0x80 || byte >= 0xf5) return 0
-    if (byte >= 0xc0) return (byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2) > back ? back : 0
-  }
-  return 0
-}
+export type BodyReader<S> = (
+  body: Uint8Array,
+  ctx: Classify.CallContext
+) => Effect.Effect<{ readonly _tag: "Read"; readonly value: S } | { readonly _tag: "Unread"; readonly body: Uint8Array }, Errors.ExplorerError>
 
 /**
- * The text of a body's bytes, decoded piece by piece as a slice reader asks for it: the pieces of a
- * large answer (a 10,000-row page is ~9 MB) are read without a string of the whole body, which would
- * live as long as the records read from it. UTF-8 as `response.text` decodes it (a byte-order mark
- * dropped, invalid bytes replaced). Each chunk is cut after its last whole character and decoded on its
- * own (the decoder's streaming mode is several times slower), the bytes of a character it splits going
- * with the next one.
+ * A body's chunks copied into one buffer of their own, which a reader elsewhere may take (a chunk may
+ * be a view into a buffer the HTTP client still uses).
  */
-export function* textPieces(chunks: ReadonlyArray<Uint8Array>): Generator<string, void, void> {
-  const first = new TextDecoder()
-  const rest = new TextDecoder("utf-8", { ignoreBOM: true })
-  let started = false
-  let carried: Uint8Array | undefined
+const joined = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
+  let length = 0
+  for (const chunk of chunks) length += chunk.length
+  const out = new Uint8Array(length)
+  let at = 0
   for (const chunk of chunks) {
-    let bytes = chunk
-    if (carried !== undefined) {
-      bytes = new Uint8Array(carried.length + chunk.length)
-      bytes.set(carried)
-      bytes.set(chunk, carried.length)
-      carried = undefined
-    }
-    const cut = bytes.length - unfinished(bytes)
-    if (cut < bytes.length) carried = bytes.slice(cut)
-    if (cut === 0) continue
-    // A byte-order mark is dropped at the start of the body only.
-    const piece = (started ? rest : first).decode(bytes.subarray(0, cut))
-    started = true
-    if (piece !== "") yield piece
+    out.set(chunk, at)
+    at += chunk.length
   }
-  if (carried !== undefined) yield (started ? rest : first).decode(carried)
+  return out
 }
 
 /** The whole text of a body's bytes, as {@link textPieces} decodes them. */
@@ -217,12 +205,14 @@ export interface Transport {
   readonly stats: Effect.Effect<Stats>
   /**
    * Sends a call with the retry policy; every attempt waits for the key's slot and is counted.
-   * `slices`: reads a list answer's records as the body is read (fileRecordsMapped) when it can.
+   * `slices`: reads a list answer's records as the body is read (fileRecordsMapped) when it can;
+   * `offload`, given with `slices`: reads it elsewhere first (a decoding worker).
    */
   readonly send: <S = never>(
     call: Call,
     options: CallOptions | undefined,
-    slices?: SliceReader<S>
+    slices?: SliceReader<S>,
+    offload?: BodyReader<S>
   ) => Effect.Effect<Classify.Answer | S, Errors.ExplorerError>
   /** Follows a download link (exportaddresstags, getlabelmasterlist) and gives the file's text. */
   readonly download: (call: Call, link: string, options: CallOptions | undefined) => Effect.Effect<string, Errors.ExplorerError>
@@ -350,6 +340,7 @@ export const make = (
       throttled: boolean,
       attempt: number,
       slices: SliceReader<S> | undefined,
+      offload: BodyReader<S> | undefined,
       onAnswer: ((millis: number) => void) | undefined,
       priority: Throttle.Priority | undefined
     ) =>
@@ -376,12 +367,18 @@ export const make = (
         const got = slices === undefined ? yield* readText(api, request, call, "") : yield* readBytes(api, request, call)
         if (onAnswer !== undefined) onAnswer((yield* Clock.currentTimeMillis) - slot)
         yield* Effect.annotateCurrentSpan("http.response.status_code", got.status)
-        if ("chunks" in got && slices !== undefined && got.status >= 200 && got.status < 300) {
-          const sliced = yield* readSliced(slices(textPieces(got.chunks)))
+        let chunks = "chunks" in got ? got.chunks : undefined
+        if (chunks !== undefined && slices !== undefined && got.status >= 200 && got.status < 300) {
+          if (offload !== undefined) {
+            const read = yield* offload(joined(chunks), contextOf(call))
+            if (read._tag === "Read") return read.value
+            chunks = [read.body]
+          }
+          const sliced = yield* readSliced(slices(textPieces(chunks)))
           if (sliced !== undefined) return sliced
         }
         const raw: Classify.RawResponse = "chunks" in got
-          ? { status: got.status, contentType: got.contentType, body: textOf(got.chunks) }
+          ? { status: got.status, contentType: got.contentType, body: textOf(chunks ?? got.chunks) }
           : got
         const classified = Classify.classifyResponse(
           {
@@ -454,7 +451,8 @@ export const make = (
     const send = <S = never>(
       call: Call,
       options: CallOptions | undefined,
-      slices?: SliceReader<S>
+      slices?: SliceReader<S>,
+      offload?: BodyReader<S>
     ): Effect.Effect<Classify.Answer | S, Errors.ExplorerError> =>
       Effect.gen(function*() {
         const throttled = call.operation?.throttled ?? false
@@ -469,7 +467,7 @@ export const make = (
             yield* Ref.update(counters, (s) => ({ ...s, retries: s.retries + 1 }))
             yield* Metric.increment(metrics.retries)
           }
-          return yield* sendOnce(call, throttled, n + 1, slices, options?.onAnswer, options?.priority)
+          return yield* sendOnce(call, throttled, n + 1, slices, offload, options?.onAnswer, options?.priority)
         })
         return yield* attempt.pipe(
           Effect.tapError((error) =>

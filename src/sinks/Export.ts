@@ -85,6 +85,8 @@ export interface Settings {
   readonly checkpointEvery: number
   /** Block-ordered sources that read in parallel: at most this many partitions at once (default: by latency). */
   readonly concurrency: number | undefined
+  /** CSV and JSONL of sources with `lineBatches`: pages made into lines by this many worker threads (0: none). */
+  readonly workers: number
   /**
    * Where the export counts its requests (`ToFileOptions.counter`): given, the requests it already
    * holds (made to prepare the export, as an ABI fetch) count in the manifest too.
@@ -171,6 +173,11 @@ interface Run {
    * encodes them as JSONL lines, whose objects are the rows its writer takes.
    */
   readonly encoder: Format.RowEncoder<unknown>
+  /**
+   * CSV and JSONL with `lineBatches` and workers: the encoding the encoder writes, for the workers
+   * that write the lines in its place (`StreamOptions.lineWorkers`).
+   */
+  readonly lineWorkers: StreamOptions["lineWorkers"]
   /** Parquet: the file's columns (from the source's schema). */
   readonly parquet: ReadonlyArray<Parquet.Column> | undefined
   readonly progress: Progress.ProgressRef
@@ -204,6 +211,12 @@ const summaryLine = (out: string, m: Manifest.Manifest, mode: Manifest.RunMode, 
   return `${head} (${status}${range}) in ${Reporter.duration(m.durationMs)}, ${plural(m.calls, "call")}${retries}`
 }
 
+/** The text encoding of a run's rows. Parquet rows are the JSONL encoder's objects: the encoded record, as the JSONL export writes it. */
+const encodingOf = (settings: Settings) => ({
+  format: settings.format === "parquet" ? "jsonl" as const : settings.format,
+  formulaGuard: settings.formulaGuard
+})
+
 /**
  * The encoder of a source's rows. `lineBatches` and `encodedBatches` give the schema's encoded form (I), `batches`
  * its decoded values (A): one encoder for the kind the run reads, each checked against its own row type
@@ -212,8 +225,7 @@ const summaryLine = (out: string, m: Manifest.Manifest, mode: Manifest.RunMode, 
 const encoderOf = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
   Effect.gen(function*() {
     const atOut = (e: SinkError) => new SinkError({ reason: e.reason, path: settings.out, detail: e.detail })
-    // Parquet rows are the JSONL encoder's objects: the encoded record, as the JSONL export writes it.
-    const options = { format: settings.format === "parquet" ? "jsonl" as const : settings.format, formulaGuard: settings.formulaGuard }
+    const options = encodingOf(settings)
     const made: Format.RowEncoder<unknown> = source._tag === "Blocks" && (source.lineBatches !== undefined || source.encodedBatches !== undefined)
       ? (yield* Format.encodedEncoder(source.schema, options).pipe(Effect.mapError(atOut))) as Format.RowEncoder<unknown>
       : (yield* Format.encoder(source.schema, {
@@ -349,6 +361,10 @@ const begin = <A, I, E, R>(source: Source<A, I, E, R>, settings: Settings) =>
       chainIds,
       fingerprint,
       encoder,
+      // Lines by workers: text files read by `lineBatches` (Parquet rows are objects, made in the main thread).
+      lineWorkers: settings.workers > 0 && settings.format !== "parquet" && source._tag === "Blocks" && source.lineBatches !== undefined
+        ? { workers: settings.workers, ...encodingOf(settings), schema: source.schema }
+        : undefined,
       parquet,
       progress,
       counter,
@@ -524,7 +540,12 @@ const partitionedCommon = <A, I, E, R>(
       live.running = view.running
     },
     /** The options of the source's read of one partition. */
-    readOptions: (bound: BlockCursor.Bound, onAnswer: (millis: number) => void) => ({ progress: run.progress, bound, onAnswer })
+    readOptions: (bound: BlockCursor.Bound, onAnswer: (millis: number) => void): StreamOptions => ({
+      progress: run.progress,
+      bound,
+      onAnswer,
+      ...(run.lineWorkers === undefined ? {} : { lineWorkers: run.lineWorkers })
+    })
   }
 }
 
@@ -535,6 +556,41 @@ interface RangeIO<E, R> {
 }
 
 /**
+ * Appends lines given as text, or as bytes (lines a decoding worker made: views into their page's
+ * buffer, whose neighbours are appended as one view).
+ */
+const appendLines = (target: DataFile, rows: ReadonlyArray<string | Uint8Array>): Effect.Effect<void, SinkError> =>
+  Effect.suspend(() => {
+    const writes: Array<Effect.Effect<void, SinkError>> = []
+    let text = ""
+    let run: Uint8Array | undefined
+    const flushRun = () => {
+      if (run !== undefined) writes.push(target.appendBytes(run))
+      run = undefined
+    }
+    for (const row of rows) {
+      if (typeof row === "string") {
+        flushRun()
+        text += row
+        continue
+      }
+      if (text !== "") {
+        writes.push(target.append(text))
+        text = ""
+      }
+      if (run !== undefined && run.buffer === row.buffer && run.byteOffset + run.byteLength === row.byteOffset) {
+        run = new Uint8Array(run.buffer, run.byteOffset, run.byteLength + row.byteLength)
+      } else {
+        flushRun()
+        run = row
+      }
+    }
+    flushRun()
+    if (text !== "") writes.push(target.append(text))
+    return writes.length === 1 ? writes[0] as Effect.Effect<void, SinkError> : Effect.all(writes, { discard: true })
+  })
+
+/**
  * CSV and JSONL: lines are written as they are; decoded rows are encoded first. Written `rowsChunk`
  * rows at a time: the text of a 10,000-row page (and its bytes) need not all be held at once.
  */
@@ -542,9 +598,7 @@ const dataIO = <A, I, E, R>(source: BlockSource<A, I, E, R>, run: Run): RangeIO<
   const { encoder } = run
   const lineBatches = source.lineBatches
   const writeSlice = (target: DataFile, rows: ReadonlyArray<unknown>): Effect.Effect<void, SinkError> =>
-    lineBatches !== undefined
-      ? target.append((rows as ReadonlyArray<string>).join(""))
-      : Effect.flatMap(encoder.encode(rows), target.append)
+    lineBatches !== undefined ? appendLines(target, rows as ReadonlyArray<string | Uint8Array>) : Effect.flatMap(encoder.encode(rows), target.append)
   return {
     read: (blocks, options) =>
       lineBatches !== undefined

@@ -11,7 +11,7 @@ import * as Either from "effect/Either"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Chain from "../Chain.js"
-import { type CallOptions, ExplorerClient, type ListOperationName, type ParamsOf, type RecordOf } from "../ExplorerClient.js"
+import { type CallOptions, ExplorerClient, type ListOperationName, type ParamsOf, type RecordOf, type WorkerLines } from "../ExplorerClient.js"
 import { type StreamError, UnsupportedChainError } from "../ExplorerError.js"
 import * as Params from "../Params.js"
 import * as Plan from "../Plan.js"
@@ -154,6 +154,21 @@ const timeoutPolicy = (r: BlockCursor.BlockPageRequest): CallOptions => (
 )
 
 /** A row of `lineBatches` while the cursor pages: its line (or file row) and its block. */
+/**
+ * A page's lines as a decoding worker made them, as the cursor takes them: each line's bytes (a view
+ * into the page's buffer) where `lines` would give its text (see `StreamOptions.lineWorkers`).
+ */
+const workerLines = <B>(lines: WorkerLines): ReadonlyArray<BlockLine<B>> => {
+  const out: Array<BlockLine<B>> = new Array(lines.ends.length)
+  let start = 0
+  for (let i = 0; i < out.length; i++) {
+    const end = lines.ends[i] as number
+    out[i] = { block: lines.blocks[i] as number, row: lines.bytes.subarray(start, end) as unknown as B }
+    start = end
+  }
+  return out
+}
+
 interface BlockLine<B> {
   readonly block: number
   readonly row: B
@@ -259,9 +274,17 @@ export const blockSource = <K extends ListOperationName, I extends { readonly bl
       options?: StreamOptions
     ) =>
       cursor(range, options, (row: BlockLine<B>) => row.block, (r, probe) =>
-        client.fileRecordsMapped(name, args.params(r), args.schema, (rows) =>
-          Either.map(lines(rows), (mapped) =>
-            mapped.map((row, i): BlockLine<B> => ({ block: Number((rows[i] as I).blockNumber), row }))), callOptions(r, options, probe))).pipe(
+        client.fileRecordsMapped(
+          name,
+          args.params(r),
+          args.schema,
+          (rows) => Either.map(lines(rows), (mapped) => mapped.map((row, i): BlockLine<B> => ({ block: Number((rows[i] as I).blockNumber), row }))),
+          callOptions(r, options, probe),
+          // Only where `lines` is this schema's encoder: a wrapping source's `lines` writes rows of its own.
+          options?.lineWorkers === undefined || options.lineWorkers.schema !== args.schema
+            ? undefined
+            : { ...options.lineWorkers, rows: workerLines<B> }
+        )).pipe(
           Stream.map((batch) => ({
             rows: batch.rows.map((row) => row.row),
             completeThrough: batch.completeThrough,

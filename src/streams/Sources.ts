@@ -24,6 +24,7 @@ import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import type { LineWorkers } from "../ExplorerClient.js"
 import type { StreamError } from "../ExplorerError.js"
 import * as Plan from "../Plan.js"
 import type { BlockBatch, Bound } from "./engine/BlockCursor.js"
@@ -69,6 +70,15 @@ export interface StreamOptions {
    * pages, at least 20,000 rows); past it the ranges ahead wait for the reader.
    */
   readonly heldRows?: number | undefined
+  /**
+   * `lineBatches` of an export to CSV or JSONL: each page's lines made in worker threads (the client's
+   * `fileRecordsMapped` with `ExplorerClient.LineWorkers`) when the export's `lines` writes what they
+   * write: `Format.encodedEncoder(schema, { format, formulaGuard })` of the very schema the data set
+   * reads (a source that wraps another with a schema of its own, as `withDecimals`, keeps its `lines`
+   * in the main thread). A row a worker made is its line's UTF-8 bytes (a `Uint8Array`) where `lines`
+   * gives its text; `workers` below 1: `lines` on the main thread.
+   */
+  readonly lineWorkers?: (Omit<LineWorkers<never>, "rows"> & { readonly schema: Schema.Schema.Any }) | undefined
 }
 
 /**

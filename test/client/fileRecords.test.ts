@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc, Schema } from "effect"
 import { sliceSteps } from "../../src/internal/fileRecords.js"
-import { textPieces } from "../../src/internal/transport.js"
+import { textPieces } from "../../src/internal/textPieces.js"
 import * as Schemas from "../../src/schemas/index.js"
 import * as F from "./fixtures.js"
 import { clientOn, driven, fakeHttp, ok } from "./helpers.js"
