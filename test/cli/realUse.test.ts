@@ -105,13 +105,14 @@ const killedExport = (out: string, apiKey: string) =>
     yield* exited(run.child)
     transcript.record({ args: ["killed"], code: null, signal: "SIGKILL", ...run.output })
     // A request the killed process had written to its socket may reach the simulator after it died (a
-    // loaded machine, three test files at once): counted once the key's count holds still for 300 ms.
+    // loaded machine, three test files at once): counted once the key's count holds still for a second
+    // (300 ms was not enough with other processes on both cores: one arrived after it).
     let seen = -1
     while (true) {
       const now = yield* requestsWith(sim, apiKey)
       if (now === seen) break
       seen = now
-      yield* Effect.sleep("300 millis")
+      yield* Effect.sleep("1 second")
     }
     return stateRows(out)
   })
