@@ -146,8 +146,25 @@ const inOrder = <A, I, E, R>(
   )
 }
 
-const streamOf = <Q, A, I>(make: (query: Q) => Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>): StreamFunction<Q, A> =>
-((query: Q, options?: Spilling) => Stream.unwrap(Effect.map(make(query), (source) => read(source, options)))) as StreamFunction<Q, A>
+/**
+ * A stream function from a source function: the source made for the query, then read whole as
+ * `fromSource` reads it. Every `Streams.*` function is one (and a registry's data sets' too).
+ *
+ * @example
+ * import { Sources, Streams } from "explorer-etl"
+ *
+ * const logs = Streams.fromSourceFunction(Sources.logs)
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromSourceFunction = <Q, A, I>(
+  make: (query: Q) => Effect.Effect<Sources.Source<A, I>, StreamError, ExplorerClient>
+): StreamFunction<Q, A> =>
+  // Typed by `StreamFunction`'s overloads: with a spill, a `SinkError` and a `FileSystem` too.
+  ((query: Q, options?: Spilling) => Stream.unwrap(Effect.map(make(query), (source) => read(source, options)))) as StreamFunction<Q, A>
+
+const streamOf = fromSourceFunction
 
 /**
  * Event logs by address and/or topic0..3 (with and/or operators) over a block range.

@@ -30,7 +30,7 @@ import { walletTransactions } from "../fixtures/datasets/walletTransactions.js"
 /** What Sources and Streams export besides the data sets. */
 const notDatasets = {
   sources: new Set(["oneCall", "fromStream", "fromBlocks", "chainIdsOf", "withDecimals", "dailyStatistics"]),
-  streams: new Set(["fromSource", "resolveRange"])
+  streams: new Set(["fromSource", "fromSourceFunction", "resolveRange"])
 }
 
 const functionsOf = (module: object): ReadonlyArray<string> =>

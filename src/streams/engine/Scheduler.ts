@@ -27,14 +27,15 @@
  *   pages every half second, never fewer than keep the CPU busy across a latency
  *   (`Partitions.busyFloor`). Readers of one key running at once (a source's `parallel.pool`) count their
  *   partitions together.
- * - **Where to cut.** A partition is cut only once it (or the one before it) has returned a full page
- *   and when both parts can expect a full page. The range with the most rows expected is cut beyond the
- *   pages its cursor has on the wire: at the expected end of its window where a query has several
- *   pages, six pages' worth of blocks on (or halfway, if less) where it has one; the part beyond
- *   becomes a new partition that asks, from its start, the pages its expected rows fill, no more than
- *   the density of every block read so far says (work stealing: a cursor that finishes takes the part
- *   beyond the busiest one's). A cut lowers the running cursor's end (`BlockCursor.Bound`): it never
- *   emits a row past it, so no row is read twice or lost.
+ * - **Where to cut.** A partition is cut only once it (or the one before it) has returned a full page,
+ *   and only where the part beyond can expect two full pages (one page a query) or half a page beyond
+ *   the cursor's window (several: those rows cost a short page either way). The range with the most
+ *   rows expected is cut beyond the pages its cursor has on the wire: 0.6 page short of the expected
+ *   end of its window where a query has several pages, six pages' worth of blocks on (or halfway, if
+ *   less) where it has one; the part beyond becomes a new partition that asks, from its start, the
+ *   pages its expected rows fill, no more than the density of every block read so far says (work
+ *   stealing: a cursor that finishes takes the part beyond the busiest one's). A cut lowers the running
+ *   cursor's end (`BlockCursor.Bound`): it never emits a row past it, so no row is read twice or lost.
  * - **Checkpoints.** A group commit: the spills and the main are synced, then `commit` records the main's
  *   position and every partition's range, position and spill length, at most once per
  *   `checkpointEvery`. A merged spill is removed once a committed state no longer names it. Resumed,
