@@ -611,6 +611,10 @@ export const render = (r: Results): string => {
       const live = x.liveHeapMaxMb === undefined ? "–" : `${n(x.heapBeforeMb, 1)}, ${n(x.liveHeapMedianMb, 1)}, ${n(x.liveHeapMaxMb, 1)} MB`
       line(`| ${x.config}: ${x.description} | ${n(x.rows)} | ${x.exact ? "yes" : "**no**"} | ${n(x.seconds, 1)} | ${n(x.eventLoop * 100)} % | ${n(x.peakRssMb)} MB | ${live} |`)
     }
+    if (m.note !== undefined) {
+      line()
+      line(m.note)
+    }
     line()
   }
   if (r.workers !== undefined) workersSection(r.workers, line)

@@ -8,7 +8,7 @@
  * Args: --base-url URL --key KEY --plan PLAN --address A --from-block N --to-block N
  * [--rate N] (the client's calls/s instead of the plan's) [--spill DIR] (rows read ahead wait in
  * temporary files of DIR, `spill: { directory }`, instead of memory) [--concurrency N] (the Stream's
- * `concurrency`). With node --expose-gc: a full collection every 200 ms, and the heap it leaves (the
+ * `concurrency`; env BENCH_HELD_ROWS: its `heldRows`). With node --expose-gc: a full collection every 200 ms, and the heap it leaves (the
  * data really held: `liveHeapMaxMb`, `liveHeapMedianMb`).
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -50,7 +50,10 @@ const program = Effect.gen(function*() {
   let rows = 0
   const loop0 = performance.eventLoopUtilization()
   const t0 = performance.now()
-  const extra = a.concurrency === undefined ? {} : { concurrency: Number(a.concurrency) }
+  const extra = {
+    ...(a.concurrency === undefined ? {} : { concurrency: Number(a.concurrency) }),
+    ...(process.env.BENCH_HELD_ROWS === undefined ? {} : { heldRows: Number(process.env.BENCH_HELD_ROWS) })
+  }
   global.gc?.()
   const heapBefore = process.memoryUsage().heapUsed / 1024 / 1024
   const live: Array<number> = []

@@ -41,6 +41,8 @@ export interface StreamMemoryResults {
   readonly oracleRows: number
   readonly goalMb: number
   readonly runs: ReadonlyArray<StreamMemoryRun>
+  /** Written by hand after a run: what the figures rest on. */
+  readonly note?: string
 }
 
 const GOAL_MB = 150
