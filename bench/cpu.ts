@@ -100,7 +100,7 @@ const program = (captured: Record<Dataset, Captured>) => Effect.gen(function*() 
     Effect.gen(function*() {
       const out = path.join(dir, `cpu-${dataset}.${format}`)
       const source: Sources.Source<unknown, unknown> = sources[dataset] as unknown as Sources.Source<unknown, unknown>
-      const { seconds, value } = yield* timed(Exports.toFile(source, { out, quiet: true, workers: 0 }))
+      const { seconds, value } = yield* timed(Exports.toFile(source, { out, quiet: true, workers: 0, concurrency: 1 }))
       return { rows: value.rowsWritten, seconds }
     })
 

@@ -195,7 +195,9 @@ describe("fieldTests (the export path's checks of addresses and hashes)", () => 
     hexData: /^0x[0-9a-fA-F]*$/,
     hash32: /^0x[0-9a-fA-F]{64}$/
   } as const
-  const hexChars = fc.constantFrom(..."0123456789abcdefABCDEFgxX G_ENSI\u00e9\u0660".split(""))
+  // Beyond ASCII: code units whose low byte is a hex digit (U+0130, U+0161, U+FF10, U+0446), a lone
+  // surrogate, so that a table indexed by code unit must refuse them as the regular expression does.
+  const hexChars = fc.constantFrom(..."0123456789abcdefABCDEFgxX G_ENSI\u00e9\u0660\u0130\u0161\uff10\u0446\ud800\u0000".split(""))
   const candidates = fc.oneof(
     fc.string(),
     fc.tuple(fc.constantFrom("0x", "0X", "GENESIS_", "GENESIS", ""), fc.array(hexChars, { maxLength: 70 })).map(([p, cs]) => p + cs.join("")),
@@ -203,6 +205,12 @@ describe("fieldTests (the export path's checks of addresses and hashes)", () => 
       const digits = "a".repeat(n).split("")
       digits[i % n] = "g"
       return "0x" + digits.join("")
+    }),
+    // A valid text with one code unit of any value put in anywhere (the hot path's tables see every one).
+    fc.tuple(fc.constantFrom(40, 64, 0, 7, 300), fc.nat(400), fc.integer({ min: 0, max: 0xffff })).map(([n, i, code]) => {
+      const digits = "0x" + "aF3".repeat(n).slice(0, n)
+      const at = i % (digits.length + 1)
+      return digits.slice(0, at) + String.fromCharCode(code) + digits.slice(at + 1)
     })
   )
   for (const [name, regex] of Object.entries(patterns)) {

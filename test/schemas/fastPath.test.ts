@@ -140,6 +140,29 @@ describe("transcodeRecords (the export path)", () => {
     expect(S.transcodeRecords(S.Log, S.LogFileRow)?.([{ ...log(1), blockNumber: "0x20000000000000" }])).toBeUndefined()
   })
 
+  it("refuses exactly what the schemas refuse: a log with one code unit of any value in a hex field", () => {
+    const decodeLogs = Schema.decodeUnknownEither(Schema.Array(S.Log))
+    const hexKeys = ["address", "data", "blockNumber", "timeStamp", "gasPrice", "gasUsed", "logIndex", "transactionHash", "transactionIndex", "topics"] as const
+    fc.assert(
+      fc.property(fc.constantFrom(...hexKeys), fc.nat(200), fc.integer({ min: 0, max: 0xffff }), fc.boolean(), (key, i, code, replace) => {
+        const record: Record<string, unknown> = { ...log(1), data: "0x" + "c0ffee".repeat(20) }
+        const text = key === "topics" ? (record.topics as Array<string>)[0] as string : record[key] as string
+        const at = i % (text.length + 1)
+        const changed = text.slice(0, at) + String.fromCharCode(code) + text.slice(replace ? at + 1 : at)
+        const input = [log(2), key === "topics" ? { ...record, topics: [changed] } : { ...record, [key]: changed }]
+        const before = structuredClone(input)
+        const out = S.transcodeRecords(S.Log, S.LogFileRow)?.(input)
+        if (Either.isLeft(decodeLogs(before))) {
+          expect(out).toBeUndefined()
+          expect(input).toStrictEqual(before)
+        } else {
+          expect(declaredOnly(Object.keys(S.LogFileRow.fields), out ?? [])).toStrictEqual(viaSchemas(S.Log, S.LogFileRow, before))
+        }
+      }),
+      { numRuns: 3000 }
+    )
+  })
+
   it("gives up on any invalid value, leaving the whole answer as it came (the schemas then report it)", () => {
     for (const [key, bad] of [["transactionHash", "0x12"], ["topics", ["0xzz"]], ["blockNumber", "0x01"], ["gasPrice", 7], ["data", "0xgg"]] as const) {
       const input = [log(1), { ...log(2), [key]: bad }]
