@@ -14,6 +14,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import { flow, identity } from "effect/Function"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
@@ -347,9 +348,6 @@ export const make = (
       Effect.gen(function*() {
         yield* acquire(call, throttled, priority)
         const slot = yield* Clock.currentTimeMillis
-        yield* Ref.update(counters, (s) => ({ ...s, requests: s.requests + 1 }))
-        yield* CallCount.record(attempt > 1)
-        yield* Metric.increment(metrics.requests)
         // A submission (verifysourcecode, a source of many kilobytes) goes as a POST form; the service reads
         // `chainid` from the query string only, so it stays there.
         const request = call.operation?.post === true
@@ -364,7 +362,21 @@ export const make = (
             HttpClientRequest.acceptJson,
             HttpClientRequest.setHeader("accept-encoding", ContentEncoding.ACCEPT_ENCODING)
           )
-        const got = slices === undefined ? yield* readText(api, request, call, "") : yield* readBytes(api, request, call)
+        // Counted and sent as one step: once counted, the request goes and is read to its end (within
+        // the timeout) in a fiber of its own, even if this attempt is interrupted (a page asked ahead
+        // and then given up): otherwise an interruption between the count and the request reaching the
+        // wire would count a call the server never received.
+        const sending = yield* Effect.uninterruptible(Effect.gen(function*() {
+          yield* Ref.update(counters, (s) => ({ ...s, requests: s.requests + 1 }))
+          yield* CallCount.record(attempt > 1)
+          yield* Metric.increment(metrics.requests)
+          const read: Effect.Effect<
+            Classify.RawResponse | Effect.Effect.Success<ReturnType<typeof readBytes>>,
+            Errors.TransportError
+          > = slices === undefined ? readText(api, request, call, "") : readBytes(api, request, call)
+          return yield* Effect.forkDaemon(Effect.interruptible(read))
+        }))
+        const got = yield* Fiber.join(sending)
         if (onAnswer !== undefined) onAnswer((yield* Clock.currentTimeMillis) - slot)
         yield* Effect.annotateCurrentSpan("http.response.status_code", got.status)
         let chunks = "chunks" in got ? got.chunks : undefined

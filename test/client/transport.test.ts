@@ -7,7 +7,7 @@
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Fiber, Layer, Redacted } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import * as Client from "../../src/ExplorerClient.js"
@@ -119,6 +119,25 @@ describe("over real sockets", () => {
         }
       }))
   }
+
+  it.scopedLive("a call interrupted once counted still reaches the server: the client's count is the server's", () =>
+    Effect.gen(function*() {
+      const srv = yield* server([])
+      const http = yield* Layer.build(NodeHttpClient.layerUndici)
+      // Between the count and the wire: a transform that holds each request 150 ms, as a loaded CPU
+      // may hold it for a moment.
+      const client = yield* Client.make({
+        ...fast(srv.baseUrl, freshKey()),
+        transformClient: HttpClient.mapRequestEffect((request) => Effect.as(Effect.sleep("150 millis"), request))
+      }).pipe(Effect.provide(http))
+      const call = yield* Effect.fork(client.balance({ address: F.ADDRESS }))
+      yield* Effect.sleep("50 millis")
+      expect((yield* client.stats).requests).toBe(1)
+      yield* Fiber.interrupt(call)
+      yield* Effect.sleep("300 millis")
+      expect(srv.urls).toHaveLength(1)
+      expect((yield* client.stats).requests).toBe(1)
+    }))
 
   it.scopedLive("nothing listening: a TransportError after the retries", () =>
     Effect.gen(function*() {
