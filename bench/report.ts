@@ -90,6 +90,11 @@ export interface Results {
     >
     readonly stages?: Readonly<Record<string, Readonly<Record<string, number>>>>
     readonly peakRssMb?: number
+    /** When the section was measured on its own (not with the rest of the run), and at which commit. */
+    readonly date?: string
+    readonly commit?: string
+    /** What the figures rest on, when one draw is not the whole story. */
+    readonly note?: string
   }
   readonly endToEnd: ReadonlyArray<{
     readonly dataset: string
@@ -393,6 +398,14 @@ export const render = (r: Results): string => {
     line(`| ${name} | ${n(st.jsonParse)} | ${n(st.fileRecords)} | ${n(st.clientCall)} | ${n(st.writeCsv)} / ${n(st.writeJsonl)} | ${n(st.encodeCsv)} / ${n(st.encodeJsonl)} | ${n(st.csvStringify)} | ${n(st.jsonStringify)} |`)
   }
   line()
+  if (r.cpu.date !== undefined) {
+    line(`Measured on its own, ${r.cpu.date.slice(0, 16).replace("T", " ")} UTC at commit ${r.cpu.commit ?? "?"}, as \`npm run bench\` runs it, merged into results.json.`)
+    line()
+  }
+  if (r.cpu.note !== undefined) {
+    line(r.cpu.note)
+    line()
+  }
   const parseTxs = stages.txs?.jsonParse ?? 0
   line(`**Where the time goes.** An export never builds the decoded records: the client parses a list answer a slice (~48 KB) at a time, checks each field of each record on the wire (the very checks its schema makes: hex digits of every hash and topic, canonical numbers) and writes the file's encoding in place (logs: hex to decimal; the account lists: the server's own text), and turns each slice into the file's lines at once, which the sinks write as they are. Per row that leaves JSON.parse (a native floor every client pays), the checks (about as costly again on log rows, whose data and four topics are ~600 hex digits), writing the line, sha256 and the writes. A CSV row whose cells are all text (nearly every export's: numbers, hex, addresses, names) is written directly, byte for byte what csv-stringify writes (a property test holds the two to each other), the formula guard and RFC 4180 quoting included; any other row goes through csv-stringify (one sync \`stringify\` per page). Against a bare JSON.stringify, which checks nothing, the checks are the difference.`)
   line()

@@ -1,7 +1,7 @@
 /**
  * Groundwork of partitioned exports (issue 14): how a block range splits into disjoint partitions, and
  * how many requests to keep in flight for a key's rate and a measured latency (Little's law). Pure
- * functions, used by partitioned exports (`sinks/Partitioned.ts`).
+ * functions, used by the scheduler (`Scheduler.ts`) for exports and Streams alike.
  *
  * @example
  * Partitions.split({ fromBlock: 0, toBlock: 99 }, 4)
