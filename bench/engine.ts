@@ -15,8 +15,9 @@
  * The CPU side (parsing, writing) and a real server are measured by the simulator sections
  * (bench/shapes.ts, bench/distance.ts); this one says where the engine itself stands.
  *
- * Usage: tsx bench/engine.ts [--only bursty:standard:5,…] [--sizes 2,5,30] [--readers export,stream,one-page]
- * [--seeds N] [--json FILE] [--merge] (--merge: the rows written into bench/results.json as its `engine`; then
+ * Usage: tsx bench/engine.ts [--data model|simulator] [--only bursty:standard:5,…] [--sizes 2,5,30,300]
+ * [--readers export,stream,one-page] [--seeds N] [--json FILE] [--merge] [--trace] [--step MS] (--merge: each
+ * cell measured replaces the same cell of bench/results.json's `engine`, the others stay; then
  * `npm run bench -- --render` shows them as section 11 of RESULTS.md).
  */
 import * as Chunk from "effect/Chunk"
@@ -178,6 +179,8 @@ export interface EngineRow {
   readonly seeds?: number
   /** The lowest ratio of those seeds. */
   readonly worstRatio?: number
+  /** When and at which commit the cell was merged on its own (`--merge`); absent: as the section says. */
+  readonly measured?: { readonly date: string; readonly commit: string }
 }
 
 const cap = 1_000
@@ -428,10 +431,19 @@ const main = async () => {
   const json = flag("json")
   if (json !== undefined) writeFileSync(json, JSON.stringify(results, null, 2))
   if (argv.includes("--merge")) {
+    // Cell by cell: a row measured now replaces the row of the same reader, data, shape, plan and size
+    // (it says when and at which commit: `measured`); the others, and the section's note, stay.
     const file = new URL("./results.json", import.meta.url)
     const commit = execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim()
-    const engine = { date: new Date().toISOString(), commit, rows: results }
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), engine }, null, 2) + "\n")
+    const date = new Date().toISOString()
+    const all = JSON.parse(readFileSync(file, "utf8"))
+    const key = (r: EngineRow) => `${r.reader}|${r.data ?? "model"}|${r.shape}|${r.plan}|${r.budgetSeconds}`
+    const fresh = new Map(results.map((r) => [key(r), { ...r, measured: { date, commit } }]))
+    const before: Array<EngineRow> = all.engine?.rows ?? []
+    const rows = before.map((r) => fresh.get(key(r)) ?? r)
+    for (const [k, r] of fresh) if (!before.some((b) => key(b) === k)) rows.push(r)
+    const engine = all.engine === undefined ? { date, commit, rows } : { ...all.engine, rows }
+    writeFileSync(file, JSON.stringify({ ...all, engine }, null, 2) + "\n")
   }
 }
 
