@@ -14,7 +14,7 @@
  *   in flight ≈ rate × latency × 1.5 (`Partitions.concurrencyFor`), the latency measured from the
  *   limiter's slot to the answer's last byte. Until the first answer, one request: a range that one
  *   short page answers costs one call (where a query has several pages and the first has not answered
- *   within 250 ms, the pages after it go too: `BlockCursor.Bound.patience`). Requests come from two
+ *   within 100 ms, the pages after it go too: `BlockCursor.Bound.patience`). Requests come from two
  *   places:
  *   - **pages of one query** (`BlockCursor.Bound.ahead`): pages 1..window/offset of a query are
  *     independent requests, asked together while the rows seen say the query goes on. They cost no
@@ -325,15 +325,18 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
     }
 
     // A fresh range whose queries have several pages: its first query's pages after the first go if
-    // the first has not answered within 250 ms (the rows it holds are unknown), as many as the key's
+    // the first has not answered within 100 ms (the rows it holds are unknown), as many as the key's
     // rate sends in 600 ms. Against a server 300–600 ms away the window is on the wire sooner (on
     // professional a round trip is 15 of the 150 calls a 5 s export makes); a short first page gives
     // up those still waiting for their slot, and a server that answers within the patience costs none.
-    // (At 100 ms, a nearby server's first page slowed by a loaded CPU sent them too: a 22-call export
-    // made 29.)
+    // 100 ms, not the 250 of before: the virtual-time
+    // bench (section 11, 2 s and 5 s, both readers, 2 draws) gained 0.019 on average with no cell worse
+    // (150 ms sooner: 4.5 of a professional 2 s export's 60 slots); at 30 s every cell moved within a draw's
+    // noise. (The dry-run test's heavy export, whose calls a loaded CI machine's slow first page once
+    // raised from 22 to 29 at 100 ms, reads with one cursor since.)
     const head = parts[0]
     if (head !== undefined && options.resumed.length === 0 && pagesPerQuery > 1 && cap !== 1 && options.parallel !== undefined) {
-      head.bound.patience = Math.max(250, 1000 / options.parallel.callsPerSecond)
+      head.bound.patience = Math.max(100, 1000 / options.parallel.callsPerSecond)
       head.bound.patiencePages = Math.ceil(options.parallel.callsPerSecond * 0.6)
     }
     // The last block asked together with the first page: the head's cursor lowers its end to it once
