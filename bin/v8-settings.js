@@ -23,10 +23,17 @@ import { setFlagsFromString } from "node:v8"
 const flags = ["--semi-space-growth-factor=1", "--heap-growing-percent=25", "--liftoff-only"]
 const given = `${process.env.NODE_OPTIONS ?? ""} ${process.execArgv.join(" ")}`
 
+const applied = []
 if (process.env.EXPLORER_ETL_V8_DEFAULTS !== "1") {
   for (const flag of flags) {
     const name = flag.slice(2, flag.includes("=") ? flag.indexOf("=") : undefined)
     // V8 takes both spellings of a flag name: heap-growing-percent and heap_growing_percent.
-    if (!given.includes(name) && !given.includes(name.replaceAll("-", "_"))) setFlagsFromString(flag)
+    if (!given.includes(name) && !given.includes(name.replaceAll("-", "_"))) {
+      setFlagsFromString(flag)
+      applied.push(flag)
+    }
   }
 }
+// A thread's start (a decoding worker, tsx's module hooks) sets V8's flags back to the command line's,
+// these included: src/runner/V8Flags.ts sets them again from here once the thread is up.
+globalThis[Symbol.for("explorer-etl/v8-flags")] = applied

@@ -20,6 +20,7 @@ import { pathToFileURL } from "node:url"
 import { DemoData } from "../runner/DemoData.js"
 import * as Pipeline from "../Pipeline.js"
 import type { ExportSummary } from "../Exports.js"
+import { restoreCliFlags } from "../runner/V8Flags.js"
 import * as DryRun from "./DryRun.js"
 import * as Environment from "./Environment.js"
 import { badFlag, loadWithPeer, loadWithPostgres, refusedFlag } from "./Errors.js"
@@ -80,7 +81,10 @@ const importPipeline = (path: string) =>
     Effect.tryPromise({
       try: () => import(pathToFileURL(resolve(path)).href) as Promise<Record<string, unknown>>,
       catch: (cause) => badFlag("run", "pipeline file", `cannot load ${path}: ${loadFailure(path, cause)}`)
-    })
+    }).pipe(
+      // tsx's hooks thread, up once the module loaded through it, set V8's flags back: the CLI's again.
+      Effect.tap(() => Effect.sync(restoreCliFlags))
+    )
   )
 
 /**

@@ -14,6 +14,7 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
+import { restoreCliFlags } from "../runner/V8Flags.js"
 
 /** What the main thread asks of a worker: one answer's bytes, the operation and the file's encoding. */
 export interface Job {
@@ -115,6 +116,8 @@ export const make = (size: number): Pool => {
   const start = (index: number): Slot => {
     const worker = spawn()
     worker.unref()
+    // Its start set V8's flags back to the command line's: the CLI's are set again (runner/V8Flags.ts).
+    worker.once("online", restoreCliFlags)
     const slot: Slot = { worker, waiting: new Map() }
     const lose = (detail: string) => {
       if (slots[index] === slot) slots[index] = undefined
