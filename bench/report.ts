@@ -663,7 +663,8 @@ const workersSection = (w: WorkersResults, line: (s?: string) => void) => {
   line()
   if (w.memory.length > 0) {
     const base = w.memory.find((m) => m.workers === 0)
-    line("Peak RSS (VmHWM) of the CLI as a user runs it (`node bin/explorer-etl.js export txs … --workers N`, dist/, its V8 settings), the busy wallet's transactions in 10,000-row pages against the bench simulator (limits off, plan proplus). Goal: < 150 MB + 40 MB per worker.")
+    const apart = w.memoryMeasured === undefined ? "" : ` Measured apart from the rest of the section (\`npx tsx bench/workers.ts --memory-only --merge\`): commit ${w.memoryMeasured.commit}, ${w.memoryMeasured.date.slice(0, 16).replace("T", " ")} UTC.`
+    line(`Peak RSS (VmHWM) of the CLI as a user runs it (\`node bin/explorer-etl.js export txs … --workers N\`, dist/, its V8 settings), the busy wallet's transactions in 10,000-row pages against the bench simulator (limits off, plan proplus). Goal: < 150 MB + 40 MB per worker.${apart}`)
     line()
     line("| workers | rows | peak RSS (median) | runs | goal | over the main thread alone | rows/s |")
     line("|---|---|---|---|---|---|---|")

@@ -21,6 +21,8 @@
  * Usage: tsx bench/workers.ts [--rounds 5] [--busy 100000] [--logs 60000] [--memory false]
  *        [--emit] [--merge]   (--merge: written into bench/results.json as its `workers`; then
  *        `npm run bench -- --render` renders bench/RESULTS.md again)
+ *        tsx bench/workers.ts --memory-only [--merge]   (the CLI's peak RSS alone: --merge replaces the
+ *        section's memory rows and says when and at which commit they were measured)
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
@@ -104,6 +106,8 @@ export interface WorkersResults {
   readonly scaling: ReadonlyArray<ScalingRow>
   readonly projections: ReadonlyArray<Projection>
   readonly memory: ReadonlyArray<MemoryRow>
+  /** When and at which commit the memory rows were measured, where apart from the rest (`--memory-only`). */
+  readonly memoryMeasured?: { readonly date: string; readonly commit: string } | undefined
   /** What the figures mean, and the bounds measured apart (written by hand into results.json). */
   readonly note?: string
 }
@@ -289,6 +293,56 @@ const scaling = (at: { latest: number; fromBlock: number; txAddress: string; log
     }
   })
 
+/**
+ * Peak RSS of the CLI as a user runs it (dist/ built first: bin/explorer-etl.js rebuilds a stale one),
+ * with each worker count, the busy wallet's transactions in 10,000-row pages. Peak RSS moves with the
+ * moments the collector happens to pick: three runs each, in turn, the median.
+ */
+const memoryRows = async (server: Awaited<ReturnType<typeof startServer>>, dir: string): Promise<Array<MemoryRow>> => {
+  const d = server.dataset
+  const runs = new Map<number, Array<{ rows: number; peakRssMb: number; rowsPerSecond: number }>>()
+  for (let i = 0; i < MEMORY_RUNS; i++) {
+    for (const w of SETTINGS) {
+      const out = path.join(dir, `workers-mem-${w}.csv`)
+      for (const f of [out, `${out}.manifest.json`, `${out}.state.json`]) rmSync(f, { force: true })
+      const r = await runCli([
+        "export", "txs", "--address", d.busyWallet.address, "--from-block", "0", "--to-block", String(d.latestBlock),
+        "--base-url", server.baseUrl, "--plan", "proplus", "--quiet", "--workers", String(w), "--out", out
+      ], out, { EXPLORER_API_KEY: server.demoKeys.proplus ?? "" })
+      runs.set(w, [...(runs.get(w) ?? []), r])
+    }
+  }
+  return SETTINGS.map((w) => {
+    const r = runs.get(w) ?? []
+    return {
+      workers: w,
+      rows: r[0]?.rows ?? 0,
+      peakRssMb: round(median(r.map((x) => x.peakRssMb)), 0),
+      runsMb: r.map((x) => round(x.peakRssMb, 0)),
+      rowsPerSecond: round(median(r.map((x) => x.rowsPerSecond)))
+    }
+  })
+}
+
+/** The memory rows alone (`--memory-only`), against a simulator of the same data. */
+export const memoryOnly = async (options: { readonly busy: number; readonly logs: number }): Promise<{ readonly memory: Array<MemoryRow>; readonly memoryMeasured: { readonly date: string; readonly commit: string } }> => {
+  const dir = path.join(repoRoot, "bench", ".work")
+  mkdirSync(dir, { recursive: true })
+  const server = await startServer({
+    seed: 1,
+    enforceRateLimits: false,
+    dailyCaps: false,
+    dataset: { busyWalletTransactions: options.busy, heavyContractLogs: options.logs }
+  })
+  try {
+    const memory = await memoryRows(server, dir)
+    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot }).toString().trim()
+    return { memory, memoryMeasured: { date: new Date().toISOString(), commit } }
+  } finally {
+    await server.stop()
+  }
+}
+
 export const workers = async (options: {
   readonly rounds: number
   readonly busy: number
@@ -323,33 +377,7 @@ export const workers = async (options: {
       txAddress: d.busyWallet.address,
       logAddress: d.heavyContract.address
     }, records, { rounds: options.rounds, dir }))
-    const memory: Array<MemoryRow> = []
-    if (options.memory) {
-      // The CLI as a user runs it: dist/ built first (bin/explorer-etl.js rebuilds a stale one).
-      // Peak RSS moves with the moments the collector happens to pick: three runs each, in turn, the median.
-      const runs = new Map<number, Array<{ rows: number; peakRssMb: number; rowsPerSecond: number }>>()
-      for (let i = 0; i < MEMORY_RUNS; i++) {
-        for (const w of SETTINGS) {
-          const out = path.join(dir, `workers-mem-${w}.csv`)
-          for (const f of [out, `${out}.manifest.json`, `${out}.state.json`]) rmSync(f, { force: true })
-          const r = await runCli([
-            "export", "txs", "--address", d.busyWallet.address, "--from-block", "0", "--to-block", String(d.latestBlock),
-            "--base-url", server.baseUrl, "--plan", "proplus", "--quiet", "--workers", String(w), "--out", out
-          ], out, { EXPLORER_API_KEY: server.demoKeys.proplus ?? "" })
-          runs.set(w, [...(runs.get(w) ?? []), r])
-        }
-      }
-      for (const w of SETTINGS) {
-        const r = runs.get(w) ?? []
-        memory.push({
-          workers: w,
-          rows: r[0]?.rows ?? 0,
-          peakRssMb: round(median(r.map((x) => x.peakRssMb)), 0),
-          runsMb: r.map((x) => round(x.peakRssMb, 0)),
-          rowsPerSecond: round(median(r.map((x) => x.rowsPerSecond)))
-        })
-      }
-    }
+    const memory = options.memory ? await memoryRows(server, dir) : []
     const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot }).toString().trim()
     return { date: new Date().toISOString(), commit, machine: machine(), rounds: options.rounds, ...scaled, memory }
   } finally {
@@ -358,7 +386,22 @@ export const workers = async (options: {
 }
 
 const isMain = process.argv[1] !== undefined && path.resolve(process.argv[1]).replace(/\.js$/, ".ts").endsWith(path.join("bench", "workers.ts"))
-if (isMain) {
+if (isMain && args()["memory-only"] === "true") {
+  const o = args()
+  memoryOnly({ busy: Number(o.busy ?? "100000"), logs: Number(o.logs ?? "60000") }).then((results) => {
+    if (o.merge === "true") {
+      const file = path.join(repoRoot, "bench", "results.json")
+      const all = JSON.parse(readFileSync(file, "utf8")) as { workers?: WorkersResults }
+      if (all.workers === undefined) throw new Error("bench/results.json has no workers section to merge the memory rows into")
+      writeFileSync(file, JSON.stringify({ ...all, workers: { ...all.workers, ...results } }, null, 2) + "\n")
+    }
+    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
+    process.exit(0)
+  }, (error: unknown) => {
+    process.stderr.write(`workers bench failed: ${String(error)}\n`)
+    process.exit(1)
+  })
+} else if (isMain) {
   const o = args()
   workers({
     rounds: Number(o.rounds ?? "5"),
