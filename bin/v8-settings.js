@@ -34,6 +34,6 @@ if (process.env.EXPLORER_ETL_V8_DEFAULTS !== "1") {
     }
   }
 }
-// A thread's start (a decoding worker, tsx's module hooks) sets V8's flags back to the command line's,
-// these included: src/runner/V8Flags.ts sets them again from here once the thread is up.
+// V8 sets --semi-space-growth-factor back to 2 whenever a new isolate starts (a thread's: a decoding
+// worker, tsx's module hooks): src/V8Flags.ts sets the flags again from here once the thread is up.
 globalThis[Symbol.for("explorer-etl/v8-flags")] = applied

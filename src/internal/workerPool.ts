@@ -14,7 +14,7 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
-import { restoreCliFlags } from "../runner/V8Flags.js"
+import { restoreCliFlags } from "../V8Flags.js"
 
 /** What the main thread asks of a worker: one answer's bytes, the operation and the file's encoding. */
 export interface Job {
@@ -116,15 +116,25 @@ export const make = (size: number): Pool => {
   const start = (index: number): Slot => {
     const worker = spawn()
     worker.unref()
-    // Its start set V8's flags back to the command line's: the CLI's are set again (runner/V8Flags.ts).
-    worker.once("online", restoreCliFlags)
+    // Its isolate's start set V8's young-generation growth back: the CLI's flags are set again
+    // (src/V8Flags.ts) once it is up, or at its first answer if that comes first (before the page's
+    // caller goes on), or when it is lost.
+    let flagsRestored = false
+    const restoreOnce = () => {
+      if (flagsRestored) return
+      flagsRestored = true
+      restoreCliFlags()
+    }
+    worker.once("online", restoreOnce)
     const slot: Slot = { worker, waiting: new Map() }
     const lose = (detail: string) => {
+      restoreOnce()
       if (slots[index] === slot) slots[index] = undefined
       for (const resume of slot.waiting.values()) resume({ _tag: "WorkerLost", detail })
       slot.waiting.clear()
     }
     worker.on("message", (reply: Reply) => {
+      restoreOnce()
       const resume = slot.waiting.get(reply.id)
       if (resume === undefined) return
       slot.waiting.delete(reply.id)
