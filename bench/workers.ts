@@ -324,8 +324,11 @@ const memoryRows = async (server: Awaited<ReturnType<typeof startServer>>, dir: 
   })
 }
 
-/** The memory rows alone (`--memory-only`), against a simulator of the same data. */
-export const memoryOnly = async (options: { readonly busy: number; readonly logs: number }): Promise<{ readonly memory: Array<MemoryRow>; readonly memoryMeasured: { readonly date: string; readonly commit: string } }> => {
+/** The bench simulator of this section's data (limits off) for `use`, with the bench's work folder; stopped after. */
+const withServer = async <A>(
+  options: { readonly busy: number; readonly logs: number },
+  use: (server: Awaited<ReturnType<typeof startServer>>, dir: string) => Promise<A>
+): Promise<A> => {
   const dir = path.join(repoRoot, "bench", ".work")
   mkdirSync(dir, { recursive: true })
   const server = await startServer({
@@ -335,13 +338,19 @@ export const memoryOnly = async (options: { readonly busy: number; readonly logs
     dataset: { busyWalletTransactions: options.busy, heavyContractLogs: options.logs }
   })
   try {
-    const memory = await memoryRows(server, dir)
-    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot }).toString().trim()
-    return { memory, memoryMeasured: { date: new Date().toISOString(), commit } }
+    return await use(server, dir)
   } finally {
     await server.stop()
   }
 }
+
+/** The memory rows alone (`--memory-only`), against a simulator of the same data. */
+export const memoryOnly = (options: { readonly busy: number; readonly logs: number }): Promise<{ readonly memory: Array<MemoryRow>; readonly memoryMeasured: { readonly date: string; readonly commit: string } }> =>
+  withServer(options, async (server, dir) => {
+    const memory = await memoryRows(server, dir)
+    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot }).toString().trim()
+    return { memory, memoryMeasured: { date: new Date().toISOString(), commit } }
+  })
 
 export const workers = async (options: {
   readonly rounds: number
@@ -349,15 +358,7 @@ export const workers = async (options: {
   readonly logs: number
   readonly memory: boolean
 }): Promise<WorkersResults> => {
-  const dir = path.join(repoRoot, "bench", ".work")
-  mkdirSync(dir, { recursive: true })
-  const server = await startServer({
-    seed: 1,
-    enforceRateLimits: false,
-    dailyCaps: false,
-    dataset: { busyWalletTransactions: options.busy, heavyContractLogs: options.logs }
-  })
-  try {
+  return withServer(options, async (server, dir) => {
     const d = server.dataset
     // Every record of the two queries, captured once from the simulator (which then sits idle).
     const captureAll = async (query: Readonly<Record<string, unknown>>, name: string) => {
@@ -380,9 +381,7 @@ export const workers = async (options: {
     const memory = options.memory ? await memoryRows(server, dir) : []
     const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot }).toString().trim()
     return { date: new Date().toISOString(), commit, machine: machine(), rounds: options.rounds, ...scaled, memory }
-  } finally {
-    await server.stop()
-  }
+  })
 }
 
 const isMain = process.argv[1] !== undefined && path.resolve(process.argv[1]).replace(/\.js$/, ".ts").endsWith(path.join("bench", "workers.ts"))
