@@ -26,6 +26,15 @@
  *   moment it was sent (520.8 ms at 4 %, 96 % of the 2/s). (Two RateLimiters in a row would not do: a
  *   call that waits for the key's lane after taking the throttled token is sent late, the next one may
  *   not wait, and two throttled calls would reach the server closer than 500 ms apart.)
+ * - **Starts counted when the request leaves.** A start is given to a caller, but the request goes out a
+ *   little later (its fiber must be resumed, the request built, handed to the HTTP client): on a busy
+ *   event loop (pages decoded, other fibers) that can be tens of milliseconds, and more for one call than
+ *   the next. The server counts arrivals, so a call that left late narrows its window to the calls after
+ *   it. Each start is a {@link Ticket}: the transport marks it {@link sent} as it hands the request over,
+ *   and a lane starts no caller sooner than `N × 1000 / (rate × (1 − margin/2))` ms after the send of
+ *   the start N before it (N: the lane's calls a second, 1,020 ms at 4 %): half the margin stays for the
+ *   network, the other half absorbs an ordinary delay (up to ~18 ms) at no cost, and a longer one holds
+ *   the later start back by what is missing, never letting N + 1 requests out within a second.
  * - A rate-limit answer pauses the key: the key's lane starts no one until the pause is over, then
  *   resumes evenly spaced (the first start after the pause plans the next), not in a burst.
  * - A caller that gives up while waiting (interrupted) leaves its turn to the next one.
@@ -87,10 +96,34 @@ export interface Throttle {
    * and, for a throttled operation, the throttled lane too. Call it once per attempt, right before
    * sending.
    */
-  readonly acquire: (throttled: boolean, priority?: Priority) => Effect.Effect<void>
+  readonly acquire: (throttled: boolean, priority?: Priority) => Effect.Effect<Ticket>
   /** After a rate-limit answer: every call of the key waits until `duration` from now. */
   readonly pause: (duration: Duration.DurationInput) => Effect.Effect<void>
 }
+
+/**
+ * One start given by a key's lane: `sentAt` is when it was given (ms), until the request's sender marks
+ * with {@link sent} when the request actually left; the lanes start the call N after it no sooner than a
+ * second (and a little) after that.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Ticket {
+  sentAt: number
+}
+
+/**
+ * Marks a start's request as sent now (right before it is handed to the HTTP client): the later starts
+ * of its lanes are counted from here, not from when the start was given.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const sent = (ticket: Ticket): Effect.Effect<void> =>
+  Effect.map(Clock.currentTimeMillis, (now) => {
+    if (now > ticket.sentAt) ticket.sentAt = now
+  })
 
 /**
  * How urgent a call is at its key's lane: of the callers waiting, the lowest `level` starts first
@@ -252,6 +285,8 @@ type Turn = Deferred.Deferred<void>
 interface Waiting {
   readonly turn: Turn
   readonly priority: Priority | undefined
+  /** The start this caller is given (a throttled call's start in the key's lane is the same ticket). */
+  readonly ticket: Ticket
 }
 
 /**
@@ -266,8 +301,8 @@ interface Lane {
 const makeLane: Effect.Effect<Lane> = Effect.map(Queue.sliding<void>(1), (signal) => ({ waiting: [], signal }))
 
 /** The next caller of a lane, taken out of it; waits for one when none is waiting. */
-const nextTurn = (lane: Lane): Effect.Effect<Turn> =>
-  Effect.suspend(function loop(): Effect.Effect<Turn> {
+const nextTurn = (lane: Lane): Effect.Effect<Waiting> =>
+  Effect.suspend(function loop(): Effect.Effect<Waiting> {
     let best = -1
     let level = Number.POSITIVE_INFINITY
     for (let i = 0; i < lane.waiting.length; i++) {
@@ -278,17 +313,20 @@ const nextTurn = (lane: Lane): Effect.Effect<Turn> =>
         if (l <= 0) break
       }
     }
-    if (best >= 0) return Effect.succeed((lane.waiting.splice(best, 1)[0] as Waiting).turn)
+    if (best >= 0) return Effect.succeed(lane.waiting.splice(best, 1)[0] as Waiting)
     return Effect.zipRight(Queue.take(lane.signal), Effect.suspend(loop))
   })
 
 /** Waits for a turn in a lane. A caller interrupted while waiting leaves it (a turn already given is skipped). */
-const waitTurn = (lane: Lane, priority?: Priority): Effect.Effect<void> =>
+const waitTurn = (lane: Lane, priority?: Priority, given?: Ticket): Effect.Effect<Ticket> =>
   Effect.flatMap(Deferred.make<void>(), (turn) => {
-    const waiting: Waiting = { turn, priority }
+    // A new ticket each time the effect runs (an acquire effect may be run many times).
+    const ticket: Ticket = given ?? { sentAt: 0 }
+    const waiting: Waiting = { turn, priority, ticket }
     return Effect.sync(() => void lane.waiting.push(waiting)).pipe(
       Effect.zipRight(Queue.offer(lane.signal, undefined)),
       Effect.zipRight(Deferred.await(turn)),
+      Effect.as(ticket),
       Effect.onInterrupt(() =>
         Effect.suspend(() => {
           const i = lane.waiting.indexOf(waiting)
@@ -305,7 +343,7 @@ const waitTurn = (lane: Lane, priority?: Priority): Effect.Effect<void> =>
  */
 const grantLoop = (
   lane: Lane,
-  grant: (turn: Turn) => Effect.Effect<boolean>,
+  grant: (waiting: Waiting) => Effect.Effect<boolean>,
   schedule: Schedule.Schedule<number, unknown>
 ): Effect.Effect<number> =>
   Effect.repeat(
@@ -316,6 +354,37 @@ const grantLoop = (
     }),
     schedule
   )
+
+/**
+ * The last N starts of a lane, as tickets: `wait` holds the next start until `span` ms after the send
+ * of the start N before it (read again after each sleep: a send may be marked meanwhile).
+ */
+interface Sends {
+  readonly wait: Effect.Effect<void>
+  readonly record: (ticket: Ticket, now: number) => void
+}
+
+const makeSends = (perSecond: number, safetyMargin: number): Sends => {
+  const n = Math.max(1, Math.floor(perSecond))
+  const span = (n * 1000) / (perSecond * (1 - safetyMargin / 2))
+  const ring: Array<Ticket | undefined> = Array.from({ length: n }, () => undefined)
+  let next = 0
+  return {
+    wait: Effect.suspend(function loop(): Effect.Effect<void> {
+      const oldest = ring[next]
+      if (oldest === undefined) return Effect.void
+      return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const due = oldest.sentAt + span
+        return now >= due ? Effect.void : Effect.zipRight(Effect.sleep(Duration.millis(Math.ceil(due - now))), Effect.suspend(loop))
+      })
+    }),
+    record: (ticket, now) => {
+      if (ticket.sentAt < now) ticket.sentAt = now
+      ring[next] = ticket
+      next = (next + 1) % n
+    }
+  }
+}
 
 const build = (options: Options, scope: Scope.Scope): Effect.Effect<Throttle> =>
   Effect.gen(function*() {
@@ -337,15 +406,27 @@ const build = (options: Options, scope: Scope.Scope): Effect.Effect<Throttle> =>
         yield* Effect.sleep(Duration.millis(Math.ceil(until - now)))
       }
     })
-    // The key's start is given once no pause runs (its schedule then plans from this late start).
-    const keyGrant = (turn: Turn) => Effect.zipRight(pauseOver, Deferred.succeed(turn, undefined))
+    const keySends = makeSends(options.callsPerSecond, options.safetyMargin)
+    const throttledSends = makeSends(options.throttledPerSecond, options.safetyMargin)
+    /** Gives a start now and counts it among the lane's sends (a caller that gave up meanwhile does not count). */
+    const give = (waiting: Waiting, sends: Sends) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.map(Deferred.succeed(waiting.turn, undefined), (given) => {
+          if (given) sends.record(waiting.ticket, now)
+          return given
+        }))
+    // The key's start is given once no pause runs and the send N starts before is a second away (its
+    // schedule then plans from this late start).
+    const keyGrant = (waiting: Waiting) => Effect.zipRight(Effect.zipRight(pauseOver, keySends.wait), give(waiting, keySends))
     // A throttled call's start is a start of the key's lane too: the throttled loop waits for one
-    // itself, and its schedule plans from the moment it got it (when the call is sent).
-    const throttledGrant = (turn: Turn) =>
+    // itself (the same ticket, counted in both lanes), and its schedule plans from the moment it got it
+    // (when the call is sent).
+    const throttledGrant = (waiting: Waiting) =>
       Effect.gen(function*() {
-        if (yield* Deferred.isDone(turn)) return false
-        yield* waitTurn(keyLane)
-        return yield* Deferred.succeed(turn, undefined)
+        yield* throttledSends.wait
+        if (yield* Deferred.isDone(waiting.turn)) return false
+        yield* waitTurn(keyLane, undefined, waiting.ticket)
+        return yield* give(waiting, throttledSends)
       })
 
     // Built inside `acquireRelease`'s acquire, which is uninterruptible: the loops must be made

@@ -272,8 +272,8 @@ export const make = (
       throttledIntervalMillis: local.throttledIntervalMillis,
       callsPerDay: config.rate.callsPerDay
     })
-    const acquire = (call: Call, throttled: boolean, priority?: Throttle.Priority): Effect.Effect<void, Errors.RateLimitError> =>
-      lane === undefined ? local.acquire(throttled, priority) : Effect.zipRight(
+    const acquire = (call: Call, throttled: boolean, priority?: Throttle.Priority): Effect.Effect<Throttle.Ticket, Errors.RateLimitError> =>
+      lane === undefined ? local.acquire(throttled, priority) : Effect.zipLeft(
         local.acquire(throttled, priority),
         Effect.catchTag(lane.acquire(throttled), "DailyCapReached", (e) =>
           Effect.fail(
@@ -346,7 +346,7 @@ export const make = (
       priority: Throttle.Priority | undefined
     ) =>
       Effect.gen(function*() {
-        yield* acquire(call, throttled, priority)
+        const ticket = yield* acquire(call, throttled, priority)
         const slot = yield* Clock.currentTimeMillis
         // A submission (verifysourcecode, a source of many kilobytes) goes as a POST form; the service reads
         // `chainid` from the query string only, so it stays there.
@@ -374,7 +374,8 @@ export const make = (
             Classify.RawResponse | Effect.Effect.Success<ReturnType<typeof readBytes>>,
             Errors.TransportError
           > = slices === undefined ? readText(api, request, call, "") : readBytes(api, request, call)
-          return yield* Effect.forkDaemon(Effect.interruptible(read))
+          // The key's lanes count the send from here, as close to the wire as this code gets.
+          return yield* Effect.forkDaemon(Effect.interruptible(Effect.zipRight(Throttle.sent(ticket), read)))
         }))
         const got = yield* Fiber.join(sending)
         if (onAnswer !== undefined) onAnswer((yield* Clock.currentTimeMillis) - slot)

@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { createServer } from "node:http"
+import { createServer, type IncomingMessage } from "node:http"
 import * as zlib from "node:zlib"
 import * as Chain from "../Chain.js"
 import { Core, demoKeys, type HttpAnswer, type OracleQuery, type SimulatorStats, type WireRecord } from "./core.js"
@@ -139,7 +139,12 @@ const MAX_BODY_BYTES = 1024 * 1024
 /** The answer to a body over {@link MAX_BODY_BYTES}. */
 const tooLarge = HttpServerResponse.text("413 Request Entity Too Large\n", { status: 413, headers: CORS_HEADERS })
 
-const makeRouter = (core: Core, now: () => number) => {
+/**
+ * The service counts a request when it arrives at its edge, as Node's server hands it over, not when its
+ * handler gets to run: this process's own scheduling (other requests' answers, a test's fibers) is no
+ * client's doing. `arrived` says when a request came (`now` for one it has not seen).
+ */
+const makeRouter = (core: Core, now: () => number, arrived: (request: IncomingMessage) => number) => {
   const api = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const query = yield* HttpServerRequest.ParsedSearchParams
@@ -166,7 +171,7 @@ const makeRouter = (core: Core, now: () => number) => {
       raw = merged
     }
     const ip = Option.getOrElse(request.remoteAddress, () => "unknown")
-    const { answer, latencyMs } = core.handle(raw, ip, now())
+    const { answer, latencyMs } = core.handle(raw, ip, arrived(NodeHttpServerRequest.toIncomingMessage(request)))
     if (latencyMs > 0) yield* Effect.sleep(latencyMs)
     return answer._tag === "reset" ? yield* reset(request) : yield* toResponse(answer, request.headers["accept-encoding"])
   })
@@ -205,11 +210,17 @@ export const make = (options: SimulatorOptions = {}): Effect.Effect<SimulatorSer
   Effect.gen(function*() {
     const core = new Core(options)
     const host = options.host ?? "127.0.0.1"
-    const server = yield* NodeHttpServer.make(() => createServer(), { host, port: options.port ?? 0 })
+    const now = options.now ?? Date.now
+    const arrivals = new WeakMap<IncomingMessage, number>()
+    // Registered before the HTTP layer's own listener, so it runs first, as the request comes.
+    const server = yield* NodeHttpServer.make(
+      () => createServer().on("request", (request: IncomingMessage) => void arrivals.set(request, now())),
+      { host, port: options.port ?? 0 }
+    )
     const address = server.address
     const shownHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host
     core.baseUrl = address._tag === "TcpAddress" ? `http://${hostForUrl(shownHost)}:${address.port}` : `http://unix:${address.path}`
-    yield* server.serve(makeRouter(core, options.now ?? Date.now).pipe(Effect.withClock(liveClock)))
+    yield* server.serve(makeRouter(core, now, (request) => arrivals.get(request) ?? now()).pipe(Effect.withClock(liveClock)))
     const description = core.dataset.describe()
     const oracleWith = (query: OracleQuery, countOnly: boolean) =>
       Effect.suspend(() => {

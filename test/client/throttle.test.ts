@@ -134,6 +134,33 @@ describe("Throttle", () => {
       expect(late.map((p) => Math.round(p * 10) / 10)).toEqual([5344.2, 5691.4])
     }))
 
+  for (const lane of ["key", "throttled"] as const) {
+    it.scoped(`${lane} lane: a request that left late holds back the start a second of calls after it, not the ones between`, () =>
+      Effect.gen(function*() {
+        const rate = lane === "key" ? 3 : 2
+        const throttle = yield* Throttle.make(options(lane === "key" ? 3 : 10))
+        const throttled = lane === "throttled"
+        const exit = yield* drive(Effect.gen(function*() {
+          // Every caller sends as soon as it is started, but the first one's request leaves 150 ms late.
+          const first = yield* throttle.acquire(throttled)
+          const rest = yield* Effect.fork(Effect.forEach(Array.from({ length: rate + 2 }), () =>
+            Effect.flatMap(throttle.acquire(throttled), (ticket) => Effect.as(Throttle.sent(ticket), ticket.sentAt))))
+          yield* Effect.sleep("150 millis")
+          yield* Throttle.sent(first)
+          return [first.sentAt, ...(yield* Fiber.join(rest))]
+        }))
+        const sends = Exit.getOrElse(exit, () => [])
+        const spacing = Throttle.intervalMillis(rate, DEFAULT_SAFETY_MARGIN)
+        // The calls between go on the plan; the one `rate` starts after the late one waits for it.
+        for (let i = 1; i < rate; i++) expect(sends[i]).toBeLessThanOrEqual(Math.ceil(i * spacing))
+        expect(sends[rate]).toBe(Math.ceil(150 + (rate * 1000) / (rate * (1 - DEFAULT_SAFETY_MARGIN / 2))))
+        // As sent: never more than `rate` in a second and a little (the server's window is a second).
+        expect(maxInWindow(sends, 1020)).toBeLessThanOrEqual(rate)
+        // ...and the plan resumes from the late start, evenly.
+        expect((sends[rate + 1] ?? 0) - (sends[rate] ?? 0)).toBeGreaterThanOrEqual(spacing - 3)
+      }))
+  }
+
   it.scoped("an idle key starts a caller at once; a busy one at the planned start", () =>
     Effect.gen(function*() {
       const throttle = yield* Throttle.make(options(3))
