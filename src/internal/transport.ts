@@ -34,6 +34,7 @@ import * as Throttle from "../Throttle.js"
 import * as Classify from "./classify.js"
 import * as ContentEncoding from "./contentEncoding.js"
 import { textPieces } from "./textPieces.js"
+import * as WireTimes from "./wireTimes.js"
 import type * as Params from "../Params.js"
 
 /** Global counters of every client in the process (re-exported as `ExplorerClient.metrics`). */
@@ -374,8 +375,10 @@ export const make = (
             Classify.RawResponse | Effect.Effect.Success<ReturnType<typeof readBytes>>,
             Errors.TransportError
           > = slices === undefined ? readText(api, request, call, "") : readBytes(api, request, call)
-          // The key's lanes count the send from here, as close to the wire as this code gets.
-          return yield* Effect.forkDaemon(Effect.interruptible(Effect.zipRight(Throttle.sent(ticket), read)))
+          // The key's lanes count the send from here, and from when undici writes it if it says so
+          // (a GET: its query names it), after any connection set-up.
+          const send = request.method === "GET" ? WireTimes.tracked(request.urlParams, ticket, read) : read
+          return yield* Effect.forkDaemon(Effect.interruptible(Effect.zipRight(Throttle.sent(ticket), send)))
         }))
         const got = yield* Fiber.join(sending)
         if (onAnswer !== undefined) onAnswer((yield* Clock.currentTimeMillis) - slot)

@@ -3,8 +3,10 @@
  * windows): every operation answers and decodes, list answers equal the oracle, the server's
  * refusals become typed errors, and a client running flat out gets no rate-limit answer.
  */
+import { HttpClient } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Redacted, Schema } from "effect"
+import { Effect, Layer, Redacted, Schema } from "effect"
 import * as Client from "../../src/ExplorerClient.js"
 import * as Schemas from "../../src/schemas/index.js"
 import * as Simulator from "../../src/simulator/index.js"
@@ -174,4 +176,45 @@ describe("simulator module", () => {
         expect(Object.keys(sim.demoKeys)).toHaveLength(6)
       }))
   })
+})
+
+// A request that leaves its slot late (a connection set up, a busy event loop, a transform that waits)
+// narrows the server's window to the calls after it: the key's lanes count it from when undici wrote it.
+const LATE_KEY = "CLIENTLATEKEY0000000000000000000"
+layer(
+  Simulator.layer({ seed: 12, keys: { [LATE_KEY]: "standard" }, dataset: { chains: [1] }, rateLimitToleranceMs: 150 }).pipe(
+    Layer.provideMerge(NodeHttpClient.layerUndici)
+  ),
+  { timeout: 30_000, excludeTestServices: true }
+)("a request that leaves late", (it) => {
+  it.scoped("the throttled call two after it waits a second from when it left: no rate-limit answer", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const c = sim.dataset.chain(1)
+      const wallet = c.wallets[0]?.address ?? ""
+      const erc20 = c.erc20[0]?.address ?? ""
+      // The first request is held 400 ms between its slot and the wire; the next ones are not.
+      let held = 0
+      const client = yield* Client.make({
+        apiKey: Redacted.make(LATE_KEY),
+        baseUrl: sim.baseUrl,
+        plan: "standard",
+        transformClient: HttpClient.mapRequestEffect((request) =>
+          held++ === 0 ? Effect.as(Effect.sleep("400 millis"), request) : Effect.succeed(request)
+        )
+      })
+      yield* Effect.all(
+        [
+          client.tokeninfo({ contractAddress: erc20 }),
+          client.tokenbalancehistory({ contractAddress: erc20, address: wallet, blockNo: c.activity.toBlock }),
+          client.balancehistory({ address: wallet, blockNo: c.activity.toBlock })
+        ],
+        { concurrency: "unbounded" }
+      )
+      const stats = yield* sim.stats
+      // Counted from their slots, the third would reach the server 642 ms after the first.
+      expect(stats.rateLimitedByKey[Simulator.keyFingerprint(LATE_KEY)] ?? 0).toBe(0)
+      expect(stats.byKey[Simulator.keyFingerprint(LATE_KEY)]).toBe(3)
+      expect((yield* client.stats).retries).toBe(0)
+    }))
 })
