@@ -31,10 +31,11 @@
  *   event loop (pages decoded, other fibers) that can be tens of milliseconds, and more for one call than
  *   the next. The server counts arrivals, so a call that left late narrows its window to the calls after
  *   it. Each start is a {@link Ticket}: the transport marks it {@link sent} as it hands the request over
- *   (and again when undici writes it to its socket, after any connection set-up), and a lane starts no caller sooner than `N × 1000 / (rate × (1 − margin/2))` ms after the send of
- *   the start N before it (N: the lane's calls a second, 1,020 ms at 4 %): half the margin stays for the
- *   network, the other half absorbs an ordinary delay (up to ~18 ms) at no cost, and a longer one holds
- *   the later start back by what is missing, never letting N + 1 requests out within a second.
+ *   (and again when undici writes it to its socket, after any connection set-up), and a lane starts no
+ *   caller sooner than `N × 1000 / (rate × (1 − margin/2))` ms after the send of the start N before it
+ *   (N: the lane's calls a second; 1,020 ms at 4 %): half the margin stays for the network, the other
+ *   half absorbs an ordinary delay (up to ~18 ms) at no cost, and a longer one holds the later start
+ *   back by what is missing, never letting N + 1 requests out within a second.
  * - A rate-limit answer pauses the key: the key's lane starts no one until the pause is over, then
  *   resumes evenly spaced (the first start after the pause plans the next), not in a burst.
  * - A caller that gives up while waiting (interrupted) leaves its turn to the next one.
