@@ -144,9 +144,11 @@ describe("block cursor engine", () => {
         const rows = Either.getOrThrow(result)
         expect(rows).toEqual(all.filter((row) => row.block <= limit.end))
         expect(limit.inFlight ?? 0).toBe(0)
-        if (!timeouts && lowerTo === null && all.length > 40) expect(stats.most).toBeGreaterThan(1)
+        // Rows expected beyond a page: the first pages go together, before any answer. (Without it, the
+        // rows read decide, and a few dense blocks may say no more than the next page is to come.)
+        if (expected !== null && expected > 10) expect(stats.most).toBeGreaterThan(1)
       }),
-    { fastCheck: { numRuns: 120 } }
+    { fastCheck: { numRuns: 120, examples: [[[[101, 22], [121, 19]], 1, null, null, false]] } }
   )
 
   it.effect("pages asked ahead cost about the calls of one cursor on a query that fills its window", () =>
