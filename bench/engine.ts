@@ -285,7 +285,7 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
       const rows = all.slice(start, Math.max(start, end))
       if (rows.length === 0) stats.empty++
       else if (rows.length < r.offset) stats.short++
-      if (trace) console.error(`call @${Math.round(slot)} ${r.fromBlock}-${r.toBlock} p${r.page} → ${rows.length}`)
+      if (trace) console.error(`call @${Math.round(slot)}+${millis} ${r.fromBlock}-${r.toBlock} p${r.page} → ${rows.length}`)
       return rows
     })
   // Virtual time: the CPU this simulation spends is no reader's.
