@@ -181,6 +181,8 @@ describe("streams through one client", () => {
 
     it.effect("progress reports calls, pages, rows and the block position", () =>
       Effect.gen(function*() {
+        const sim = yield* Simulator.Simulator
+        yield* sim.resetStats
         const progress = yield* Progress.make("logs", CHAIN)
         const n = yield* Streams.logs(
           { chainId: CHAIN, address: "0x00000000000000000000000000000000000b0b01", fromBlock: FROM, toBlock: FROM + 100 },
@@ -189,9 +191,12 @@ describe("streams through one client", () => {
         const p = yield* progress.get
         expect(n).toBe(2_510)
         // 2,500 logs in one block: pages 1-3 inside it (1,000 + 1,000 + 500 + the 10 of the next block).
-        expect(p).toMatchObject({ rows: 2_510, completeness: "complete", completeThrough: FROM + 100, targetBlock: FROM + 100 })
-        expect(p.calls).toBe(p.pages)
-        expect(p.calls).toBeGreaterThanOrEqual(3)
+        expect(p).toMatchObject({ rows: 2_510, pages: 3, completeness: "complete", completeThrough: FROM + 100, targetBlock: FROM + 100 })
+        // Every request answered is a call, a page used or not: where the first page takes longer than
+        // the engine's patience (a loaded machine), the pages after it went too, and those the short
+        // third page made needless count as calls, not pages. None the server did not see.
+        expect(p.calls).toBeGreaterThanOrEqual(p.pages)
+        expect(p.calls).toBeLessThanOrEqual((yield* sim.stats).byOperation["logs/getLogs"] ?? 0)
       }))
 
     it.effect("a holder list beyond the window fails with ResultWindowError, or ends truncated when allowed", () =>
