@@ -336,7 +336,7 @@ export const render = (r: Results): string => {
     line(`| 14 | Peak RSS of the CLI with ${m.workers} worker${m.workers === 1 ? "" : "s"}, transactions in 10,000-row pages | ${n(m.peakRssMb)} MB (${n(r.workers?.memory.find((x) => x.workers === 0)?.peakRssMb ?? 0)} MB with none) | < ${150 + 40 * m.workers} MB | ${mark(m.peakRssMb < 150 + 40 * m.workers)} |`)
   }
   for (const x of (r.startup?.rows ?? []).filter((x) => !x.command.includes("("))) {
-    line(`| 8 | Start-up, warm: \`${x.command}\` (median of ${x.runs}) | ${n(x.medianMs)} ms (at most ${n(x.maxMs)} ms) | ≤ ${n(r.startup?.goalMs)} ms | ${mark(x.medianMs <= (r.startup?.goalMs ?? 0))} |`)
+    line(`| 9 | Start-up, warm: \`${x.command}\` (median of ${x.runs}) | ${n(x.medianMs)} ms (at most ${n(x.maxMs)} ms) | ≤ ${n(r.startup?.goalMs)} ms | ${mark(x.medianMs <= (r.startup?.goalMs ?? 0))} |`)
   }
   line()
 
