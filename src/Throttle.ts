@@ -162,9 +162,37 @@ export interface SharedLane {
    * Waits until this process may send one request of the key (a throttled one if `throttled`), and
    * counts it in the key's day; fails, taking no slot, when the day's calls are spent.
    */
-  readonly acquire: (throttled: boolean) => Effect.Effect<void, DailyCapReached>
+  readonly acquire: (throttled: boolean) => Effect.Effect<SharedSlot, DailyCapReached>
   /** After a rate-limit answer: every process's calls of the key wait until `duration` from now. */
   readonly pause: (duration: Duration.DurationInput) => Effect.Effect<void>
+}
+
+/**
+ * A slot a {@link SharedLane} gave. The request leaves a little after it (its fiber resumed, the request
+ * built, handed over: on a busy event loop tens of milliseconds, more for one call than the next); `sent`
+ * tells the lane when it did (this process's clock, ms), and a lane that keeps the key's sends starts
+ * the call N after it no sooner than a second after that, as {@link Ticket} does in a process. Called a
+ * few times per slot, each time with a later moment (the hand-over, then undici's write); it returns at
+ * once (a lane writes it in the background).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SharedSlot {
+  readonly sent: (atMillis: number) => void
+}
+
+/**
+ * How a lane of `perSecond` calls/s counts its sends: no start sooner than `spanMillis` after the send of
+ * the start `count` before it (`count` = the calls a second, at least 1; `spanMillis` = `count` seconds'
+ * worth of the rate less half the safety margin: 1,020 ms at 4 %).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const sendWindow = (perSecond: number, safetyMargin: number): { readonly count: number; readonly spanMillis: number } => {
+  const count = Math.max(1, Math.floor(perSecond))
+  return { count, spanMillis: (count * 1000) / (perSecond * (1 - safetyMargin / 2)) }
 }
 
 /**
@@ -184,6 +212,11 @@ export class SharedBudget extends Context.Tag("explorer-etl/Throttle/SharedBudge
     readonly intervalMillis: number
     readonly throttledIntervalMillis: number
     readonly callsPerDay: number
+    /** The key's lane's and the throttled lane's {@link sendWindow}s (for a lane that keeps the sends). */
+    readonly sends?: {
+      readonly key: ReturnType<typeof sendWindow>
+      readonly throttled: ReturnType<typeof sendWindow>
+    }
   }) => Effect.Effect<SharedLane>
 }>() {}
 
@@ -366,8 +399,7 @@ interface Sends {
 }
 
 const makeSends = (perSecond: number, safetyMargin: number): Sends => {
-  const n = Math.max(1, Math.floor(perSecond))
-  const span = (n * 1000) / (perSecond * (1 - safetyMargin / 2))
+  const { count: n, spanMillis: span } = sendWindow(perSecond, safetyMargin)
   const ring: Array<Ticket | undefined> = Array.from({ length: n }, () => undefined)
   let next = 0
   return {

@@ -105,6 +105,8 @@ const setup = (sql: SqlClient.SqlClient) =>
  * @example
  * Environment.clientLayer(options).pipe(Layer.provide(KeyBudget.layer), Layer.provide(PgClient.layer({ url })))
  */
+const unsentSlot: Throttle.SharedSlot = { sent: () => undefined }
+
 export const layer: Layer.Layer<Throttle.SharedBudget, never, SqlClient.SqlClient> = Layer.effect(
   Throttle.SharedBudget,
   Effect.gen(function*() {
@@ -133,7 +135,8 @@ export const layer: Layer.Layer<Throttle.SharedBudget, never, SqlClient.SqlClien
                   // The slot, on this clock: `wait` after the database read its clock, about half the
                   // round trip after it was asked.
                   const late = (yield* Clock.currentTimeMillis) - (asked + (answered - asked) / 2 + wait)
-                  if (late <= MISSED_SLOT_MILLIS || attempt >= MISSED_SLOT_RETRIES) return
+                  // The database's clock is not this runner's: the slot keeps no send (spaced by slots).
+                  if (late <= MISSED_SLOT_MILLIS || attempt >= MISSED_SLOT_RETRIES) return unsentSlot
                 }
               }),
             pause: (duration) =>

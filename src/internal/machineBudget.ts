@@ -7,6 +7,10 @@
  * answer and the calls of the current UTC day. Each attempt reserves its slot in one `UPDATE … RETURNING`
  * (SQLite runs it under the file's write lock: two processes never get the same slot), then sleeps
  * until it and sends. Every process reads the same clock (the machine's), so no clock is sent along.
+ * The row also keeps the sends of the last second's slots: a process tells when its request really left
+ * (`SharedSlot.sent`), and the slot a second's calls later waits for a second after that send. On a busy
+ * machine a process resumes late between its slot and the socket; without this, its request reached the
+ * server among the next seconds' slots of the other processes, and the server refused one of them.
  *
  * A process holds at most one reservation at a time (its attempts reserve one after the other, each
  * once the previous one's slot has come): a process killed while it waits leaves one slot unused, the
@@ -23,6 +27,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { globalValue } from "effect/GlobalValue"
 import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import { mkdirSync } from "node:fs"
 import { homedir } from "node:os"
@@ -31,6 +36,13 @@ import { pathToFileURL } from "node:url"
 import * as Throttle from "../Throttle.js"
 
 const DAY_MILLIS = 86_400_000
+
+/** A slot's send as this process told it, to be written: the slot's number in each lane it took. */
+interface Mark {
+  readonly seq: number
+  readonly tseq: number | null
+  readonly at: number
+}
 
 /** As `durable/KeyBudget`: a slot reached this late is left unused and the call takes the next free one. */
 const MISSED_SLOT_MILLIS = 20
@@ -78,7 +90,31 @@ const setup = (sql: SqlClient.SqlClient) =>
       day INTEGER NOT NULL DEFAULT 0,
       day_calls INTEGER NOT NULL DEFAULT 0
     )`)
+    // The sends of the last slots (a ledger of an earlier version lacks them: added, once; a process
+    // adding them at the same moment makes the ALTER of the other fail, which is then done).
+    const columns = new Set((yield* sql<{ readonly name: string }>`PRAGMA table_info(key_budget)`).map((c) => c.name))
+    for (const [name, type] of SEND_COLUMNS) {
+      if (!columns.has(name)) yield* Effect.ignore(sql.unsafe(`ALTER TABLE key_budget ADD COLUMN ${name} ${type}`))
+    }
   })
+
+/**
+ * Per lane (the key's, the throttled operations'), the number of the next slot and the sends of the last
+ * slots: a JSON object from `s<number>` to the moment (ms) the slot's request left, its slot until the
+ * process says (`SharedSlot.sent`). A slot is given no sooner than the window's span after the send of
+ * the slot `count` before it, as `Throttle`'s lanes do in a process: a request that left its slot late
+ * (its process busy) holds back the call a second after it instead of reaching the server within the
+ * same second as it.
+ */
+const SEND_COLUMNS = [
+  ["key_seq", "INTEGER NOT NULL DEFAULT 0"],
+  ["key_sends", "TEXT NOT NULL DEFAULT '{}'"],
+  ["throttled_seq", "INTEGER NOT NULL DEFAULT 0"],
+  ["throttled_sends", "TEXT NOT NULL DEFAULT '{}'"]
+] as const
+
+/** A lane without a send window (a caller that gave none): no slot waits for an earlier send. */
+const NO_WINDOW = { count: 1, spanMillis: 0 }
 
 /**
  * The machine's shared budget for a key, opened (and created) in `directory` for the client's scope;
@@ -123,24 +159,62 @@ export const make = (options: {
            * the throttled operations' next slot. Counted in the slot's UTC day unless `counted` (a call
            * that missed its slot takes another); no row back: that day's calls are spent.
            */
-          const reserve = (throttled: boolean, counted: boolean, now: number) =>
-            sql<{ readonly slot: number }>`UPDATE key_budget SET
+          const key = lane.sends?.key ?? NO_WINDOW
+          const thr = lane.sends?.throttled ?? NO_WINDOW
+          /**
+           * Reserves the next slot: the later of the key's next slot, now, the pause's end, the span after
+           * the send `count` slots before and (throttled) the throttled operations' next slot and span.
+           * The slot is recorded as its send until the process says otherwise. Counted in the slot's UTC
+           * day unless `counted` (a call that missed its slot takes another); no row back: that day's
+           * calls are spent.
+           */
+          const reserve = (throttled: boolean, counted: boolean, now: number) => {
+            const t = throttled ? 1 : 0
+            return sql<{ readonly slot: number; readonly seq: number; readonly tseq: number | null }>`UPDATE key_budget SET
                 key_next = s.slot + ${lane.intervalMillis},
-                throttled_next = CASE WHEN ${throttled ? 1 : 0} THEN s.slot + ${lane.throttledIntervalMillis} ELSE throttled_next END,
+                key_seq = key_seq + 1,
+                key_sends = json_remove(json_set(key_sends, '$.s' || CAST(key_seq AS INTEGER), s.slot), '$.s' || CAST(key_seq - ${key.count} AS INTEGER)),
+                throttled_next = CASE WHEN ${t} THEN s.slot + ${lane.throttledIntervalMillis} ELSE throttled_next END,
+                throttled_seq = throttled_seq + ${t},
+                throttled_sends = CASE WHEN ${t}
+                  THEN json_remove(json_set(throttled_sends, '$.s' || CAST(throttled_seq AS INTEGER), s.slot), '$.s' || CAST(throttled_seq - ${thr.count} AS INTEGER))
+                  ELSE throttled_sends END,
                 day = CAST(s.slot / ${DAY_MILLIS} AS INTEGER),
                 day_calls = CASE
                   WHEN day = CAST(s.slot / ${DAY_MILLIS} AS INTEGER) THEN day_calls + ${counted ? 0 : 1}
                   ELSE 1 END
               FROM (SELECT api_url AS id, max(key_next, ${now}, paused_until,
-                      CASE WHEN ${throttled ? 1 : 0} THEN throttled_next ELSE 0 END) AS slot
+                      coalesce(json_extract(key_sends, '$.s' || CAST(key_seq - ${key.count} AS INTEGER)) + ${key.spanMillis}, 0),
+                      CASE WHEN ${t} THEN max(throttled_next,
+                        coalesce(json_extract(throttled_sends, '$.s' || CAST(throttled_seq - ${thr.count} AS INTEGER)) + ${thr.spanMillis}, 0))
+                      ELSE 0 END) AS slot
                     FROM key_budget WHERE api_url = ${id}) AS s
               WHERE key_budget.api_url = s.id
                 AND (${counted ? 1 : 0} OR day <> CAST(s.slot / ${DAY_MILLIS} AS INTEGER) OR day_calls < ${lane.callsPerDay})
-              RETURNING key_next - ${lane.intervalMillis} AS slot`
+              RETURNING key_next - ${lane.intervalMillis} AS slot, key_seq - 1 AS seq,
+                CASE WHEN ${t} THEN throttled_seq - 1 ELSE NULL END AS tseq`
+          }
+          /** Moves a slot's send to `at` (an entry already dropped from the window, `count` slots on, stays so). */
+          const markSent = (mark: Mark) =>
+            sql`UPDATE key_budget SET
+                key_sends = CASE WHEN json_extract(key_sends, '$.s' || CAST(${mark.seq} AS INTEGER)) < ${mark.at}
+                  THEN json_set(key_sends, '$.s' || CAST(${mark.seq} AS INTEGER), ${mark.at}) ELSE key_sends END,
+                throttled_sends = CASE WHEN ${mark.tseq} IS NOT NULL AND json_extract(throttled_sends, '$.s' || CAST(${mark.tseq} AS INTEGER)) < ${mark.at}
+                  THEN json_set(throttled_sends, '$.s' || CAST(${mark.tseq} AS INTEGER), ${mark.at}) ELSE throttled_sends END
+              WHERE api_url = ${id}`
+          // Sends told but not yet written: written in the background as told, and by the next
+          // reservation of this process before it reads the window (so its own late send is counted
+          // even when it reserves again at once).
+          const marks: Array<Mark> = []
+          const runtime = yield* Effect.runtime<never>()
+          const flush = Effect.suspend(() =>
+            Effect.forEach(marks.splice(0), (mark) => Effect.ignore(markSent(mark)), { discard: true })
+          )
           const sharedLane: Throttle.SharedLane = {
             acquire: (throttled) =>
               one.withPermits(1)(Effect.gen(function*() {
                 for (let attempt = 0;; attempt++) {
+                  yield* flush
                   const now = yield* Clock.currentTimeMillis
                   const [row] = yield* Effect.orDie(reserve(throttled, attempt > 0, now))
                   if (row === undefined) return yield* new Throttle.DailyCapReached({ callsPerDay: lane.callsPerDay })
@@ -148,7 +222,20 @@ export const make = (options: {
                   const wait = slot - (yield* Clock.currentTimeMillis)
                   if (wait > 0) yield* Effect.sleep(Duration.millis(Math.ceil(wait)))
                   const late = (yield* Clock.currentTimeMillis) - slot
-                  if (late <= MISSED_SLOT_MILLIS || attempt >= MISSED_SLOT_RETRIES) return
+                  if (late <= MISSED_SLOT_MILLIS || attempt >= MISSED_SLOT_RETRIES) {
+                    const seq = Number(row.seq)
+                    const tseq = row.tseq === null ? null : Number(row.tseq)
+                    let marked = slot
+                    const given: Throttle.SharedSlot = {
+                      sent: (at) => {
+                        if (at <= marked + 1) return
+                        marked = at
+                        marks.push({ seq, tseq, at })
+                        Runtime.runFork(runtime)(flush)
+                      }
+                    }
+                    return given
+                  }
                 }
               })),
             pause: (duration) =>

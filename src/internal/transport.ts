@@ -61,6 +61,17 @@ export const metrics = {
   })
 }
 
+/** A start's ticket that tells a shared lane's slot each time its send moves. */
+const toldTicket = (ticket: Throttle.Ticket, slot: Throttle.SharedSlot): Throttle.Ticket => ({
+  get sentAt() {
+    return ticket.sentAt
+  },
+  set sentAt(at: number) {
+    ticket.sentAt = at
+    slot.sent(at)
+  }
+})
+
 /** One call as it goes on the wire (checked already): `chainid`, `module`, `action`, then `wire`. */
 export interface Call {
   readonly chainId: Chain.ChainId
@@ -271,10 +282,19 @@ export const make = (
       id: Throttle.sharedId(config),
       intervalMillis: local.intervalMillis,
       throttledIntervalMillis: local.throttledIntervalMillis,
-      callsPerDay: config.rate.callsPerDay
+      callsPerDay: config.rate.callsPerDay,
+      sends: {
+        key: Throttle.sendWindow(config.rate.callsPerSecond, config.rate.safetyMargin),
+        throttled: Throttle.sendWindow(config.rate.throttledPerSecond, config.rate.safetyMargin)
+      }
     })
-    const acquire = (call: Call, throttled: boolean, priority?: Throttle.Priority): Effect.Effect<Throttle.Ticket, Errors.RateLimitError> =>
-      lane === undefined ? local.acquire(throttled, priority) : Effect.zipLeft(
+    /** This process's start, and the shared lane's slot (to be told when the request left). */
+    const acquire = (
+      call: Call,
+      throttled: boolean,
+      priority?: Throttle.Priority
+    ): Effect.Effect<readonly [Throttle.Ticket, Throttle.SharedSlot | undefined], Errors.RateLimitError> =>
+      lane === undefined ? Effect.map(local.acquire(throttled, priority), (ticket) => [ticket, undefined] as const) : Effect.zip(
         local.acquire(throttled, priority),
         Effect.catchTag(lane.acquire(throttled), "DailyCapReached", (e) =>
           Effect.fail(
@@ -347,7 +367,7 @@ export const make = (
       priority: Throttle.Priority | undefined
     ) =>
       Effect.gen(function*() {
-        const ticket = yield* acquire(call, throttled, priority)
+        const [ticket, sharedSlot] = yield* acquire(call, throttled, priority)
         const slot = yield* Clock.currentTimeMillis
         // A submission (verifysourcecode, a source of many kilobytes) goes as a POST form; the service reads
         // `chainid` from the query string only, so it stays there.
@@ -377,8 +397,10 @@ export const make = (
           > = slices === undefined ? readText(api, request, call, "") : readBytes(api, request, call)
           // The key's lanes count the send from here, and from when undici writes it if it says so
           // (a GET: its query names it), after any connection set-up.
-          const send = request.method === "GET" ? WireTimes.tracked(request.urlParams, ticket, read) : read
-          return yield* Effect.forkDaemon(Effect.interruptible(Effect.zipRight(Throttle.sent(ticket), send)))
+          // A shared lane learns each move of the send too.
+          const leaving = sharedSlot === undefined ? ticket : toldTicket(ticket, sharedSlot)
+          const send = request.method === "GET" ? WireTimes.tracked(request.urlParams, leaving, read) : read
+          return yield* Effect.forkDaemon(Effect.interruptible(Effect.zipRight(Throttle.sent(leaving), send)))
         }))
         const got = yield* Fiber.join(sending)
         if (onAnswer !== undefined) onAnswer((yield* Clock.currentTimeMillis) - slot)

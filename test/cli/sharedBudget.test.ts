@@ -122,6 +122,38 @@ describe.sequential("a key's budget shared by the machine's processes", () => {
       expect(readCsv(readFileSync(out, "utf8")).rows.length).toBe(yield* expectedRows)
     }), TIMEOUT)
 
+  const lateKey = suite.key("late", "standard")
+  it.live("a request that leaves its slot late holds back the other process's call a second after it: 0 rate-limit answers", () =>
+    Effect.gen(function*() {
+      const c = suite.sim.dataset.chain(1)
+      const args = [suite.sim.baseUrl, "standard", c.erc20[0]?.address ?? "", c.wallets[0]?.address ?? "", String(c.activity.toBlock), "400"]
+      const start = (mode: string) => {
+        const child = spawn(process.execPath, [fileURLToPath(new URL("fixtures/budget-late.mjs", import.meta.url)), mode, ...args], {
+          cwd: repoRoot,
+          env: cliEnv({ EXPLORER_API_KEY: lateKey }),
+          stdio: ["pipe", "pipe", "inherit"]
+        })
+        let printed = ""
+        child.stdout?.setEncoding("utf8").on("data", (d: string) => void (printed += d))
+        return { child, printed: () => printed }
+      }
+      // The second program waits, its ledger open; the first one's throttled call takes its slot and is
+      // held 400 ms before the wire; then the second makes two throttled calls at once. By slots they
+      // would reach the server 521 and 1,042 ms after the first one's slot, the first one at 400 ms:
+      // three throttled calls within 642 ms. The ledger learns the late send and holds the third back
+      // to a second after it.
+      const waiting = start("wait")
+      yield* until(() => waiting.printed().includes("ready"))
+      const late = start("late")
+      yield* until(() => late.printed().includes("holding"))
+      waiting.child.stdin?.end("go\n")
+      expect((yield* exited(late.child)).code).toBe(0)
+      expect((yield* exited(waiting.child)).code).toBe(0)
+      expect(late.printed() + waiting.printed()).toMatch(/done[\s\S]*done/)
+      expect(yield* rateLimitedWith(lateKey)).toBe(0)
+      expect(yield* requestsWith(lateKey)).toBe(3)
+    }), TIMEOUT)
+
   const killKey = suite.key("kill", PLAN)
   it.live("an export killed mid-run stalls no one: the other finishes, exact, with 0 rate-limit answers", () =>
     Effect.gen(function*() {

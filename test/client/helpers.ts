@@ -10,6 +10,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import * as Client from "../../src/ExplorerClient.js"
 import * as Simulator from "../../src/simulator/index.js"
 import type * as ExplorerConfig from "../../src/Config.js"
+import { startServer } from "../../bench/lib.js"
 
 /** One request the fake received (the full URL, key included, stays in test memory only). */
 export interface Seen {
@@ -236,3 +237,22 @@ export const proplusOnSimulator = <E>(simulator: Layer.Layer<Simulator.Simulator
         retry: { baseDelay: "20 millis" }
       }))
   ).pipe(Layer.provideMerge(simulator), Layer.provideMerge(NodeHttpClient.layerUndici))
+
+/**
+ * The simulator in a process of its own (bench/server.ts, the same options, so the same data set as an
+ * in-process one of the same seed), for the tests that judge the client's spacing by the simulator's
+ * rate windows. The windows count a request when Node's server hands it over: in the test's own process
+ * that waits for its event loop, which the client's decoding and a loaded machine's other work block
+ * now and then, so arrivals the client sent apart are stamped late and together (a refusal the client
+ * did not cause). In a process that does nothing else, a stamp is late only when the kernel hands the
+ * socket over late.
+ */
+export const simulatorProcess = (options: Simulator.SimulatorOptions) =>
+  Effect.map(
+    Effect.acquireRelease(Effect.promise(() => startServer({ ...options })), (server) => Effect.promise(() => server.stop())),
+    (server) => ({
+      baseUrl: server.baseUrl,
+      demoKeys: server.demoKeys,
+      stats: Effect.promise(() => server.command<Simulator.SimulatorStats>({ cmd: "stats" }))
+    })
+  )

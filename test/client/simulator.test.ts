@@ -10,16 +10,17 @@ import { Effect, Layer, Redacted, Schema } from "effect"
 import * as Client from "../../src/ExplorerClient.js"
 import * as Schemas from "../../src/schemas/index.js"
 import * as Simulator from "../../src/simulator/index.js"
-import { proplusOnSimulator } from "./helpers.js"
+import { proplusOnSimulator, simulatorProcess } from "./helpers.js"
 
 const RATE_KEY = "CLIENTRATEKEY00000000000000000000"
 const MISMATCH_KEY = "CLIENTMISMATCHKEY0000000000000000"
 
-const SimulatorLive = Simulator.layer({
+const OPTIONS: Simulator.SimulatorOptions = {
   seed: 11,
   keys: { [RATE_KEY]: "professional", [MISMATCH_KEY]: "free" },
   dataset: { chains: [1, 137, 999], busyWalletTransactions: 300, heavyContractLogs: 600 }
-})
+}
+const SimulatorLive = Simulator.layer(OPTIONS)
 
 /** The simulator, an undici HttpClient, and a Pro Plus client pointed at the simulator. */
 const TestLayer = proplusOnSimulator(SimulatorLive)
@@ -29,15 +30,23 @@ const decode = <A, I>(schema: Schema.Schema<A, I>, value: unknown) =>
 
 // Real clock: the simulator counts its windows on it, so the client's limiter must wait on it too.
 layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("client against the simulator", (it) => {
-  it.effect("every operation answers and decodes", () =>
+  // The tests that count rate-limit answers send to the same data set served by a process of its own
+  // (`simulatorProcess`); the in-process simulator gives the data set's entities and the oracle.
+  it.scoped("every operation answers and decodes", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator.Simulator
-      const client = yield* Client.ExplorerClient
+      const judge = yield* simulatorProcess(OPTIONS)
+      const client = yield* Client.make({
+        apiKey: Redacted.make(sim.demoKeys.proplus),
+        baseUrl: judge.baseUrl,
+        plan: "proplus",
+        retry: { baseDelay: "20 millis" }
+      })
       const c = sim.dataset.chain(1)
       const wallet = c.wallets[0]?.address ?? ""
       const erc20 = c.erc20[0]?.address ?? ""
       const block = c.activity.toBlock
-      const before = (yield* sim.stats).requests
+      const before = (yield* judge.stats).requests
       const retriedBefore = (yield* client.stats).retries
       // Throttled (2/s) operations run alongside the others; the client spaces them itself.
       const results = yield* Effect.all(
@@ -70,8 +79,7 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("client against
         },
         { concurrency: "unbounded" }
       )
-      // Read before the oracle is asked below, as the answers arrived.
-      const stats = yield* sim.stats
+      const stats = yield* judge.stats
       expect(results.eth_gasPrice).toBeGreaterThan(0n)
       expect(results.tokeninfo[0]?.contractAddress.toLowerCase()).toBe(erc20.toLowerCase())
       expect(typeof results.tokenbalancehistory).toBe("bigint")
@@ -150,8 +158,9 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("client against
   it.scoped("flat out from many fibers: the simulator's windows never refuse the client", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator.Simulator
+      const judge = yield* simulatorProcess(OPTIONS)
       const c = sim.dataset.chain(1)
-      const client = yield* Client.make({ apiKey: Redacted.make(RATE_KEY), baseUrl: sim.baseUrl, plan: "professional" })
+      const client = yield* Client.make({ apiKey: Redacted.make(RATE_KEY), baseUrl: judge.baseUrl, plan: "professional" })
       const wallet = c.wallets[2]?.address ?? ""
       yield* Effect.all(
         [
@@ -160,7 +169,7 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("client against
         ],
         { concurrency: "unbounded" }
       )
-      const stats = yield* sim.stats
+      const stats = yield* judge.stats
       expect(stats.rateLimitedByKey[Simulator.keyFingerprint(RATE_KEY)] ?? 0).toBe(0)
       expect(stats.byKey[Simulator.keyFingerprint(RATE_KEY)]).toBe(49)
       expect((yield* client.stats).retries).toBe(0)
@@ -181,15 +190,15 @@ describe("simulator module", () => {
 // A request that leaves its slot late (a connection set up, a busy event loop, a transform that waits)
 // narrows the server's window to the calls after it: the key's lanes count it from when undici wrote it.
 const LATE_KEY = "CLIENTLATEKEY0000000000000000000"
+const LATE_OPTIONS: Simulator.SimulatorOptions = { seed: 12, keys: { [LATE_KEY]: "standard" }, dataset: { chains: [1] }, rateLimitToleranceMs: 150 }
 layer(
-  Simulator.layer({ seed: 12, keys: { [LATE_KEY]: "standard" }, dataset: { chains: [1] }, rateLimitToleranceMs: 150 }).pipe(
-    Layer.provideMerge(NodeHttpClient.layerUndici)
-  ),
+  Simulator.layer(LATE_OPTIONS).pipe(Layer.provideMerge(NodeHttpClient.layerUndici)),
   { timeout: 30_000, excludeTestServices: true }
 )("a request that leaves late", (it) => {
   it.scoped("the throttled call two after it waits a second from when it left: no rate-limit answer", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator.Simulator
+      const judge = yield* simulatorProcess(LATE_OPTIONS)
       const c = sim.dataset.chain(1)
       const wallet = c.wallets[0]?.address ?? ""
       const erc20 = c.erc20[0]?.address ?? ""
@@ -197,7 +206,7 @@ layer(
       let held = 0
       const client = yield* Client.make({
         apiKey: Redacted.make(LATE_KEY),
-        baseUrl: sim.baseUrl,
+        baseUrl: judge.baseUrl,
         plan: "standard",
         transformClient: HttpClient.mapRequestEffect((request) =>
           held++ === 0 ? Effect.as(Effect.sleep("400 millis"), request) : Effect.succeed(request)
@@ -211,7 +220,7 @@ layer(
         ],
         { concurrency: "unbounded" }
       )
-      const stats = yield* sim.stats
+      const stats = yield* judge.stats
       // Counted from their slots, the third would reach the server 642 ms after the first.
       expect(stats.rateLimitedByKey[Simulator.keyFingerprint(LATE_KEY)] ?? 0).toBe(0)
       expect(stats.byKey[Simulator.keyFingerprint(LATE_KEY)]).toBe(3)
