@@ -98,6 +98,9 @@ const setup = (sql: SqlClient.SqlClient) =>
     END $$ LANGUAGE plpgsql`)
   }))
 
+/** A slot of the cluster's ledger: it keeps no send (the database's clock is not the runner's). */
+const unsentSlot: Throttle.SharedSlot = { sent: () => undefined }
+
 /**
  * The shared budget on the cluster's database. A failing database is a defect of the call (the
  * runner cannot keep the key's budget without it).
@@ -105,8 +108,6 @@ const setup = (sql: SqlClient.SqlClient) =>
  * @example
  * Environment.clientLayer(options).pipe(Layer.provide(KeyBudget.layer), Layer.provide(PgClient.layer({ url })))
  */
-const unsentSlot: Throttle.SharedSlot = { sent: () => undefined }
-
 export const layer: Layer.Layer<Throttle.SharedBudget, never, SqlClient.SqlClient> = Layer.effect(
   Throttle.SharedBudget,
   Effect.gen(function*() {

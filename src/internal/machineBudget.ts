@@ -161,11 +161,6 @@ export const make = (options: {
           // The row is the API URL's (with the key's fingerprint: `Throttle.sharedId`).
           const id = lane.id
           yield* sql`INSERT INTO key_budget (api_url) VALUES (${id}) ON CONFLICT DO NOTHING`
-          /**
-           * Reserves the next slot: the later of the key's next slot, now, the pause's end and (throttled)
-           * the throttled operations' next slot. Counted in the slot's UTC day unless `counted` (a call
-           * that missed its slot takes another); no row back: that day's calls are spent.
-           */
           const key = lane.sends?.key ?? NO_WINDOW
           const thr = lane.sends?.throttled ?? NO_WINDOW
           /**
