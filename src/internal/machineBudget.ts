@@ -206,12 +206,14 @@ export const make = (options: {
               WHERE api_url = ${id}`
           // Sends told but not yet written: written in the background as told, and by the next
           // reservation of this process before it reads the window (so its own late send is counted
-          // even when it reserves again at once).
+          // even when it reserves again at once). One writer at a time: a reservation waits for a
+          // write already under way, which has taken its marks from the list.
           const marks: Array<Mark> = []
+          const writing = Effect.unsafeMakeSemaphore(1)
           const runtime = yield* Effect.runtime<never>()
-          const flush = Effect.suspend(() =>
+          const flush = writing.withPermits(1)(Effect.suspend(() =>
             Effect.forEach(marks.splice(0), (mark) => Effect.ignore(markSent(mark)), { discard: true })
-          )
+          ))
           const sharedLane: Throttle.SharedLane = {
             acquire: (throttled) =>
               one.withPermits(1)(Effect.gen(function*() {
