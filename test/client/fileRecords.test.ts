@@ -192,6 +192,20 @@ describe("fileRecords and fileRecordsMapped", () => {
     )
   })
 
+  it("a body given as one chunk of many pieces decodes to the same text, characters across the pieces' cuts included", () => {
+    // ~100 KB of text, decoded in 32 KB pieces: an ASCII run of any length first moves the multi-byte
+    // characters (and an invalid byte, a mark) across the cuts.
+    const tail = new TextEncoder().encode("é€😀".repeat(12_000))
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 70_000 }), fc.boolean(), (ascii, invalid) => {
+        const head = new TextEncoder().encode("\uFEFF" + "a".repeat(ascii))
+        const bytes = Uint8Array.from([...head, ...(invalid ? [0xff, 0xc3] : []), ...tail])
+        expect([...textPieces([bytes])].join("")).toBe(new TextDecoder().decode(bytes))
+      }),
+      { numRuns: 60 }
+    )
+  })
+
   it("a body in pieces is parsed as its pieces come: the text held never grows much beyond a slice", () => {
     // 2,000 records of ~1 KB, the body in pieces of one record, cut inside each `},{`: a slice is handed
     // over once ~48 KB past its start have been read, whatever the cuts.
