@@ -562,22 +562,25 @@ interface RangeIO<E, R> {
 const appendLines = (target: DataFile, rows: ReadonlyArray<string | Uint8Array>): Effect.Effect<void, SinkError> =>
   Effect.suspend(() => {
     const writes: Array<Effect.Effect<void, SinkError>> = []
-    let text = ""
+    // Texts in a row are appended together, each encoded into the file's buffer: not concatenated first
+    // (a page's text in one string is made and flattened in pages of its own, as large objects are).
+    let texts: Array<string> = []
     let run: Uint8Array | undefined
     const flushRun = () => {
       if (run !== undefined) writes.push(target.appendBytes(run))
       run = undefined
     }
+    const flushTexts = () => {
+      if (texts.length > 0) writes.push(target.appendTexts(texts))
+      texts = []
+    }
     for (const row of rows) {
       if (typeof row === "string") {
         flushRun()
-        text += row
+        if (row !== "") texts.push(row)
         continue
       }
-      if (text !== "") {
-        writes.push(target.append(text))
-        text = ""
-      }
+      flushTexts()
       if (run !== undefined && run.buffer === row.buffer && run.byteOffset + run.byteLength === row.byteOffset) {
         run = new Uint8Array(run.buffer, run.byteOffset, run.byteLength + row.byteLength)
       } else {
@@ -586,7 +589,7 @@ const appendLines = (target: DataFile, rows: ReadonlyArray<string | Uint8Array>)
       }
     }
     flushRun()
-    if (text !== "") writes.push(target.append(text))
+    flushTexts()
     return writes.length === 1 ? writes[0] as Effect.Effect<void, SinkError> : Effect.all(writes, { discard: true })
   })
 
