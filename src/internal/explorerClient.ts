@@ -121,12 +121,35 @@ export const make = (
         )
     }
 
-    /** A named operation: its result decoded by its schema (the fast decoder first for lists). */
+    /**
+     * A named operation: its result decoded by its schema (the fast decoder first for lists). A list
+     * answer is read a slice at a time as its body comes (`FileRecords.sliceSteps`, as exports read
+     * theirs), each slice's records decoded by the fast decoder: no string of the whole body, no parse
+     * of it in one piece. Anything the fast decoder is not sure of, or a body of another shape, is read
+     * whole, which gives the usual classification and errors.
+     */
     const operation = <K extends Plan.OperationName>(name: K) => {
       const schema = Decode.resultSchema(name)
       const fast = Decode.fastResult(name)
-      const run = pipeline(name, (ctx, got) =>
-        got._tag === "Rows" ? Effect.succeed(got.rows) : decoder.answer(ctx, schema, got.answer, fast))
+      const slices: Transport.SliceReader<FileRecords.Sliced<unknown, never>> | undefined = fast === undefined
+        ? undefined
+        : (pieces) =>
+          FileRecords.sliceSteps(pieces, (records) => {
+            const rows = fast(records) as ReadonlyArray<unknown> | undefined
+            return rows === undefined ? undefined : Either.right(rows)
+          })
+      const run = pipeline(
+        name,
+        (ctx, got: Decode.Got<ResultOf<K>> | FileRecords.Sliced<unknown, never>): Effect.Effect<ResultOf<K>, Errors.ExplorerError> =>
+          got._tag === "Sliced"
+            ? Effect.succeed(got.rows as unknown as ResultOf<K>)
+            : got._tag === "SliceFailed"
+            ? Effect.die(got.error)
+            : got._tag === "Rows"
+            ? Effect.succeed(got.rows)
+            : decoder.answer(ctx, schema, got.answer, fast),
+        slices
+      )
       return (params?: Params.ParamsOf<K>, options?: CallOptions) => run(params, options)
     }
 

@@ -58,6 +58,10 @@ export const metrics = {
   workerReturns: Metric.counter("explorer_client_worker_returns_total", {
     description: "List answers a decoding worker gave back to be read by the main thread (not a plain list, torn, refused)",
     incremental: true
+  }),
+  slicedAnswers: Metric.counter("explorer_client_sliced_answers_total", {
+    description: "List answers read a slice at a time as their body came, not as one text (a list of the usual shape)",
+    incremental: true
   })
 }
 
@@ -413,7 +417,10 @@ export const make = (
             chunks = [read.body]
           }
           const sliced = yield* readSliced(slices(textPieces(chunks)))
-          if (sliced !== undefined) return sliced
+          if (sliced !== undefined) {
+            yield* Metric.increment(metrics.slicedAnswers)
+            return sliced
+          }
         }
         const raw: Classify.RawResponse = "chunks" in got
           ? { status: got.status, contentType: got.contentType, body: textOf(chunks ?? got.chunks) }

@@ -4,7 +4,8 @@
  * answers.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, FastCheck as fc, Schema } from "effect"
+import { Effect, Either, FastCheck as fc, Metric, Schema } from "effect"
+import * as Client from "../../src/ExplorerClient.js"
 import { sliceSteps } from "../../src/internal/fileRecords.js"
 import { textPieces } from "../../src/internal/textPieces.js"
 import * as Schemas from "../../src/schemas/index.js"
@@ -99,6 +100,37 @@ describe("fileRecords and fileRecordsMapped", () => {
         if (name === "spaced" || name === "tricky") expect(slices).toStrictEqual([3000])
         else expect(slices.length).toBeGreaterThan(1)
       }
+    })))
+
+  it.scoped("a typed list call reads a plain list answer in slices too, with the records and errors of a whole read", () =>
+    driven(Effect.gen(function*() {
+      const records = Array.from({ length: 3000 }, (_, i) => ({ ...F.normalTransaction, blockNumber: String(100 + i) }))
+      const bodies = [
+        JSON.stringify({ status: "1", message: "OK", result: records }),
+        // Read whole: pretty-printed, and a record the fast decoder refuses (the schema's error).
+        JSON.stringify({ status: "1", message: "OK", result: records }, null, 1),
+        JSON.stringify({ status: "1", message: "OK", result: records.map((r, i) => (i === 2500 ? { ...r, hash: "0x12" } : r)) }),
+        JSON.stringify({ status: "0", message: "No transactions found", result: [] })
+      ]
+      const fake = fakeHttp((r) => ({ text: bodies[Number(r.params.startblock)] ?? "", contentType: "application/json" }))
+      const client = yield* clientOn(fake, { retry: { times: 0 } })
+      const sliced = Metric.value(Client.metrics.slicedAnswers)
+      const read = (i: number) =>
+        Effect.gen(function*() {
+          const before = (yield* sliced).count
+          const got = yield* Effect.either(client.txlist({ address: F.ADDRESS, startBlock: i }))
+          return { got, sliced: (yield* sliced).count - before }
+        })
+      const plain = yield* read(0)
+      expect(plain.sliced).toBe(1)
+      const expected = Schema.decodeUnknownSync(Schema.Array(Schemas.NormalTransaction))(records)
+      expect(plain.got).toStrictEqual(Either.right(expected))
+      const spaced = yield* read(1)
+      expect(spaced).toStrictEqual({ got: Either.right(expected), sliced: 0 })
+      const bad = yield* read(2)
+      expect(bad.sliced).toBe(0)
+      expect(Either.isLeft(bad.got) && bad.got.left._tag).toBe("DecodeError")
+      expect(yield* read(3)).toStrictEqual({ got: Either.right([]), sliced: 0 })
     })))
 
   it.scoped("fileRecordsMapped: an answer that arrives in pieces gives the same records in the same slices, however it is cut", () =>
