@@ -154,20 +154,28 @@ export const openData = (
     let bytes = start
     let buffer: Uint8Array | undefined
     let used = 0
+    /** The buffer whose bytes are being written: not filled again until the write is over. */
+    let writing: Uint8Array | undefined
     let broken: SinkError | undefined
+    /** The buffer to fill: made at the first append, and again only if a write of it is still under way. */
+    const room = (): Uint8Array => {
+      if (buffer === undefined || buffer === writing) buffer = new Uint8Array(bufferLimit)
+      return buffer
+    }
     const write = (chunk: Uint8Array): Effect.Effect<void, SinkError> =>
       file.writeAll(chunk).pipe(
         Effect.mapError(fileSystemError(path, "writing")),
         Effect.tapError((e) => Effect.sync(() => (broken = e))),
         Effect.uninterruptible
       )
-    // The buffer's bytes are written before it is filled again: one fiber at a time uses the file.
     const flush: Effect.Effect<void, SinkError> = Effect.suspend(() => {
       if (broken !== undefined) return Effect.fail(broken)
       if (used === 0 || buffer === undefined) return Effect.void
-      const chunk = buffer.subarray(0, used)
+      const full = buffer
+      const chunk = full.subarray(0, used)
       used = 0
-      return write(chunk)
+      writing = full
+      return Effect.ensuring(write(chunk), Effect.sync(() => void (writing === full && (writing = undefined))))
     }).pipe(Effect.uninterruptible)
     const appendBytes = (chunk: Uint8Array): Effect.Effect<void, SinkError> =>
       Effect.suspend(() => {
@@ -176,20 +184,19 @@ export const openData = (
         bytes += chunk.byteLength
         // A chunk as large as the buffer goes as it is, after what the buffer holds.
         if (chunk.byteLength >= bufferLimit) return Effect.zipRight(flush, write(chunk))
-        const into = (buffer ??= new Uint8Array(bufferLimit))
         if (used + chunk.byteLength > bufferLimit) {
-          return Effect.zipRight(flush, Effect.sync(() => void (into.set(chunk, 0), (used = chunk.byteLength))))
+          return Effect.zipRight(flush, Effect.sync(() => void (room().set(chunk, used), (used += chunk.byteLength))))
         }
-        into.set(chunk, used)
+        room().set(chunk, used)
         used += chunk.byteLength
         return Effect.void
       }).pipe(Effect.uninterruptible)
     const appendTexts = (texts: ReadonlyArray<string>): Effect.Effect<void, SinkError> =>
       Effect.gen(function*() {
         if (broken !== undefined) return yield* Effect.fail(broken)
-        const into = (buffer ??= new Uint8Array(bufferLimit))
         for (let text of texts) {
           while (text.length > 0) {
+            const into = room()
             const { read, written } = textEncoder.encodeInto(text, into.subarray(used))
             hash.update(into.subarray(used, used + written))
             used += written
