@@ -95,12 +95,14 @@ const main = async () => {
   // socket, and they are stamped late and together: a client that sent them apart is refused. Build them
   // now, with one call each under a demo key, and start counting again.
   for (const chainId of sim.dataset.chainIds) {
-    const warm = new URL("/v2/api", sim.baseUrl)
-    for (const [k, v] of Object.entries({ chainid: chainId, module: "account", action: "balance", address: `0x${"0".repeat(40)}` })) {
-      warm.searchParams.set(k, String(v))
-    }
-    warm.searchParams.set("apikey", sim.demoKeys.proplus)
-    await (await fetch(warm)).text()
+    const query = new URLSearchParams({
+      chainid: String(chainId),
+      module: "account",
+      action: "balance",
+      address: `0x${"0".repeat(40)}`,
+      apikey: sim.demoKeys.proplus
+    })
+    await (await fetch(`${sim.baseUrl}/v2/api?${query}`)).text()
   }
   await Effect.runPromise(sim.resetStats)
   arrivals = []

@@ -165,8 +165,7 @@ export const openData = (
     const write = (chunk: Uint8Array): Effect.Effect<void, SinkError> =>
       file.writeAll(chunk).pipe(
         Effect.mapError(fileSystemError(path, "writing")),
-        Effect.tapError((e) => Effect.sync(() => (broken = e))),
-        Effect.uninterruptible
+        Effect.tapError((e) => Effect.sync(() => (broken = e)))
       )
     const flush: Effect.Effect<void, SinkError> = Effect.suspend(() => {
       if (broken !== undefined) return Effect.fail(broken)
