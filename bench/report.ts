@@ -114,6 +114,8 @@ export interface Results {
       readonly targetRows: number
     } & MemoryFigures
   >
+  /** Written by hand: what was measured of section 3's figures since its run (the CLI's peak at a later commit). */
+  readonly memoryNote?: string | undefined
   readonly modules: ReadonlyArray<{ readonly step: string; readonly rssMb: number; readonly heapMb: number }>
   readonly naive: ReadonlyArray<{
     readonly query: string
@@ -446,6 +448,10 @@ export const render = (r: Results): string => {
   line()
   line(`**Peak RSS ${cliOk ? "under" : "not under"} 150 MB** as the CLI runs: ${cliMemory.map((m) => `${n(m.peakRssMb)} MB for ${n(m.targetRows)} log rows`).join(", ")}${cliTxs === undefined ? "" : `, ${n(cliTxs.peakRssMb)} MB for ${n(cliTxs.rows)} transactions in 10,000-row pages`}.${cliOk ? "" : " The largest answers are what remains over: a 10,000-row txlist page is ~6.5 MB of JSON and ~5 MB of CSV lines (~10 MB as JSONL), and an export holds two of them (the one being written and the one read ahead) beside the answer being parsed."} What brings it down: the pages are held as text — the client parses a list answer about 48 KB at a time, from the bytes as they came (no string of the whole answer is made), and turns each slice into the file's lines at once, so a page's records die young instead of all living until the page is written (a 10,000-row txlist page: ~15 MB of records, ~5 MB of CSV lines), and an export reads one page ahead, no more. The modules — explorer-etl imports the Effect packages module by module (\`effect/Effect\`, \`@effect/platform/HttpClient\`, …) rather than through their indexes, which load every module of each package, so the library's export holds ~${n(before(compiledMemory))} MB before the first row (table below; the CLI loads its commands too, and the embedded simulator only when a command starts it). And V8's appetite: an export allocates fast and keeps little (each page is parsed, checked, written and dropped within milliseconds), and with its default settings V8 lets that garbage pile up — the same compiled export with V8's defaults peaks at ${n(defaults?.peakRssMb)} MB for ${n(defaults?.targetRows)} rows at ${n(defaults?.rowsPerSecond)} rows/s. The CLI's settings (bin/v8-settings.js) keep the young generation at its starting size and let the old one grow by 25 % over what survived the last full collection: the same compiled export with them, ${n(compiledLargest?.peakRssMb)} MB at ${n(compiledLargest?.rowsPerSecond)} rows/s. More collections cost some throughput on the CPU path, which rarely sets the pace behind a rate limit; \`EXPLORER_ETL_V8_DEFAULTS=1\` keeps V8's defaults. Programs of your own (tsx scripts, the library) run with whatever settings you give node: \`node --semi-space-growth-factor=1 --heap-growing-percent=25 …\` does the same; through tsx a process starts at ~${n(before(tsxMemory))} MB (tsx's loader thread, source maps, modules compiled on the fly).`)
   line()
+  if (r.memoryNote !== undefined) {
+    line(r.memoryNote)
+    line()
+  }
   line("What the modules alone hold, before any export (compiled, plain node):")
   line()
   line("| Loaded | RSS | V8 heap used |")
@@ -633,7 +639,7 @@ export const render = (r: Results): string => {
   if (r.workers !== undefined) workersSection(r.workers, line)
   line("## Reproduce")
   line()
-  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`; section 8 alone: \`npx tsx bench/shapes.ts\` (one cell: \`npx tsx bench/shapes.ts --only bursty-standard-5s --readers export\`); section 9 alone: \`npx tsx bench/startup.ts --merge\`; section 11 (virtual time, not part of \`npm run bench\`), cell by cell: \`npx tsx bench/engine.ts --data simulator --readers export,stream,one-page --sizes 2,5 --seeds 2 --merge\` (\`--data model\` for the model's rows, \`--sizes 30,300\` for the longer ones); section 12 alone: \`npx tsx bench/compression.ts --merge\`; section 13 alone: \`npx tsx bench/streamMemory.ts --merge\`; section 14 alone: \`npx tsx bench/workers.ts --merge\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
+  line(`\`npm run bench\` (this run: ${Math.round(r.durationSeconds / 60)} minutes on 2 cores; \`npm run bench -- --quick\` for a short trial run). Section 7 alone: \`npx tsx bench/cluster.ts\`; section 6 alone: \`npx tsx bench/distance.ts\`; section 8 alone: \`npx tsx bench/shapes.ts\` (one cell: \`npx tsx bench/shapes.ts --only bursty-standard-5s --readers export\`); section 9 alone: \`npx tsx bench/startup.ts --merge\`; section 11 (virtual time, not part of \`npm run bench\`), cell by cell: \`npx tsx bench/engine.ts --data simulator --readers export,stream,one-page --sizes 2,5 --seeds 2 --merge\` (\`--data model\` for the model's rows, \`--sizes 30,300\` for the longer ones); section 12 alone: \`npx tsx bench/compression.ts --merge\`; section 13 alone: \`npx tsx bench/streamMemory.ts --merge\`; section 14 alone: \`npx tsx bench/workers.ts --merge\`; the CLI's peak RSS alone, with the engine's partitions and with one cursor: \`npx tsx bench/cliMemory.ts\`. The fault-injection suite that proves the exports byte-exact under every fault kind is \`test/faults/\` (part of \`npm test\`).`)
   line()
   return out.join("\n")
 }
