@@ -9,10 +9,9 @@
  * Usage: npx tsx bench/cliMemory.ts [--datasets txs,logs] [--logs 1000000] [--runs 2] [--concurrency default,1]
  * (run `npm run build` first: the CLI runs dist/).
  */
-import { rmSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { args, round, runCli, startServer } from "./lib.js"
+import { args, removeExport, round, runCli, startServer } from "./lib.js"
 
 const a = args()
 const datasets = (a.datasets ?? "txs,logs").split(",")
@@ -32,7 +31,6 @@ const main = async () => {
       for (const dataset of datasets) {
         for (const setting of settings) {
           const out = path.join(os.tmpdir(), `explorer-etl-cli-memory-${process.pid}.csv`)
-          for (const f of [out, `${out}.manifest.json`, `${out}.state.json`]) rmSync(f, { force: true })
           const what = dataset === "txs"
             ? ["export", "txs", "--address", d.busyWallet.address]
             : ["export", "logs", "--address", d.heavyContract.address]
@@ -40,7 +38,7 @@ const main = async () => {
             ...what, "--from-block", "0", "--to-block", String(d.latestBlock), "--base-url", server.baseUrl,
             "--plan", "proplus", "--quiet", "--out", out, ...(setting === "default" ? [] : ["--concurrency", setting])
           ], out, { EXPLORER_API_KEY: server.demoKeys.proplus ?? "" })
-          for (const f of [out, `${out}.manifest.json`, `${out}.state.json`]) rmSync(f, { force: true })
+          removeExport(out)
           process.stdout.write(`${JSON.stringify({ dataset, concurrency: setting, rows: r.rows, peakRssMb: round(r.peakRssMb, 1), rowsPerSecond: round(r.rowsPerSecond) })}\n`)
         }
       }

@@ -140,8 +140,15 @@ export interface CliRun {
  * with `env` added, and reads its peak RSS (VmHWM at exit, through bench/peak.mjs) and the manifest
  * written beside `out`. Fails with the CLI's stderr when it exits non-zero.
  */
+/** Removes an export's file and what it leaves beside it (manifest, resume state). */
+export const removeExport = (out: string): void => {
+  for (const f of [out, `${out}.manifest.json`, `${out}.state.json`]) rmSync(f, { force: true })
+}
+
 export const runCli = (args: ReadonlyArray<string>, out: string, env: Readonly<Record<string, string>>): Promise<CliRun> =>
   new Promise((resolve, reject) => {
+    // A fresh export each time: no earlier file, manifest or state beside it.
+    removeExport(out)
     const peakFile = path.join(os.tmpdir(), `explorer-etl-bench-peak-${process.pid}-${Date.now()}`)
     const started = performance.now()
     const child = spawn(process.execPath, ["--import", path.join(repoRoot, "bench", "peak.mjs"), path.join(repoRoot, "bin", "explorer-etl.js"), ...args], {

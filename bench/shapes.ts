@@ -196,7 +196,6 @@ export const run = async (): Promise<ShapesResults> => {
       try {
         if (reader === "export") {
           const out = path.join(dir, `${s.name}.jsonl`)
-          for (const f of [out, `${out}.manifest.json`, `${out}.state.json`]) rmSync(f, { force: true })
           const r = await runCli(["export", "logs", ...range, "--base-url", server.baseUrl, "--plan", s.plan, "--quiet", "--out", out], out, {
             EXPLORER_API_KEY: key
           })

@@ -304,7 +304,6 @@ const memoryRows = async (server: Awaited<ReturnType<typeof startServer>>, dir: 
   for (let i = 0; i < MEMORY_RUNS; i++) {
     for (const w of SETTINGS) {
       const out = path.join(dir, `workers-mem-${w}.csv`)
-      for (const f of [out, `${out}.manifest.json`, `${out}.state.json`]) rmSync(f, { force: true })
       const r = await runCli([
         "export", "txs", "--address", d.busyWallet.address, "--from-block", "0", "--to-block", String(d.latestBlock),
         "--base-url", server.baseUrl, "--plan", "proplus", "--quiet", "--workers", String(w), "--out", out
