@@ -1,6 +1,8 @@
 /**
  * `Streams.*` whose rows read ahead of their turn wait on disk (`spill`), against the simulator through
- * real HTTP, 20 ms away on the free plan's one-page windows (so ranges are cut into many partitions):
+ * real HTTP, 700 ms away on the free plan's one-page windows (so ranges are cut into many partitions:
+ * nearer, the plan's 3 calls/s need one request in flight, `Partitions.concurrencyFor`, and nothing is
+ * read ahead of its turn):
  * every block-ordered data set gives exactly the in-memory Stream's values (and the oracle's rows); the
  * rows are written to files while the Stream reads, more of them at once than `heldRows` lets memory
  * hold, and the files are gone once the Stream ends, fails or is interrupted; a folder that cannot be
