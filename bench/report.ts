@@ -184,7 +184,8 @@ export const shapesTable = (r: ShapesResults): string => {
     "|---|---|---|---|---|---|---|---|---|---|---|",
     ...r.cells.map(row)
   ]
-  for (const reader of ["export", "stream"] as const) {
+  const names = { export: "Export (CLI)", stream: "Stream (`Streams.logs` drained)", "stream-spill": "Stream with `spill` (rows ahead on disk)" }
+  for (const reader of ["export", "stream", "stream-spill"] as const) {
     const mine = r.cells.filter((c) => c.reader === reader)
     if (mine.length === 0) continue
     const sorted = [...mine].sort((x, y) => x.ratio - y.ratio)
@@ -192,7 +193,7 @@ export const shapesTable = (r: ShapesResults): string => {
     const best = sorted[sorted.length - 1] as ShapeCell
     lines.push(
       "",
-      `${reader === "export" ? "Export (CLI)" : "Stream (`Streams.logs` drained)"}: worst cell ${worst.set} at ${worst.ratio} of the limit (${worst.callsOverIdeal}× the ideal calls), best ${best.set} at ${best.ratio} (${best.callsOverIdeal}×); ${mine.filter((c) => !c.exact).length} of ${mine.length} not exact, ${mine.reduce((k, c) => k + c.rateLimited, 0)} rate-limit answers.`
+      `${names[reader]}: worst cell ${worst.set} at ${worst.ratio} of the limit (${worst.callsOverIdeal}× the ideal calls), best ${best.set} at ${best.ratio} (${best.callsOverIdeal}×); ${mine.filter((c) => !c.exact).length} of ${mine.length} not exact, ${mine.reduce((k, c) => k + c.rateLimited, 0)} rate-limit answers.`
     )
   }
   return lines.join("\n")
@@ -200,7 +201,7 @@ export const shapesTable = (r: ShapesResults): string => {
 
 /** How the shape figures are measured (the text above both shape tables). */
 const SHAPES_METHOD =
-  "Log sets of the simulator's named density shapes (`dataset.chain(1).shapes`): sparse (about 1 log per 20 blocks), dense (every block 5–35 logs), bursty (quiet stretches, then runs of 1–12 consecutive blocks of 100–1,500 logs, about 1 log per 10 blocks overall, as a popular token), hot (90 % of the logs in one range of consecutive blocks of 50–150 inside a quiet one), window (blocks of 900–1,500 logs, 900–999 on free, next to the 1,000-row page); each sized to 2 s, 5 s, 30 s or 5 min of a plan's budget (rows ÷ (plan calls/s × 1,000 rows a getLogs call returns)) and read whole with that plan's demo key, against the bench simulator (a process of its own) answering after the latency shown with its per-key windows enforced. Readers, each a process of its own: `export`, the CLI (`node bin/explorer-etl.js export logs … --out x.jsonl`); `stream`, a script draining `Streams.logs(query)` (bench/stream.ts). Calls = every call that arrived at the simulator (refused ones too); ideal = ⌈rows ÷ 1,000⌉. Ratio to the limit = rows ÷ ((span of the arrivals + 1 ÷ plan rate) × plan rate × 1,000): a reader of full pages sent at exactly the plan's rate scores 1.0. Wall ratio: the same over the reader's own time from its start to its end (the first answer's wait and the last's included). Exact: the rows, in order, are the oracle's (sha256 of each row's block, log index, transaction hash and data). Measured by `bench/shapes.ts`."
+  "Log sets of the simulator's named density shapes (`dataset.chain(1).shapes`): sparse (about 1 log per 20 blocks), dense (every block 5–35 logs), bursty (quiet stretches, then runs of 1–12 consecutive blocks of 100–1,500 logs, about 1 log per 10 blocks overall, as a popular token), hot (90 % of the logs in one range of consecutive blocks of 50–150 inside a quiet one), window (blocks of 900–1,500 logs, 900–999 on free, next to the 1,000-row page); each sized to 2 s, 5 s, 30 s or 5 min of a plan's budget (rows ÷ (plan calls/s × 1,000 rows a getLogs call returns)) and read whole with that plan's demo key, against the bench simulator (a process of its own) answering after the latency shown with its per-key windows enforced. Readers, each a process of its own: `export`, the CLI (`node bin/explorer-etl.js export logs … --out x.jsonl`); `stream`, a script draining `Streams.logs(query)` (bench/stream.ts); `stream-spill`, the same with `spill: { directory }` (rows read ahead wait in temporary files instead of memory). Calls = every call that arrived at the simulator (refused ones too); ideal = ⌈rows ÷ 1,000⌉. Ratio to the limit = rows ÷ ((span of the arrivals + 1 ÷ plan rate) × plan rate × 1,000): a reader of full pages sent at exactly the plan's rate scores 1.0. Wall ratio: the same over the reader's own time from its start to its end (the first answer's wait and the last's included). Exact: the rows, in order, are the oracle's (sha256 of each row's block, log index, transaction hash and data). Measured by `bench/shapes.ts`."
 
 
 const TOP_PLAN_ROWS_PER_SECOND = 300_000

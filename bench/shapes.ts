@@ -9,7 +9,9 @@
  * call returns)). Each cell reads one set whole with the plan the set is sized for, by one reader:
  * - `export`: the CLI as a user runs it, `node bin/explorer-etl.js export logs --address … --from-block …
  *   --to-block … --out x.jsonl` (dist/, built first), in a process of its own;
- * - `stream`: `Streams.logs(query)` drained by a script (bench/stream.ts) in a process of its own.
+ * - `stream`: `Streams.logs(query)` drained by a script (bench/stream.ts) in a process of its own;
+ * - `stream-spill`: the same with `spill: { directory }` (rows read ahead wait in temporary files, not in
+ *   memory up to `heldRows`; only when named in `--readers`).
  * So the figures are the engine's that is in the tree, through its public surface only.
  *
  * Per cell: calls made (every call that arrived at the simulator, refused ones too) ÷ ideal calls
@@ -45,7 +47,7 @@ const rates = { free: 3, standard: 10, professional: 30 } as const
 /** The 5 min cell of each plan in the default run (every other one with --all). */
 const fiveMinutes: Readonly<Record<ShapeSet["plan"], string>> = { free: "sparse", standard: "bursty", professional: "dense" }
 
-export type Reader = "export" | "stream"
+export type Reader = "export" | "stream" | "stream-spill"
 
 /** One cell of the matrix. */
 export interface ShapeCell {
@@ -205,7 +207,7 @@ export const run = async (): Promise<ShapesResults> => {
         } else {
           const r = await runChild<{ rows: number; sha256: string; seconds: number; eventLoop: number; peakRssMb: number }>(
             "stream",
-            ["--base-url", server.baseUrl, "--key", key, "--plan", s.plan, ...range],
+            ["--base-url", server.baseUrl, "--key", key, "--plan", s.plan, ...range, ...(reader === "stream-spill" ? ["--spill", dir] : [])],
             { timeoutMs: Math.max(300_000, budget * 20_000 + 120_000) }
           )
           got = { rows: r.result.rows, sha256: r.result.sha256, wallSeconds: r.result.seconds, peakRssMb: r.result.peakRssMb, eventLoop: r.result.eventLoop }
