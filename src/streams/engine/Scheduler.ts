@@ -30,8 +30,9 @@
  * - **Where to cut.** A partition is cut only once it (or the one before it) has returned a full page,
  *   and only where the part beyond can expect two full pages (one page a query) or half a page beyond
  *   the cursor's window (several: those rows cost a short page either way). The range with the most
- *   rows expected is cut beyond the pages its cursor has on the wire: 0.6 page short of the expected
- *   end of its window where a query has several pages, six pages' worth of blocks on (or halfway, if
+ *   rows expected is cut beyond the pages its cursor has on the wire: where a query has several pages,
+ *   two pages' worth of blocks past the expected end of its window in an export (a cut that falls short
+ *   gives up the pages sent past it), 0.6 page short of it in a Stream held in memory; six pages' worth of blocks on (or halfway, if
  *   less) where it has one; the part beyond becomes a new partition that asks, from its start, the
  *   pages its expected rows fill, no more than the density of every block read so far says (work
  *   stealing: a cursor that finishes takes the part beyond the busiest one's). A cut lowers the running
@@ -225,11 +226,26 @@ const rowsHeld = 70_000
 const pauseStep = 50
 
 /**
- * Pages short of the window's end a cut falls, where a query has several pages: the range left to the
- * cursor is expected to fill its window but for half a page and a little (a range that overflows its
- * window by a few rows asks them in a query of its own once the window's last page has answered).
+ * Pages short of the window's end a cut falls, where a query has several pages and the rows read ahead
+ * wait in memory (a Stream): the range left to the cursor is expected to fill its window but for half a
+ * page and a little (a range that overflows its window by a few rows asks them in a query of its own
+ * once the window's last page has answered).
  */
 const windowSlack = 0.6
+
+/**
+ * The same where rows read ahead wait in spools of any size (an export): negative, the cut falls two
+ * pages' worth of blocks *beyond* the window's expected end. A page's blocks are a guess from the rows
+ * read so far; a cut that falls short of where the cursor's pages reach gives up every page sent past it
+ * (their rows are read again beyond the cut), one that falls long costs the cursor a query of its own
+ * for the rest, a round trip later, while the other partitions fill the limiter. In the virtual-time
+ * bench (section 11, 2 seeds) every 30 s export cell gained (sparse, dense, bursty, hot, near the window;
+ * standard and professional: +0.007 to +0.033), and section 6's heavy contract 0.878 -> 0.916 (standard)
+ * and 0.79 -> 0.882 (professional); 2 s and 5 s within a draw's noise (6 seeds: mean +0.004). Not for a
+ * Stream held in memory: its partitions ahead wait on `heldRows` during that round trip (professional
+ * 30 s: dense 0.913 -> 0.687, hot 0.878 -> 0.613).
+ */
+const spooledSlack = -2
 
 /** Blocks a range must have left to be cut in two. */
 const minCut = 2
@@ -454,10 +470,11 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
       // the density: the blocks its pages still to come are expected to cover (a cut that falls short
       // drops rows those pages bring, one that falls long costs at most a short page) are its own.
       const pages = pagesPerQuery > 1 ? (p.bound.pagesLeft ?? pagesPerQuery) : (p.bound.inFlight ?? 0)
-      // Several pages a query: a little short of the window's end (`windowSlack`), so that the last
-      // page of the window is the short one that ends the range, rather than a full one whose last
-      // block starts a query of its own a round trip later.
-      const filled = pagesPerQuery > 1 ? Math.max(0, pages - windowSlack) : pages
+      // Several pages a query: a little short of the window's end where rows ahead wait in memory
+      // (`windowSlack`), so that the last page of the window is the short one that ends the range,
+      // rather than a full one whose last block starts a query of its own a round trip later; beyond
+      // it where they wait in spools (`spooledSlack`), so that pages sent are rarely given up.
+      const filled = pagesPerQuery > 1 ? Math.max(0, pages - slack) : pages
       const onTheWire = density > 0 ? Math.ceil((filled * rowsPerCall) / density) : 0
       const from = Math.max(p.bound.claimed, p.completeThrough) + 1 + onTheWire
       const width = p.bound.end - from + 1
@@ -472,6 +489,8 @@ export const run = <E, R, H extends SpillHandle<ES>, ES, M, RS>(
     // cut those rows cost the same short page, asked by the cursor once its window's last page has
     // answered (a round trip later, at the end of an export the round trip nothing else fills).
     const rowsPerCall = options.parallel?.rowsPerCall ?? 1
+    // Rows read ahead held in memory up to a bound (a Stream) or in spools of any size (an export).
+    const slack = options.heldRows !== undefined && Number.isFinite(options.heldRows) ? windowSlack : spooledSlack
     const minCutRows = pagesPerQuery > 1 ? rowsPerCall / 2 : 2 * rowsPerCall
 
     const readPart = (part: Part<H>) =>
