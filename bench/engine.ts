@@ -15,7 +15,7 @@
  * The CPU side (parsing, writing) and a real server are measured by the simulator sections
  * (bench/shapes.ts, bench/distance.ts); this one says where the engine itself stands.
  *
- * Usage: tsx bench/engine.ts [--data model|simulator] [--only bursty:standard:5,…] [--sizes 2,5,30,300]
+ * Usage: tsx bench/engine.ts [--data model|simulator|heavy] [--only bursty:standard:5,…] [--sizes 2,5,30,300]
  * [--readers export,stream,one-page] [--seeds N] [--json FILE] [--merge] [--trace] [--step MS] (--merge: each
  * cell measured replaces the same cell of bench/results.json's `engine`, the others stay; then
  * `npm run bench -- --render` shows them as section 11 of RESULTS.md).
@@ -34,6 +34,7 @@ import * as BlockCursor from "../src/streams/engine/BlockCursor.js"
 import * as Partitions from "../src/streams/engine/Partitions.js"
 import * as Scheduler from "../src/streams/engine/Scheduler.js"
 import * as SimShapes from "../src/simulator/shapes.js"
+import * as Synthetic from "../src/simulator/synthetic.js"
 
 const argv = process.argv.slice(2)
 const flag = (name: string): string | undefined => {
@@ -44,9 +45,10 @@ const only = flag("only")?.split(",")
 /**
  * Whose data: `model` (the generators below) or `simulator` (the simulator's own density-shape sets,
  * `src/simulator/shapes.ts`, the rows section 8 reads over HTTP: bursts of 1–12 blocks, a hot range of
- * 50–150 logs a block, blocks of 900–1,500 logs `window`); the seed varies the set's generator.
+ * 50–150 logs a block, blocks of 900–1,500 logs `window`) or `heavy` (the heavy contract's logs, section
+ * 6's rows: clusters with long quiet gaps, every shape name reads them); the seed varies the generator.
  */
-const data = (flag("data") ?? "model") as "model" | "simulator"
+const data = (flag("data") ?? "model") as "model" | "simulator" | "heavy"
 const trace = argv.includes("--trace")
 /** Virtual milliseconds a step of the clock (`--step`; the figures do not depend on it). */
 const step = Number(flag("step") ?? 1_000)
@@ -149,7 +151,7 @@ type PlanName = keyof typeof plans
 export interface EngineRow {
   readonly reader: Reader
   /** Whose rows (`--data`): the model's generators, or the simulator's sets; absent: the model. */
-  readonly data?: "model" | "simulator"
+  readonly data?: "model" | "simulator" | "heavy"
   readonly shape: string
   readonly plan: PlanName
   /** Seconds of the plan's budget the rows are worth (rows ÷ (rate × 1,000)). */
@@ -200,7 +202,18 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
   const wanted = Math.round(budgetSeconds * rate * cap)
   const next = random(budgetSeconds * 7919 + shape.length * 104729 + rate + seed * 1_000_003)
   const all: Array<Row> = []
-  if (data === "simulator") {
+  if (data === "heavy") {
+    // The heavy contract's logs (section 6's export), as the simulator plans them: 1,000,000 logs in
+    // clusters over the 200,000 blocks of its activity, a block of 1,500 logs at 61 % of the span; the
+    // first `wanted` of them, to the end of a block.
+    const from = 1_000_000
+    const to = from + 198_000
+    const planned = Synthetic.planBlocks(1_000_000, from, to, from + Math.floor((to - from) * 0.61), 1_500)
+    const blocks = Synthetic.generateBlocks(planned, 11 + seed)
+    let n = Math.min(wanted, blocks.length)
+    while (n < blocks.length && blocks[n] === blocks[n - 1]) n++
+    for (let i = 0; i < n; i++) all.push({ block: blocks[i] as number, id: i })
+  } else if (data === "simulator") {
     const name = (shape === "nearWindow" ? "window" : shape) as SimShapes.ShapeName
     const size = (Object.entries(SimShapes.shapeSizes).find(([, s]) => s === budgetSeconds)?.[0] ?? "5s") as SimShapes.ShapeSize
     const planned = SimShapes.planShape(name, plan, size, 100_000_000, `shape:${name}`, 1_000_003 * (seed + 1) + name.length)

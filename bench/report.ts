@@ -144,6 +144,8 @@ export interface Results {
   readonly distance?: {
     readonly latency: string
     readonly rows: ReadonlyArray<DistanceRow>
+    /** When and how the rows were measured, where not in the bench's own run. */
+    readonly note?: string
   }
   /** Issue 18: runner processes of a cluster (bench/cluster.ts); absent in older results. */
   readonly cluster?: ClusterResults
@@ -505,6 +507,10 @@ export const render = (r: Results): string => {
     line()
     line("One request in flight makes about 1 ÷ latency calls/s whatever the plan: the one-cursor ratio falls as the plan's rate rises. Partitions keep rate × latency × 1.5 requests in flight; what is left between them and the limit is the first call (alone, one latency), the last partitions' tails, the rows of a full page's last block read again, a short last page per cut, and on paid plans' 10,000-row transaction pages this machine's CPU (the client parses about 60,000 rows/s a core; docs/behaviour.md, \"Requests in flight\").")
     line()
+    if (d.note !== undefined) {
+      line(d.note)
+      line()
+    }
   }
   if (r.cluster !== undefined) {
     const c = r.cluster
