@@ -34,7 +34,7 @@ import * as BlockCursor from "../src/streams/engine/BlockCursor.js"
 import * as Partitions from "../src/streams/engine/Partitions.js"
 import * as Scheduler from "../src/streams/engine/Scheduler.js"
 import * as SimShapes from "../src/simulator/shapes.js"
-import * as Synthetic from "../src/simulator/synthetic.js"
+import { Dataset } from "../src/simulator/dataset.js"
 
 const argv = process.argv.slice(2)
 const flag = (name: string): string | undefined => {
@@ -203,13 +203,9 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
   const next = random(budgetSeconds * 7919 + shape.length * 104729 + rate + seed * 1_000_003)
   const all: Array<Row> = []
   if (data === "heavy") {
-    // The heavy contract's logs (section 6's export), as the simulator plans them: 1,000,000 logs in
-    // clusters over the 200,000 blocks of its activity, a block of 1,500 logs at 61 % of the span; the
-    // first `wanted` of them, to the end of a block.
-    const from = 1_000_000
-    const to = from + 198_000
-    const planned = Synthetic.planBlocks(1_000_000, from, to, from + Math.floor((to - from) * 0.61), 1_500)
-    const blocks = Synthetic.generateBlocks(planned, 11 + seed)
+    // The heavy contract's logs as the simulator serves them to section 6 (its data set of seed 11, the
+    // first seed; others vary it): the first `wanted` of them, to the end of a block.
+    const blocks = new Dataset(11 + seed, { heavyContractLogs: 1_000_000, chains: [1] }).chain(1).heavy()?.blocks ?? new Int32Array(0)
     let n = Math.min(wanted, blocks.length)
     while (n < blocks.length && blocks[n] === blocks[n - 1]) n++
     for (let i = 0; i < n; i++) all.push({ block: blocks[i] as number, id: i })
@@ -235,7 +231,7 @@ export const measure = (shape: string, plan: PlanName, budgetSeconds: number, re
     }
     return lo
   }
-  const fromBlock = data === "simulator" ? (all[0]?.block ?? 1_000_000) : 1_000_000
+  const fromBlock = data === "model" ? 1_000_000 : (all[0]?.block ?? 1_000_000)
   const toBlock = (all.at(-1)?.block ?? fromBlock) + 10
   const latency = random(rate * 31 + budgetSeconds + seed * 7_919)
   const stats = { calls: 0, inFlight: 0, most: 0, nextSlot: 0, first: Number.POSITIVE_INFINITY, last: 0, empty: 0, short: 0, givenUp: 0, idleMs: 0 }

@@ -33,10 +33,11 @@
  *   rows expected is cut beyond the pages its cursor has on the wire: where a query has several pages,
  *   two pages' worth of blocks past the expected end of its window in an export (a cut that falls short
  *   gives up the pages sent past it), 0.6 page short of it in a Stream (`heldRows`); six pages' worth
- *   of blocks on (or halfway, if less) where it has one; the part beyond becomes a new partition that asks, from its start, the
- *   pages its expected rows fill, no more than the density of every block read so far says (work
- *   stealing: a cursor that finishes takes the part beyond the busiest one's). A cut lowers the running
- *   cursor's end (`BlockCursor.Bound`): it never emits a row past it, so no row is read twice or lost.
+ *   of blocks on (or halfway, if less) where it has one; the part beyond becomes a new partition that
+ *   asks, from its start, the pages its expected rows fill, no more than the density of every block
+ *   read so far says (work stealing: a cursor that finishes takes the part beyond the busiest one's).
+ *   A cut lowers the running cursor's end (`BlockCursor.Bound`): it never emits a row past it, so no
+ *   row is read twice or lost.
  * - **Checkpoints.** A group commit: the spills and the main are synced, then `commit` records the main's
  *   position and every partition's range, position and spill length, at most once per
  *   `checkpointEvery`. A merged spill is removed once a committed state no longer names it. Resumed,
@@ -240,10 +241,11 @@ const windowSlack = 0.6
  * (their rows are read again beyond the cut), one that falls long costs the cursor a query of its own
  * for the rest, a round trip later, while the other partitions fill the limiter. In the virtual-time
  * bench (section 11, 2 seeds) every 30 s export cell gained (sparse, dense, bursty, hot, near the window;
- * standard and professional: +0.007 to +0.033), and section 6's heavy contract 0.878 -> 0.916 (standard)
- * and 0.79 -> 0.882 (professional); 2 s and 5 s within a draw's noise (6 seeds: mean +0.004). Not for a
- * Stream (a finite `heldRows`; with `spill` too, not measured otherwise): its partitions ahead wait on
- * `heldRows` during that round trip (professional 30 s: dense 0.913 -> 0.687, hot 0.878 -> 0.613).
+ * standard and professional: +0.007 to +0.033), and section 6's heavy contract at 30 s 0.902 -> 0.928
+ * (standard) and 0.799 -> 0.871 (professional); 2 s and 5 s within a draw's noise (6 seeds: mean
+ * +0.004). Not for a Stream (a finite `heldRows`; with `spill` too, not measured otherwise): its
+ * partitions ahead wait on `heldRows` during that round trip (professional 30 s: dense 0.913 -> 0.687,
+ * hot 0.878 -> 0.613).
  */
 const spooledSlack = -2
 
