@@ -5,8 +5,11 @@
  * proplus plan at its own rate (30 calls/s, as section 3 runs the CLI). The script compiled and run with
  * the CLI's V8 settings (the goal's measure: as the CLI runs), with V8's defaults, and through tsx (as
  * notebook-style scripts run); its rows read ahead held in memory (the default bound, `heldRows`) or on
- * disk (`spill: { directory }`). Each run's rows are compared with the oracle's (count and sha256 of their
- * fingerprints in order).
+ * disk (`spill: { directory }`). The run as the CLI runs is measured again against the same rows served
+ * 300–600 ms after each call (`latency=300+300`, as sections 6 and 8: where users' servers are, with more
+ * requests in flight and answers waiting for their turn), and once more there with `--expose-gc` (a full
+ * collection every 200 ms) for the live heap. Each run's rows are compared with the oracle's (count and
+ * sha256 of their fingerprints in order).
  *
  * Usage: tsx bench/streamMemory.ts [--rows N] [--emit] [--merge]
  * (--merge: the figures written into bench/results.json as its `streamMemory`, RESULTS.md rendered again;
@@ -60,7 +63,10 @@ interface Drained {
 }
 
 export const streamMemory = async (targetRows: number): Promise<StreamMemoryResults> => {
-  const server = await startServer({ seed: 1, enforceRateLimits: false, dailyCaps: false, dataset: { busyWalletTransactions: 1_000, heavyContractLogs: targetRows } })
+  const serverOptions = { seed: 1, enforceRateLimits: false, dailyCaps: false, dataset: { busyWalletTransactions: 1_000, heavyContractLogs: targetRows } }
+  const server = await startServer(serverOptions)
+  // The same rows 300–600 ms away: started when its first run comes.
+  let distant: Awaited<ReturnType<typeof startServer>> | undefined
   const spillDir = mkdtempSync(path.join(os.tmpdir(), "bench-stream-spill-"))
   try {
     const d = server.dataset
@@ -68,19 +74,27 @@ export const streamMemory = async (targetRows: number): Promise<StreamMemoryResu
     await server.command({ cmd: "warm", query })
     const oracle = await server.command<{ rows: number; sha256: string }>({ cmd: "oracleFingerprint", query })
     const plan = "proplus"
-    const common = [
-      "--base-url", server.baseUrl,
-      "--key", server.demoKeys[plan] ?? "",
+    const commonAt = (at: typeof server) => [
+      "--base-url", at.baseUrl,
+      "--key", at.demoKeys[plan] ?? "",
       "--plan", plan,
       "--address", d.heavyContract.address,
       "--from-block", "0",
       "--to-block", String(d.latestBlock)
     ]
+    const common = commonAt(server)
     const cliSettings = ["--import", path.join(repoRoot, "bin", "v8-settings.js")]
     const compiled = compileBench("stream")
     const tsx = (extra: ReadonlyArray<string>) => runChild<Drained>("stream", [...common, ...extra], { timeoutMs: 900_000 }).then((r) => r.result)
     const node = (extra: ReadonlyArray<string>, nodeArgs: ReadonlyArray<string>) => runCompiled<Drained>(compiled, [...common, ...extra], nodeArgs)
     const spill = ["--spill", spillDir]
+    const far = async () => {
+      if (distant === undefined) {
+        distant = await startServer({ ...serverOptions, faults: { latency: { fixedMs: 300, jitterMs: 300 } } })
+        await distant.command({ cmd: "warm", query })
+      }
+      return distant
+    }
     const configs: ReadonlyArray<{ readonly config: string; readonly description: string; readonly run: () => Promise<Drained> }> = [
       {
         config: "compiled, the CLI's V8 settings, in memory",
@@ -106,6 +120,16 @@ export const streamMemory = async (targetRows: number): Promise<StreamMemoryResu
         config: "tsx, disk spill",
         description: "the same with `spill: { directory }`",
         run: () => tsx(spill)
+      },
+      {
+        config: "compiled, the CLI's V8 settings, in memory, 300–600 ms away",
+        description: "the first run against the same rows served 300–600 ms after each call (`latency=300+300`)",
+        run: () => far().then((at) => runCompiled<Drained>(compiled, commonAt(at), cliSettings))
+      },
+      {
+        config: "live heap, the CLI's V8 settings, in memory, 300–600 ms away",
+        description: "the same with `--expose-gc`: a full collection every 200 ms, and the heap it leaves (its peak RSS is not the goal's measure)",
+        run: () => far().then((at) => runCompiled<Drained>(compiled, commonAt(at), [...cliSettings, "--expose-gc"]))
       }
     ]
     const only = process.env.BENCH_STREAM_MEMORY_ONLY
@@ -131,6 +155,7 @@ export const streamMemory = async (targetRows: number): Promise<StreamMemoryResu
     return { date: new Date().toISOString(), plan, targetRows, oracleRows: oracle.rows, goalMb: GOAL_MB, runs }
   } finally {
     await server.stop()
+    await distant?.stop()
     rmSync(spillDir, { recursive: true, force: true })
   }
 }
