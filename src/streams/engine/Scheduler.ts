@@ -244,8 +244,9 @@ const windowSlack = 0.6
  * standard and professional: +0.007 to +0.033), and section 6's heavy contract at 30 s 0.902 -> 0.928
  * (standard) and 0.799 -> 0.871 (professional); 2 s and 5 s within a draw's noise (6 seeds: mean
  * +0.004). Against the bench simulator (section 8, one draw a cell) fewer or as many calls in 40 of 45
- * export cells; worse: sparse and dense standard 5 s (0.87 -> 0.81, 0.91 -> 0.84), whose last range
- * asks its rest a round trip before the end with nothing left to fill the limiter. Not for a Stream (a finite `heldRows`; with `spill` too, not measured otherwise): its
+ * export cells; worse: sparse and dense standard 5 s (0.87 -> 0.81, 0.91 -> 0.84, the limiter idle for a
+ * stretch: most likely the last range asking its rest a round trip before the end, with nothing left to
+ * fill the limiter). Not for a Stream (a finite `heldRows`; with `spill` too, not measured otherwise): its
  * partitions ahead wait on `heldRows` during that round trip (professional 30 s: dense 0.913 -> 0.687,
  * hot 0.878 -> 0.613).
  */
