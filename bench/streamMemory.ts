@@ -63,10 +63,7 @@ interface Drained {
 }
 
 export const streamMemory = async (targetRows: number): Promise<StreamMemoryResults> => {
-  const serverOptions = { seed: 1, enforceRateLimits: false, dailyCaps: false, dataset: { busyWalletTransactions: 1_000, heavyContractLogs: targetRows } }
-  const server = await startServer(serverOptions)
-  // The same rows 300–600 ms away: started when its first run comes.
-  let distant: Awaited<ReturnType<typeof startServer>> | undefined
+  const server = await startServer({ seed: 1, enforceRateLimits: false, dailyCaps: false, dataset: { busyWalletTransactions: 1_000, heavyContractLogs: targetRows } })
   const spillDir = mkdtempSync(path.join(os.tmpdir(), "bench-stream-spill-"))
   try {
     const d = server.dataset
@@ -74,28 +71,27 @@ export const streamMemory = async (targetRows: number): Promise<StreamMemoryResu
     await server.command({ cmd: "warm", query })
     const oracle = await server.command<{ rows: number; sha256: string }>({ cmd: "oracleFingerprint", query })
     const plan = "proplus"
-    const commonAt = (at: typeof server) => [
-      "--base-url", at.baseUrl,
-      "--key", at.demoKeys[plan] ?? "",
+    const common = [
+      "--base-url", server.baseUrl,
+      "--key", server.demoKeys[plan] ?? "",
       "--plan", plan,
       "--address", d.heavyContract.address,
       "--from-block", "0",
       "--to-block", String(d.latestBlock)
     ]
-    const common = commonAt(server)
     const cliSettings = ["--import", path.join(repoRoot, "bin", "v8-settings.js")]
     const compiled = compileBench("stream")
     const tsx = (extra: ReadonlyArray<string>) => runChild<Drained>("stream", [...common, ...extra], { timeoutMs: 900_000 }).then((r) => r.result)
     const node = (extra: ReadonlyArray<string>, nodeArgs: ReadonlyArray<string>) => runCompiled<Drained>(compiled, [...common, ...extra], nodeArgs)
     const spill = ["--spill", spillDir]
-    const far = async () => {
-      if (distant === undefined) {
-        distant = await startServer({ ...serverOptions, faults: { latency: { fixedMs: 300, jitterMs: 300 } } })
-        await distant.command({ cmd: "warm", query })
-      }
-      return distant
-    }
-    const configs: ReadonlyArray<{ readonly config: string; readonly description: string; readonly run: () => Promise<Drained> }> = [
+    // The runs "300–600 ms away": the same server, answering each call that much later (`setFaults`).
+    const distant = { latency: { fixedMs: 300, jitterMs: 300 } }
+    const configs: ReadonlyArray<{
+      readonly config: string
+      readonly description: string
+      readonly run: () => Promise<Drained>
+      readonly faults?: typeof distant
+    }> = [
       {
         config: "compiled, the CLI's V8 settings, in memory",
         description: "bench/stream.ts compiled by tsc as dist/ is, run as the CLI runs (`node --import bin/v8-settings.js`); rows read ahead held in memory, at most `heldRows` (the default: twenty pages, ≥ 20,000 rows)",
@@ -124,18 +120,21 @@ export const streamMemory = async (targetRows: number): Promise<StreamMemoryResu
       {
         config: "compiled, the CLI's V8 settings, in memory, 300–600 ms away",
         description: "the first run against the same rows served 300–600 ms after each call (`latency=300+300`)",
-        run: () => far().then((at) => runCompiled<Drained>(compiled, commonAt(at), cliSettings))
+        run: () => node([], cliSettings),
+        faults: distant
       },
       {
         config: "live heap, the CLI's V8 settings, in memory, 300–600 ms away",
         description: "the same with `--expose-gc`: a full collection every 200 ms, and the heap it leaves (its peak RSS is not the goal's measure)",
-        run: () => far().then((at) => runCompiled<Drained>(compiled, commonAt(at), [...cliSettings, "--expose-gc"]))
+        run: () => node([], [...cliSettings, "--expose-gc"]),
+        faults: distant
       }
     ]
     const only = process.env.BENCH_STREAM_MEMORY_ONLY
     const runs: Array<StreamMemoryRun> = []
     for (const c of configs) {
       if (only !== undefined && !only.split(";").includes(c.config)) continue
+      await server.command({ cmd: "setFaults", faults: c.faults ?? {} })
       await server.command({ cmd: "gc" })
       process.stderr.write(`[stream memory] ${c.config}: Streams.logs of ${oracle.rows} rows drained\n`)
       const r = { result: await c.run() }
@@ -155,7 +154,6 @@ export const streamMemory = async (targetRows: number): Promise<StreamMemoryResu
     return { date: new Date().toISOString(), plan, targetRows, oracleRows: oracle.rows, goalMb: GOAL_MB, runs }
   } finally {
     await server.stop()
-    await distant?.stop()
     rmSync(spillDir, { recursive: true, force: true })
   }
 }
